@@ -1,0 +1,398 @@
+// webfactory runtime: mounts server-rendered fragments, hides their instrumentation,
+// forwards user events to the Python app, patches the page in place, and extracts the
+// observation. The Python app is the authority on state; this file only moves events and
+// HTML. Two transports: "queue" (the env drains events with one evaluate per step) and
+// "fetch" (a person browsing `webfactory serve`; events are POSTed to /__wf/event).
+(() => {
+  "use strict";
+  // Leave no trace in the document: the agent's page holds only the site.
+  if (document.currentScript) document.currentScript.remove();
+  if (window.__wf) return;
+
+  const META = new WeakMap();        // element -> {sid, h, a}; never written into the DOM
+  const regions = new Map();         // region name -> container element
+  let transport = "queue";
+  let queue = [];
+  let stack = [];                    // this episode's route history (env back() uses it)
+  let elements = [];                 // elements of the last observation, by index
+  let inflight = Promise.resolve();
+
+  const INTERACTIVE = new Set(["A", "BUTTON", "INPUT", "SELECT", "TEXTAREA", "SUMMARY"]);
+  const TEXT_INPUTS = new Set(["", "text", "email", "search", "tel", "url", "password", "number"]);
+  const TEXT_TAGS = new Set(["H1", "H2", "H3", "H4", "H5", "H6", "P", "SPAN", "LI", "TD", "TH",
+    "LABEL", "DIV", "STRONG", "EM", "SMALL", "DT", "DD", "FIGCAPTION", "LEGEND", "CAPTION", "B"]);
+
+  // ---------------------------------------------------------------- mounting
+  function ingest(html) {
+    const tpl = document.createElement("template");
+    tpl.innerHTML = html;
+    const found = [];
+    for (const el of tpl.content.querySelectorAll("*")) {
+      let meta = null, region = null;
+      for (const attr of Array.from(el.attributes)) {
+        if (!attr.name.startsWith("data-wf")) continue;
+        const key = attr.name.slice(8);
+        if (key === "region") region = attr.value;
+        else { meta = meta || {}; meta[key] = attr.value; }
+        el.removeAttribute(attr.name);
+      }
+      if (meta) META.set(el, meta);
+      if (region) found.push([region, el]);
+    }
+    return [tpl.content, found];
+  }
+
+  function fillRegion(name, html) {
+    const target = regions.get(name);
+    if (!target) return;
+    const [frag, nested] = ingest(html);
+    for (const [n, el] of nested) regions.set(n, el);
+    target.replaceChildren(frag);
+  }
+
+  function mount(payload) {
+    transport = payload.transport || "queue";
+    document.title = payload.title || "";
+    let style = document.getElementById("wf-theme");
+    if (!style) {
+      style = document.createElement("style");
+      style.id = "wf-theme";
+      document.head.appendChild(style);
+    }
+    style.textContent = payload.css || "";
+    const root = document.getElementById("wf-root") || document.body;
+    regions.clear();
+    const [frag, found] = ingest(payload.frame);
+    for (const [n, el] of found) regions.set(n, el);
+    root.replaceChildren(frag);
+    for (const [name, html] of Object.entries(payload.regions || {})) fillRegion(name, html);
+    queue = [];
+    elements = [];
+    stack = [payload.route];
+    if (location.pathname + location.search !== payload.route) {
+      history.replaceState(null, "", payload.route);
+    }
+    if (document.activeElement && document.activeElement !== document.body) {
+      document.activeElement.blur();
+    }
+    window.scrollTo(0, 0);
+  }
+
+  function applyPatch(p) {
+    if (!p) return;
+    if (p.title !== undefined && p.title !== null) document.title = p.title;
+    for (const [name, html] of Object.entries(p.regions || {})) fillRegion(name, html);
+    if (p.route) {
+      if (p.history === "push") {
+        stack.push(p.route);
+        if (transport === "fetch") history.pushState(null, "", p.route);
+        else history.replaceState(null, "", p.route);
+      } else if (p.history === "replace" || p.history === "back") {
+        stack[stack.length - 1] = p.route;
+        history.replaceState(null, "", p.route);
+      }
+    }
+    if (p.scroll === "top") window.scrollTo(0, 0);
+  }
+
+  // ------------------------------------------------------------------ events
+  function metaOf(el) {
+    for (let node = el; node && node !== document; node = node.parentElement) {
+      const m = META.get(node);
+      if (m) return [node, m];
+    }
+    return [null, null];
+  }
+
+  function emit(ev) {
+    if (transport === "fetch") {
+      inflight = inflight.then(() => fetch("/__wf/event", {
+        method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify(ev),
+      }).then(r => r.json()).then(applyPatch)).catch(err => console.error("webfactory:", err));
+    } else {
+      queue.push(ev);
+    }
+  }
+
+  document.addEventListener("click", (e) => {
+    const [el, m] = metaOf(e.target);
+    if (el && m.h && !(el.tagName === "BUTTON" && el.type === "submit")) {
+      e.preventDefault();
+      if (!el.disabled) emit({type: "click", handler: m.h, arg: m.a ?? null, sid: m.sid ?? null});
+      return;
+    }
+    const link = e.target.closest ? e.target.closest("a[href]") : null;
+    if (!link) return;
+    e.preventDefault();  // same-origin links become in-place navigations; others go nowhere
+    const url = new URL(link.href, location.href);
+    if (url.origin !== location.origin) return;
+    const lm = META.get(link);
+    emit({type: "nav", path: url.pathname + url.search, sid: lm && lm.sid ? lm.sid : null});
+  });
+
+  function fieldEvent(type) {
+    return (e) => {
+      const [el, m] = metaOf(e.target);
+      if (!el || !m.h || el !== e.target) return;
+      const value = el.type === "checkbox" ? (el.checked ? "true" : "false") : el.value;
+      emit({type, handler: m.h, arg: m.a ?? null, sid: m.sid ?? null, value});
+    };
+  }
+  // Text fields report every edit through "input"; choices (select, checkbox, radio)
+  // report once, through "change".
+  const isText = (el) => el.tagName === "TEXTAREA" || (el.tagName === "INPUT" && TEXT_INPUTS.has(el.type));
+  const onInput = fieldEvent("input"), onChange = fieldEvent("change");
+  document.addEventListener("input", (e) => { if (isText(e.target)) onInput(e); });
+  document.addEventListener("change", (e) => { if (!isText(e.target)) onChange(e); });
+
+  document.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const form = e.target;
+    const [, m] = metaOf(form);
+    if (!m || !m.h) return;
+    const values = {};
+    for (const [k, v] of new FormData(form).entries()) values[k] = String(v);
+    const sub = e.submitter ? META.get(e.submitter) : null;
+    emit({type: "submit", handler: m.h, arg: m.a ?? null,
+          sid: (sub && sub.sid) || m.sid || null, values});
+  });
+
+  window.addEventListener("popstate", () => {
+    if (transport !== "fetch") return;
+    if (stack.length > 1) stack.pop();
+    emit({type: "nav", path: location.pathname + location.search, back: true, sid: null});
+  });
+
+  // ------------------------------------------------------------- observation
+  function roleOf(el) {
+    const explicit = el.getAttribute("role");
+    if (explicit) return explicit;
+    switch (el.tagName) {
+      case "A": return "link";
+      case "BUTTON": case "SUMMARY": return "button";
+      case "SELECT": return "combobox";
+      case "TEXTAREA": return "textbox";
+      case "INPUT":
+        if (el.type === "checkbox") return "checkbox";
+        if (el.type === "radio") return "radio";
+        if (el.type === "submit" || el.type === "button") return "button";
+        return "textbox";
+      case "H1": case "H2": case "H3": case "H4": case "H5": case "H6": return "heading";
+      case "LI": return "listitem";
+      case "TD": return "cell";
+      case "TH": return "columnheader";
+      case "LABEL": return "label";
+      case "IMG": return "img";
+      default: return "text";
+    }
+  }
+
+  function squash(s, n) {
+    s = (s || "").replace(/\s+/g, " ").trim();
+    return s.length > n ? s.slice(0, n) : s;
+  }
+
+  function ownText(el) {
+    let s = "";
+    for (let n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 3) s += n.nodeValue;
+    return s;
+  }
+
+  function nameOf(el) {
+    const aria = el.getAttribute("aria-label");
+    if (aria) return aria;
+    if (el.labels && el.labels.length) return el.labels[0].textContent;
+    if (el.tagName === "INPUT" || el.tagName === "TEXTAREA") return el.placeholder || el.name || "";
+    return el.textContent || el.value || "";
+  }
+
+  function valueOf(el) {
+    if (el.tagName === "SELECT") return el.selectedIndex >= 0 ? el.options[el.selectedIndex].text : "";
+    if (el.tagName === "TEXTAREA") return el.value;
+    if (el.tagName === "INPUT") {
+      if (el.type === "password") return el.value ? "\u2022".repeat(el.value.length) : "";
+      if (el.type === "checkbox" || el.type === "radio") return "";
+      return el.value;
+    }
+    return "";
+  }
+
+  function isInteractive(el) {
+    const tag = el.tagName;
+    if (!INTERACTIVE.has(tag)) return false;
+    if (tag === "INPUT") return el.type !== "hidden";
+    if (tag === "A") return el.hasAttribute("href");
+    return true;
+  }
+
+  const SKIP = new Set(["SCRIPT", "STYLE", "TEMPLATE", "NOSCRIPT", "OPTION", "OPTGROUP", "svg"]);
+
+  // Flag bits, mirrored in webfactory_env/core/dom.py.
+  const F = {CLICKABLE: 1, EDITABLE: 2, SELECTABLE: 4, DISABLED: 8, CHECKED: 16, FOCUSED: 32,
+             OCCLUDED: 64, IN_FORM: 128, READONLY: 256, LINK: 512, TEXT: 1024};
+
+  // Visible, agent-perceivable elements in document order: interactive elements, and
+  // elements carrying their own text outside any interactive element. One walk, layout
+  // queries only for candidates, visibility checks only for what is in the viewport.
+  function observe(opts) {
+    const maxElements = opts.maxElements, maxText = opts.maxText || 80;
+    const vw = window.innerWidth, vh = window.innerHeight;
+    const out = {tag: [], role: [], text: [], value: [], box: [], flags: [], sid: [], options: []};
+    const offscreen = {};
+    const focused = document.activeElement;
+    elements = [];
+
+    function consider(el, interactive) {
+      const meta = META.get(el);
+      const r = el.getBoundingClientRect();
+      if (r.width < 1 || r.height < 1) return;
+      const cx = r.left + r.width / 2, cy = r.top + r.height / 2;
+      if (cx < 0 || cy < 0 || cx >= vw || cy >= vh || elements.length >= maxElements) {
+        if (meta && meta.sid) offscreen[meta.sid] = cy < 0 ? -1 : 1;
+        return;
+      }
+      if (!el.checkVisibility({opacityProperty: true, visibilityProperty: true})) return;
+      const tag = el.tagName;
+      let flags = 0;
+      if (interactive) {
+        if (el.disabled) flags |= F.DISABLED;
+        if (tag === "SELECT") flags |= F.SELECTABLE;
+        else if ((tag === "INPUT" && TEXT_INPUTS.has(el.type)) || tag === "TEXTAREA") {
+          flags |= el.readOnly ? F.READONLY : F.EDITABLE;
+        } else flags |= F.CLICKABLE;
+        if (tag === "A") flags |= F.LINK;
+        if (el.checked) flags |= F.CHECKED;
+        if (el.form) flags |= F.IN_FORM;
+        if (focused === el) flags |= F.FOCUSED;
+        const hit = document.elementFromPoint(cx, cy);
+        if (hit && hit !== el && !el.contains(hit) && !hit.contains(el)) flags |= F.OCCLUDED;
+      } else {
+        flags |= F.TEXT;
+      }
+      elements.push(el);
+      out.tag.push(tag.toLowerCase());
+      out.role.push(roleOf(el));
+      out.text.push(squash(interactive ? nameOf(el) : ownText(el), maxText));
+      out.value.push(interactive ? squash(valueOf(el), maxText) : "");
+      out.box.push([Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)]);
+      out.flags.push(flags);
+      out.sid.push(meta && meta.sid ? meta.sid : null);
+      out.options.push(tag === "SELECT" ? Array.from(el.options, o => squash(o.text, maxText)) : null);
+    }
+
+    function visit(parent, inInteractive) {
+      for (let el = parent.firstElementChild; el; el = el.nextElementSibling) {
+        if (SKIP.has(el.tagName)) continue;
+        if (inInteractive) { visit(el, true); continue; }
+        const interactive = isInteractive(el);
+        if (interactive) consider(el, true);
+        else if (TEXT_TAGS.has(el.tagName) && ownText(el).trim()) consider(el, false);
+        visit(el, interactive);
+      }
+    }
+    visit(document.body, false);
+
+    const se = document.scrollingElement || document.documentElement;
+    return {
+      elements: out, offscreen,
+      scroll_y: Math.round(window.scrollY), scroll_height: Math.round(se.scrollHeight),
+      viewport: [vw, vh], route: location.pathname + location.search, title: document.title,
+      can_back: stack.length > 1, pending: queue.length,
+    };
+  }
+
+  // ----------------------------------------------------------------- actions
+  function drain() {
+    const events = queue;
+    queue = [];
+    return events;
+  }
+
+  function setNativeValue(el, value) {
+    const proto = el.tagName === "TEXTAREA" ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+    Object.getOwnPropertyDescriptor(proto, "value").set.call(el, value);
+  }
+
+  // Non-pointer actions run here, as Playwright's own fill/selectOption do; clicks and
+  // key presses come from real input events sent by the executor.
+  function act(verb, index, value) {
+    const el = index >= 0 ? elements[index] : null;
+    if (index >= 0 && (!el || !el.isConnected)) return {ok: false, error: "stale element", events: drain()};
+    switch (verb) {
+      case "type":
+        el.focus();
+        setNativeValue(el, value);
+        el.dispatchEvent(new InputEvent("input", {bubbles: true, inputType: "insertReplacementText"}));
+        el.dispatchEvent(new Event("change", {bubbles: true}));
+        break;
+      case "select": {
+        const want = String(value).trim().toLowerCase();
+        const opt = Array.from(el.options).find(o =>
+          o.text.trim().toLowerCase() === want || o.value.toLowerCase() === want);
+        if (!opt) return {ok: false, error: "no such option", events: drain()};
+        el.focus();
+        el.value = opt.value;
+        el.dispatchEvent(new Event("input", {bubbles: true}));
+        el.dispatchEvent(new Event("change", {bubbles: true}));
+        break;
+      }
+      case "submit": {
+        const form = el.form || el.closest("form");
+        if (!form) return {ok: false, error: "not in a form", events: drain()};
+        const submitter = el.type === "submit" ? el : undefined;
+        form.requestSubmit(submitter);
+        break;
+      }
+      case "focus":
+        el.focus();
+        break;
+      case "scroll":
+        window.scrollBy(0, Math.round(window.innerHeight * 0.8) * (value === "up" ? -1 : 1));
+        break;
+      case "back":
+        if (stack.length < 2) return {ok: false, error: "no page to go back to", events: drain()};
+        stack.pop();
+        queue.push({type: "nav", path: stack[stack.length - 1], back: true, sid: null});
+        break;
+      default:
+        return {ok: false, error: "unknown verb " + verb, events: drain()};
+    }
+    return {ok: true, events: drain()};
+  }
+
+  // One call per step: apply the app's patch, then observe.
+  function step(payload) {
+    if (payload.clock && window.__wfShim) window.__wfShim.setClock(payload.clock);
+    applyPatch(payload.patch);
+    return observe(payload.observe);
+  }
+
+  // The executor's entry points take and return JSON text: Playwright's structured-clone
+  // of many small arrays costs more than the work itself.
+  const json = (f) => (arg) => JSON.stringify(f(...JSON.parse(arg)));
+
+  Object.defineProperty(window, "__wf", {
+    value: Object.freeze({
+      mount, applyPatch, drain, observe, act, step,
+      j: Object.freeze({
+        mount: json((p, clock, seed, opts) => {
+          if (window.__wfShim) window.__wfShim.reset(clock, seed);
+          mount(p);
+          return observe(opts);
+        }),
+        drain: json(drain), observe: json(observe), act: json(act), step: json(step),
+      }),
+    }),
+    enumerable: false,
+  });
+
+  function boot() {
+    const el = document.getElementById("wf-boot");
+    if (!el) return;
+    const payload = JSON.parse(el.textContent);
+    el.remove();
+    mount(payload);
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", boot);
+  else boot();
+})();

@@ -1,0 +1,140 @@
+"""Action decoding, validation and masks, and observation encoding, on a synthetic page."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from webfactory_env import actions as act
+from webfactory_env.core import dom as f
+from webfactory_env.core.dom import DomSnapshot
+from webfactory_env.observation import ObservationConfig, encode_dom, observation_space
+from webfactory_env.observation.encode import text_token_ids
+
+CFG = act.ActionConfig(max_elements=8, max_values=4)
+VALUES = ("Alice", "Red")
+
+
+def _dom(scroll_y=0, can_back=False) -> DomSnapshot:
+    rows = [
+        ("a", "link", "Shop", "", f.CLICKABLE | f.LINK, None, "nav:/shop"),
+        ("input", "textbox", "Full name", "", f.EDITABLE | f.IN_FORM, None, "field:name"),
+        ("select", "combobox", "Color", "All", f.SELECTABLE, ("All", "Red", "Blue"), "filter"),
+        ("button", "button", "Buy", "", f.CLICKABLE | f.DISABLED, None, "buy"),
+        ("button", "button", "Hidden", "", f.CLICKABLE | f.OCCLUDED, None, "covered"),
+        ("h1", "heading", "Welcome", "", f.TEXT, None, None),
+        ("input", "textbox", "Code", "X1", f.READONLY, None, None),
+    ]
+    return DomSnapshot(
+        tags=tuple(r[0] for r in rows),
+        roles=tuple(r[1] for r in rows),
+        texts=tuple(r[2] for r in rows),
+        values=tuple(r[3] for r in rows),
+        boxes=tuple((10 * i, 20 * i, 100, 20) for i in range(len(rows))),
+        flags=tuple(r[4] for r in rows),
+        options=tuple(r[5] for r in rows),
+        sids=tuple(r[6] for r in rows),
+        offscreen={"item:x": 1},
+        scroll_y=scroll_y,
+        scroll_height=2000,
+        viewport=(1000, 800),
+        route="/shop",
+        title="Shop",
+        can_back=can_back,
+    )
+
+
+def _check(verb, index=0, slot=0, dom=None):
+    return act.check(act.Decoded(verb, index, slot), dom or _dom(), VALUES)
+
+
+def test_valid_actions_become_browser_operations():
+    op, err = _check("click", 0)
+    assert err is None and op.verb == "click" and op.point == (50.0, 10.0)
+    assert _check("type", 1, 0)[0].value == "Alice"
+    assert _check("select", 2, 1)[0].value == "Red"
+    assert _check("submit", 1)[0].verb == "submit"
+    assert _check("scroll_down")[0].value == "down"
+    assert _check("done_success") == (None, None)
+
+
+@pytest.mark.parametrize(
+    ("verb", "index", "slot", "reason"),
+    [
+        ("click", 5, 0, "not clickable"),  # a heading
+        ("click", 3, 0, "disabled"),
+        ("click", 4, 0, "covered"),
+        ("click", 7, 0, "not on the page"),  # padding row
+        ("type", 0, 0, "not a text field"),
+        ("type", 6, 0, "read-only"),
+        ("type", 1, 3, "slot 3 is empty"),
+        ("select", 2, 0, "no option 'Alice'"),
+        ("select", 1, 1, "not a dropdown"),
+        ("submit", 0, 0, "not part of a form"),
+        ("scroll_up", 0, 0, "already at the top"),
+        ("back", 0, 0, "no page to go back to"),
+    ],
+)
+def test_invalid_actions_are_explained(verb, index, slot, reason):
+    op, err = _check(verb, index, slot)
+    assert op is None and reason in err
+
+
+def test_decode_rejects_out_of_range_values_and_malformed_actions():
+    assert "out of range" in act.decode(np.array([99, 0, 0]), CFG)
+    assert "element 8" in act.decode([0, 8, 0], CFG)
+    assert act.decode(np.array([0, 1, 2]), CFG) == act.Decoded("click", 1, 2)
+    with pytest.raises(act.InvalidActionError, match="3 integers"):
+        act.decode("click", CFG)
+    with pytest.raises(act.InvalidActionError):
+        act.decode([0.5, 1, 2], CFG)
+
+
+def test_masks_agree_with_check():
+    dom = _dom(scroll_y=100, can_back=True)
+    mask = act.action_masks(dom, VALUES, CFG)
+    verbs, elems, slots = mask[:10], mask[10:18], mask[18:]
+    assert list(slots) == [True, True, False, False]
+    for v, name in enumerate(act.VERBS):
+        any_ok = any(
+            act.check(act.Decoded(name, i, s), dom, VALUES)[1] is None
+            for i in range(CFG.max_elements)
+            for s in range(CFG.max_values)
+        )
+        assert verbs[v] == any_ok, name
+    assert list(elems) == [True, True, True, False, False, False, False, False]
+
+
+def test_observation_arrays_fit_their_space_and_carry_no_semantic_ids():
+    cfg = ObservationConfig("tokens", max_elements=8, max_tokens=4, vocab_size=64)
+    obs = encode_dom(_dom(), cfg)
+    space = observation_space(cfg)
+    assert space.contains(obs)
+    assert obs["mask"].tolist() == [1] * 7 + [0]
+    assert obs["bbox"][1].tolist() == pytest.approx([0.01, 0.025, 0.1, 0.025])
+    assert obs["flags"][3].tolist()[3] == 1  # disabled
+    flat = json.dumps({k: v.tolist() for k, v in obs.items()})
+    assert "nav:/shop" not in flat and "field:name" not in flat
+
+
+def test_text_ids_are_stable_across_processes():
+    code = (
+        "import json; from webfactory_env.observation.encode import text_token_ids;"
+        "print(json.dumps(text_token_ids('Add to cart: Red Mug 12.99', 8, 4096)))"
+    )
+    outs = set()
+    for hashseed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hashseed}
+        outs.add(
+            subprocess.run(
+                [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+            ).stdout
+        )
+    assert len(outs) == 1
+    assert json.loads(outs.pop()) == text_token_ids("Add to cart: Red Mug 12.99", 8, 4096)
+    assert all(0 < i < 4096 for i in text_token_ids("a b c", 8, 4096))

@@ -1,0 +1,96 @@
+"""The `webfactory` command line, run as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def wf(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    res = subprocess.run([sys.executable, "-m", "webfactory_env.cli", *args], capture_output=True,
+                         text=True, cwd=ROOT, env={**os.environ, "PYTHONHASHSEED": "7"})
+    if check and res.returncode != 0:
+        raise AssertionError(f"exit {res.returncode}\nstdout:\n{res.stdout}\nstderr:\n{res.stderr}")
+    return res
+
+
+def test_generate_prints_digest_and_writes_the_spec(tmp_path):
+    from webfactory_env.sitegen import generate_site
+
+    res = wf("generate", "--family", "shop", "--seed", "42", "--out", str(tmp_path))
+    digest = generate_site("shop", 42).digest
+    assert f"digest: {digest}" in res.stdout
+    spec = json.loads((tmp_path / "site.json").read_text())
+    assert spec["digest"] == digest and spec["seed"] == 42 and spec["entities"]["products"]
+    data = json.loads(wf("generate", "--family", "shop", "--seed", "42", "--json").stdout)
+    assert data["family"] == "shop" and data["seed"] == 42 and data["digest"] == digest
+
+
+def test_tasks_list_and_compile():
+    tasks = json.loads(wf("tasks", "list", "--json").stdout)
+    assert {"name": "buy_red_mug", "family": "shop"}.items() <= tasks[0].items()
+    assert all({"name", "family", "description"} <= set(t) for t in tasks)
+    compiled = json.loads(wf("compile", "buy_red_mug", "--family", "shop", "--seed", "3",
+                             "--json").stdout)
+    assert compiled["subgoals"] and compiled["plan"] and compiled["digest"]
+    assert compiled["bindings"]["click-item-mug"]["color"] == "Red"
+    text = wf("compile", "buy_red_mug", "--family", "shop", "--seed", "3").stdout
+    assert "oracle plan:" in text and "witness:" in text
+
+
+def test_malformed_task_file_gets_a_compiler_style_error(tmp_path):
+    bad = tmp_path / "bad.task"
+    bad.write_text('task t {\n  goto route("/shop")\n  click Item(title~="Mug");\n}\n')
+    res = wf("compile", str(bad), "--family", "shop", "--seed", "1", check=False)
+    assert res.returncode == 2 and res.stdout == ""
+    first, line, caret = res.stderr.splitlines()[:3]
+    assert first.startswith(f"{bad}:2:22: ") and "expected ';'" in first
+    assert line.strip() == 'goto route("/shop")' and caret.strip() == "^"
+    assert "Traceback" not in res.stderr
+
+
+def test_user_errors_are_one_line_without_traceback():
+    res = wf("generate", "--family", "shpo", "--seed", "1", check=False)
+    assert res.returncode == 2
+    assert res.stderr.strip() == (
+        "error: unknown family 'shpo'. Did you mean 'shop'? Choose one of: shop."
+    )
+    assert "Traceback" not in res.stderr
+    res = wf("compile", "nope_task", "--family", "shop", "--seed", "1", check=False)
+    assert res.returncode == 2 and "unknown task 'nope_task'" in res.stderr
+
+
+def test_fmt_round_trips_library_files(tmp_path):
+    src = ROOT / "dsl" / "tasks" / "shop" / "buy_red_mug.task"
+    assert wf("fmt", str(src)).stdout == src.read_text()
+    assert wf("fmt", str(src), "--check").returncode == 0
+    messy = tmp_path / "m.task"
+    messy.write_text('task   t{goto route( "/shop" ) ;}')
+    assert wf("fmt", str(messy), "--check", check=False).returncode == 1
+
+
+@pytest.mark.browser
+def test_run_json_and_demo_artifacts(tmp_path):
+    res = json.loads(wf("run", "--family", "shop", "--task", "buy_red_mug", "--seed", "5",
+                        "--agent", "oracle", "--json").stdout)
+    assert res["success"] is True and res["steps"] == 11 and res["outcome"] == "success"
+    assert res["return"] > 3 and len(res["site_digest"]) == 64 and len(res["task_digest"]) == 64
+    rnd = json.loads(wf("run", "--task", "buy_red_mug", "--seed", "5", "--agent", "random",
+                        "--max-steps", "10", "--json").stdout)
+    assert rnd["success"] is False and rnd["steps"] == 10 and rnd["return"] < res["return"]
+
+    out = tmp_path / "demo"
+    demo = wf("demo", "--out", str(out), "--seed", "2")
+    assert "step 11" in demo.stdout and "success" in demo.stdout
+    assert Image.open(out / "final.png").size == (1280, 800)
+    lines = [json.loads(x) for x in (out / "trace.jsonl").read_text().splitlines()]
+    assert lines[0]["type"] == "header" and lines[0]["site_build"]["seed"] == 2
+    assert [x["t"] for x in lines[1:]] == list(range(1, 12)) and lines[-1]["success"] is True

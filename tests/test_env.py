@@ -1,0 +1,206 @@
+"""WebTask-v0 in a real Chromium: checkers, determinism, hidden instrumentation, agents."""
+
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from webfactory_env.actions import VERB_INDEX
+from webfactory_env.agents import OracleAgent, RandomAgent
+from webfactory_env.core.errors import ConfigError, UnknownNameError
+from webfactory_env.executor import shared_browser
+
+pytestmark = pytest.mark.browser
+
+
+def run(env, agent, seed, max_steps=64):
+    obs, info = env.reset(seed=seed)
+    agent.reset()
+    total, steps, infos = 0.0, 0, []
+    terminated = truncated = False
+    while not (terminated or truncated):
+        obs, r, terminated, truncated, info = env.step(agent.act(obs, info))
+        total += r
+        steps += 1
+        infos.append(info)
+    return total, steps, info, infos
+
+
+def test_gymnasium_env_checker(make_env):
+    from gymnasium.utils.env_checker import check_env
+
+    env = make_env(render_mode="rgb_array", max_steps=8)
+    check_env(env.unwrapped, skip_render_check=False)
+
+
+def test_stable_baselines3_env_checker(make_env):
+    sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
+    env = make_env(max_steps=8)
+    sb3_checker.check_env(env.unwrapped, warn=True)
+
+
+def test_same_seed_same_actions_same_observations(make_env):
+    a, b = make_env(), make_env()
+    oa, ia = a.reset(seed=3)
+    ob, ib = b.reset(seed=3)
+    assert ia["site_digest"] == ib["site_digest"] and ia["task_digest"] == ib["task_digest"]
+    oracle_a, oracle_b = OracleAgent(a), OracleAgent(b)
+    for _ in range(6):
+        for key in oa:
+            np.testing.assert_array_equal(oa[key], ob[key], err_msg=key)
+        oa, ra, *_, ia = a.step(oracle_a.act(oa, ia))
+        ob, rb, *_, ib = b.step(oracle_b.act(ob, ib))
+        assert ra == rb and ia["obs_digest"] == ib["obs_digest"]
+
+
+def test_instrumentation_never_reaches_the_page_or_the_agent(make_env):
+    env = make_env()
+    obs, info = env.reset(seed=1)
+    oracle = OracleAgent(env)
+    session = env.unwrapped.session
+    count_js = (
+        "() => Array.from(document.querySelectorAll('*')).filter(e => Array.from("
+        "e.attributes).some(a => a.name.startsWith('data-wf') || a.name.includes("
+        "'affordance'))).length"
+    )
+    html_js = "() => document.documentElement.outerHTML"
+    for _ in range(11):
+        assert session.evaluate(count_js) == 0
+        html = session.evaluate(html_js)
+        assert "data-wf" not in html and "item:SKU" not in html and "add-to-cart:" not in html
+        trace_dom = json.dumps(env.unwrapped.dom.to_json())
+        assert "nav:/" not in trace_dom and "item:" not in trace_dom
+        assert set(obs) == {"tag", "role", "text", "bbox", "flags", "mask", "screenshot"}
+        obs, _, terminated, truncated, info = env.step(oracle.act(obs, info))
+        if terminated or truncated:
+            break
+
+
+def test_oracle_solves_buy_red_mug_on_seeds_0_to_19_and_random_does_worse(make_env):
+    env = make_env(obs_mode="tokens")
+    oracle, rnd = OracleAgent(env), RandomAgent(env, seed=0)
+    oracle_returns, random_returns = [], []
+    for seed in range(20):
+        total, steps, info, _ = run(env, oracle, seed)
+        assert info["success"], f"oracle failed on seed {seed}"
+        assert steps == 11
+        oracle_returns.append(total)
+    for seed in range(5):
+        total, _, info, _ = run(env, rnd, seed, max_steps=64)
+        assert not info["success"]
+        random_returns.append(total)
+    assert min(oracle_returns) > 3.0
+    assert max(random_returns) < 1.0 < min(oracle_returns) - 2
+
+
+def test_rewards_match_the_predicates(make_env):
+    env = make_env(obs_mode="tokens")
+    oracle = OracleAgent(env)
+    _, _, last, infos = run(env, oracle, 7)
+    task = env.unwrapped.task
+    spec = env.unwrapped.reward_spec
+    credited = [g for info in infos for g in info["subgoals_newly"]]
+    assert credited == [g.id for g in task.subgoals]  # each once, in order
+    for info in infos[:-1]:
+        rec = info["record"]
+        assert rec["reward"]["r"] == pytest.approx(spec.step_penalty + spec.subgoal_reward)
+    final = last["record"]["reward"]
+    assert final["r"] == pytest.approx(
+        spec.step_penalty + 2 * spec.subgoal_reward + spec.success_reward
+    )
+
+
+def test_invalid_actions_cost_the_penalty_and_never_raise(make_env):
+    env = make_env(obs_mode="tokens")
+    obs, info = env.reset(seed=2)
+    spec = env.unwrapped.reward_spec
+    bad = [
+        [VERB_INDEX["click"], 127, 0],  # no such element
+        [VERB_INDEX["type"], 1, 0],  # a link is not a text field
+        [VERB_INDEX["select"], 0, 15],  # empty slot
+        [VERB_INDEX["scroll_up"], 0, 0],  # already at the top
+        [VERB_INDEX["back"], 0, 0],  # nothing to go back to
+    ]
+    digest = info["obs_digest"]
+    for action in bad:
+        obs, r, terminated, truncated, info = env.step(np.array(action))
+        assert r == pytest.approx(spec.step_penalty + spec.invalid_penalty)
+        assert info["action_error"] and not terminated
+        assert info["obs_digest"] == digest  # nothing changed
+    with pytest.raises(ConfigError, match="3 integers"):
+        env.step("click the mug")
+
+
+def test_scroll_back_and_done(make_env):
+    env = make_env(obs_mode="tokens")
+    obs, info = env.reset(seed=4)
+    dom = env.unwrapped.dom
+    env.step(np.array([VERB_INDEX["click"], dom.index_of("nav:/shop"), 0]))
+    assert env.unwrapped.dom.route == "/shop"
+    *_, info = env.step(np.array([VERB_INDEX["scroll_down"], 0, 0]))
+    assert info["action_error"] is None and env.unwrapped.dom.scroll_y > 0
+    *_, info = env.step(np.array([VERB_INDEX["back"], 0, 0]))
+    assert info["action_error"] is None and env.unwrapped.dom.route == "/"
+    obs, r, terminated, truncated, info = env.step(np.array([VERB_INDEX["done_fail"], 0, 0]))
+    assert terminated and not info["success"]
+    with pytest.raises(ConfigError, match="reset"):
+        env.step(np.array([0, 0, 0]))
+
+
+def test_truncation_after_max_steps(make_env):
+    env = make_env(obs_mode="tokens", max_steps=3)
+    env.reset(seed=0)
+    for i in range(3):
+        _, _, terminated, truncated, _ = env.step(np.array([VERB_INDEX["scroll_up"], 0, 0]))
+    assert truncated and not terminated
+
+
+def test_resets_reuse_one_browser_and_curriculum_options(make_env):
+    shared = shared_browser()
+    env = make_env(obs_mode="tokens")
+    env.reset(seed=0)
+    launches = shared.launches
+    for seed in range(1, 6):
+        _, info = env.reset(seed=seed)
+        assert info["level_seed"] == seed
+    _, info = env.reset(options={"level_seed": 99, "difficulty": "hard"})
+    assert info["level_seed"] == 99
+    assert shared.launches == launches
+    with pytest.raises(ConfigError, match="unknown reset option"):
+        env.reset(options={"levl_seed": 1})
+
+
+def test_render_and_screenshot_observation(make_env):
+    env = make_env(render_mode="rgb_array", screenshot_size=(64, 96))
+    obs, _ = env.reset(seed=0)
+    assert obs["screenshot"].shape == (64, 96, 3) and obs["screenshot"].dtype == np.uint8
+    frame = env.render()
+    assert frame.shape == (800, 1280, 3) and frame.std() > 0
+
+
+def test_the_site_cannot_reach_other_origins(make_env):
+    env = make_env(obs_mode="tokens")
+    env.reset(seed=0)
+    session = env.unwrapped.session
+    result = session.evaluate(
+        "() => fetch('https://example.com/x').then(() => 'reached', () => 'blocked')"
+    )
+    assert result == "blocked"
+    assert any("example.com" in url for url in session.blocked)
+
+
+def test_bad_constructor_arguments(make_env):
+    with pytest.raises(UnknownNameError, match="Did you mean 'shop'"):
+        make_env(family="shpo")
+    with pytest.raises(UnknownNameError, match="task"):
+        make_env(task="buy_red_mugg")
+    with pytest.raises(UnknownNameError, match="observation mode"):
+        make_env(obs_mode="pixel")
+
+
+def test_made_through_gymnasium_registry():
+    spec = gym.spec("WebTask-v0")
+    assert spec.entry_point == "webfactory_env.env:WebTaskEnv"

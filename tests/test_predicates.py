@@ -1,0 +1,64 @@
+"""Predicates: evaluation over state, JSON round trips, binding, fuzzy matching."""
+
+from __future__ import annotations
+
+from webfactory_env.core.predicates import (
+    All,
+    Any_,
+    Contains,
+    Eq,
+    Gt,
+    Lt,
+    Match,
+    Not,
+    Ref,
+    fuzzy_match,
+    predicate_from_json,
+)
+
+STATE = {
+    "route": "/cart",
+    "cart": {"skus": ["A", "B"], "count": 2},
+    "order": {"status": "placed", "shipping": {"city": "Paris", "zip": "75001"}},
+}
+
+
+def test_comparisons_read_dotted_paths():
+    assert Eq("route", "/cart").holds(STATE)
+    assert not Eq("route", "/shop").holds(STATE)
+    assert Eq("order.shipping", {"zip": "75001", "city": "Paris"}).holds(STATE)
+    assert Contains("cart.skus", "A").holds(STATE)
+    assert Contains("cart.skus", ["A", "B"]).holds(STATE)
+    assert not Contains("cart.skus", ["A", "C"]).holds(STATE)
+    assert Gt("cart.count", 1).holds(STATE) and not Lt("cart.count", 2).holds(STATE)
+    assert Match("order.status", "Placed").holds(STATE)
+
+
+def test_missing_paths_never_hold():
+    assert not Eq("order.nope", None).holds(STATE)
+    assert not Gt("route", 1).holds(STATE)  # text is not a number
+    assert Not(Eq("order.nope", 1)).holds(STATE)
+
+
+def test_combinators_and_json_round_trip():
+    p = All((Eq("route", "/cart"), Any_((Contains("cart.skus", "Z"), Not(Eq("cart.count", 0))))))
+    assert p.holds(STATE)
+    again = predicate_from_json(p.to_json())
+    assert again == p and again.holds(STATE)
+    assert p.paths() == {("route",), ("cart", "skus"), ("cart", "count")}
+
+
+def test_refs_are_bound_by_the_compiler():
+    template = All((Eq("listing.sort", Ref("value")), Eq("order.shipping", Ref("state:ship"))))
+    bound = template.bind(lambda name: "price-asc" if name == "value" else {"city": "Paris"})
+    assert bound.to_json()["items"][0]["value"] == "price-asc"
+    assert bound.holds({"listing": {"sort": "price-asc"}, "order": {"shipping": {"city": "Paris"}}})
+    assert predicate_from_json(template.to_json()) == template
+
+
+def test_fuzzy_match_is_word_based():
+    assert fuzzy_match("Harbor Stoneware Mug", "mug")
+    assert fuzzy_match("Travel Mugs", "Mug")
+    assert not fuzzy_match("Mugwort Tea", "mug")
+    assert fuzzy_match("Red Glass Vase", "glass vase")
+    assert not fuzzy_match("Red Glass Vase", "")

@@ -1,0 +1,201 @@
+"""The shop family: generation invariants, rendering, and the app's transitions (no browser)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pytest
+
+from webfactory_env.core.errors import ConfigError, UnknownNameError
+from webfactory_env.sitegen import AppEvent, generate_site
+from webfactory_env.sitegen.families.shop import validate_shipping
+
+SEEDS = range(0, 60)
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_catalog_invariants(difficulty):
+    for seed in SEEDS:
+        products = generate_site("shop", seed, difficulty).spec.entities["products"]
+        skus = [p.sku for p in products]
+        assert len(set(skus)) == len(skus), "SKUs are unique"
+        assert len({p.title for p in products}) == len(products), "titles are unique"
+        mugs = [p for p in products if p.product_type == "mug"]
+        red = [p for p in mugs if p.color == "Red"]
+        assert len({p.color for p in mugs}) >= 3 and len(red) >= 2
+        assert len({p.price_cents for p in red}) == len(red), "red mugs differ in price"
+        assert len({p.rating for p in red}) == len(red), "red mugs differ in rating"
+        groups: dict[tuple[str, str], list] = {}
+        for p in products:
+            groups.setdefault((p.product_type, p.color), []).append(p)
+            assert p.price_cents > 0 and 1.0 <= p.rating <= 5.0 and p.stock >= 0
+        for group in groups.values():
+            assert min(group, key=lambda p: p.price_cents).stock > 0, (
+                "cheapest of a kind is buyable"
+            )
+
+
+def test_same_seed_same_site_different_seed_different_site():
+    assert generate_site("shop", 3).digest == generate_site("shop", 3).digest
+    assert len({generate_site("shop", s).digest for s in range(20)}) == 20
+    assert generate_site("shop", 3, "hard").digest != generate_site("shop", 3).digest
+
+
+def test_bad_arguments_name_the_fix():
+    with pytest.raises(UnknownNameError, match="Did you mean 'shop'"):
+        generate_site("shopp", 1)
+    with pytest.raises(UnknownNameError, match="difficulty"):
+        generate_site("shop", 1, "extreme")
+    with pytest.raises(ConfigError, match="non-negative integer"):
+        generate_site("shop", -1)
+
+
+def test_every_static_page_renders_with_unique_semantic_ids():
+    site = generate_site("shop", 5)
+    app = site.new_app()
+    for route in site.spec.routes:
+        page = app.render(route)
+        assert page.status == 200, route
+        sids = [a.sid for a in page.affordances]
+        assert len(sids) == len(set(sids)), route
+        html = "".join(page.regions.values())
+        for sid in sids:  # every affordance is one element of the HTML
+            assert html.count(f'data-wf-sid="{sid}"') == 1, (route, sid)
+        assert "://" not in html, "no absolute URL anywhere"
+        assert not re.search(r'(?:href|src|action)="(?!/(?!/))', html), "only same-origin paths"
+    assert app.render("/nope").status == 404
+
+
+def test_generated_text_is_escaped():
+    site = generate_site("shop", 1)
+    evil = "<script>alert(1)</script>\"'&"
+    products = site.spec.entities["products"]
+    spec = dataclasses.replace(
+        site.spec,
+        brand=evil,
+        entities={"products": (dataclasses.replace(products[0], title=evil), *products[1:])},
+    )
+    app = dataclasses.replace(site, spec=spec).new_app()
+    for route in ("/", "/shop", f"/product/{products[0].sku}"):
+        html = "".join(app.render(route).regions.values())
+        assert "<script>" not in html
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#x27;&amp;" in html
+    app.dispatch(AppEvent(type="input", handler="field", arg="shipping.full_name", value=evil))
+    html = "".join(app.render("/checkout").regions.values())
+    assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+def _shop(seed: int = 11):
+    site = generate_site("shop", seed)
+    return site, site.new_app()
+
+
+def test_filters_and_sort_change_the_listing():
+    site, app = _shop()
+    app.dispatch(AppEvent(type="nav", path="/shop"))
+    app.dispatch(AppEvent(type="change", handler="filter", arg="color", value="Red"))
+    app.dispatch(AppEvent(type="change", handler="sort", value="price-asc"))
+    listing = app.listing()
+    assert listing and all(p.color == "Red" for p in listing)
+    assert [p.price_cents for p in listing] == sorted(p.price_cents for p in listing)
+    state = app.state_view()
+    assert state["listing"] == {
+        "filters": {"color": "Red", "category": ""},
+        "sort": "price-asc",
+        "count": len(listing),
+    }
+    # values the page never offers are ignored, not trusted
+    app.dispatch(AppEvent(type="change", handler="filter", arg="color", value="Plaid"))
+    app.dispatch(AppEvent(type="change", handler="sort", value="DROP TABLE"))
+    assert app.state_view()["listing"]["filters"]["color"] == "Red"
+    assert app.state_view()["listing"]["sort"] == "price-asc"
+
+
+def test_cart_checkout_and_order():
+    site, app = _shop()
+    products = site.spec.entities["products"]
+    buyable = next(p for p in products if p.stock > 0)
+    sold_out = [p for p in products if p.stock == 0]
+    app.dispatch(AppEvent(type="click", handler="add_to_cart", arg=buyable.sku))
+    for p in sold_out:
+        app.dispatch(AppEvent(type="click", handler="add_to_cart", arg=p.sku))
+    assert app.state_view()["cart"]["skus"] == [buyable.sku]
+    patch = app.dispatch(
+        AppEvent(
+            type="submit",
+            handler="submit_shipping",
+            values={"full_name": "Al", "address_line1": "Main", "city": "X1", "postal_code": "123"},
+        )
+    )
+    errors = app.state_view()["checkout"]["errors"]
+    assert set(errors) == {"full_name", "address_line1", "city", "postal_code"}
+    assert patch.route is None and app.state_view()["order"]["status"] == "none"
+    values = {
+        "full_name": "Alice Nguyen",
+        "address_line1": "123 Market St",
+        "city": "San Francisco",
+        "postal_code": "94105",
+    }
+    patch = app.dispatch(AppEvent(type="submit", handler="submit_shipping", values=values))
+    state = app.state_view()
+    assert state["order"]["status"] == "placed" and state["order"]["skus"] == [buyable.sku]
+    assert state["order"]["shipping"] == values
+    assert state["cart"]["skus"] == [] and patch.route == f"/order/{state['order']['id']}"
+    assert app.known_route(patch.route)
+
+
+def test_empty_cart_cannot_order():
+    _, app = _shop()
+    app.dispatch(
+        AppEvent(
+            type="submit",
+            handler="submit_shipping",
+            values={
+                "full_name": "Alice Nguyen",
+                "address_line1": "1 A St",
+                "city": "Rome",
+                "postal_code": "00100",
+            },
+        )
+    )
+    assert app.state_view()["order"]["status"] == "none"
+    assert "_cart" in app.state_view()["checkout"]["errors"]
+
+
+def test_shipping_validation_rules():
+    ok = {
+        "full_name": "Alice Nguyen",
+        "address_line1": "123 Market St",
+        "city": "San Francisco",
+        "postal_code": "94105-1234",
+    }
+    assert validate_shipping(ok) == {}
+    assert set(validate_shipping({**ok, "postal_code": "9410"})) == {"postal_code"}
+    assert set(validate_shipping({**ok, "full_name": "Alice"})) == {"full_name"}
+    assert set(validate_shipping({**ok, "address_line1": "Market St"})) == {"address_line1"}
+
+
+def test_patches_only_carry_changed_regions():
+    _, app = _shop()
+    app.mount_payload()
+    patch = app.dispatch(AppEvent(type="nav", path="/shop"))
+    assert set(patch.regions) == {"main"} and patch.route == "/shop" and patch.history == "push"
+    patch = app.dispatch(AppEvent(type="change", handler="sort", value="rating-desc"))
+    assert set(patch.regions) == {"main"} and patch.route is None
+    patch = app.dispatch(AppEvent(type="input", handler="field", arg="shipping.city", value="R"))
+    assert patch.empty  # typing never re-renders the field being typed into
+
+
+def test_unknown_handler_and_app_exception_become_errors_not_crashes(monkeypatch):
+    _, app = _shop()
+    assert app.dispatch(AppEvent(type="click", handler="nope")).empty
+    assert app.errors[-1]["kind"] == "unknown_handler"
+
+    def boom(self, ev):
+        raise RuntimeError("kaput")
+
+    monkeypatch.setitem(type(app)._handlers, "sort", boom)
+    patch = app.dispatch(AppEvent(type="change", handler="sort", value="price-asc"))
+    assert "Something went wrong" in patch.regions["main"]
+    assert app.errors[-1]["kind"] == "app_exception" and "kaput" in app.errors[-1]["message"]

@@ -1,0 +1,396 @@
+"""The `webfactory` command line (see shared/CLI.md for the contract)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from webfactory_env.__about__ import __version__
+from webfactory_env.core.errors import WebfactoryError
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except WebfactoryError as exc:
+        if args.debug:
+            raise
+        print(f"error: {exc}" if not _is_dsl(exc) else str(exc), file=sys.stderr)
+        return 2 if _is_dsl(exc) or isinstance(exc, ValueError) else 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def _is_dsl(exc: Exception) -> bool:
+    from webfactory_env.dsl.errors import DslError
+
+    return isinstance(exc, DslError)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="webfactory",
+        description="Seeded synthetic websites in a real browser, tasks from a DSL, exact rewards.",
+    )
+    p.add_argument("--version", action="version", version=f"webfactory {__version__}")
+    p.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
+    sub = p.add_subparsers(title="commands", metavar="COMMAND")
+
+    def command(name: str, help_: str) -> argparse.ArgumentParser:
+        c = sub.add_parser(name, help=help_, description=help_)
+        c.add_argument(
+            "--debug",
+            action="store_true",
+            default=argparse.SUPPRESS,
+            help="show Python tracebacks on errors",
+        )
+        return c
+
+    c = command("demo", "run the oracle on WebTask-v0 and save a screenshot and a trace")
+    c.add_argument("--out", default="runs/demo", help="output directory (default: runs/demo)")
+    c.add_argument("--seed", type=int, default=0, help="level seed (default: 0)")
+    c.add_argument("--family", default="shop")
+    c.add_argument("--task", default="buy_red_mug")
+    c.set_defaults(func=cmd_demo)
+
+    c = command("generate", "generate one site and print its digest")
+    _site_args(c)
+    c.add_argument("--out", help="directory to write site.json (the site spec) into")
+    c.add_argument(
+        "--screenshot", action="store_true", help="also write a PNG of every static page into --out"
+    )
+    c.add_argument("--json", action="store_true", help="print a JSON object")
+    c.set_defaults(func=cmd_generate)
+
+    c = command("serve", "serve a generated site for a person to browse")
+    _site_args(c)
+    c.add_argument("--host", default="127.0.0.1", help="bind address (default: 127.0.0.1)")
+    c.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0 = any free)")
+    c.set_defaults(func=cmd_serve)
+
+    tasks = command("tasks", "the task library")
+    tsub = tasks.add_subparsers(title="subcommands", metavar="SUBCOMMAND")
+    c = tsub.add_parser("list", help="list library tasks")
+    c.add_argument("--family")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=cmd_tasks_list)
+    tasks.set_defaults(func=lambda a: (tasks.print_help(), 2)[1])
+
+    c = command("compile", "compile a task (library name or .task file) against a site")
+    c.add_argument("task")
+    _site_args(c)
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=cmd_compile)
+
+    c = command("fmt", "print a task file in canonical form")
+    c.add_argument("file")
+    c.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1 if the file is not already formatted; print nothing",
+    )
+    c.set_defaults(func=cmd_fmt)
+
+    c = command("run", "run one episode with an agent")
+    c.add_argument("--family", default="shop")
+    c.add_argument("--task", required=True)
+    c.add_argument("--seed", type=int, required=True)
+    c.add_argument("--difficulty", default="easy")
+    c.add_argument("--agent", choices=["oracle", "random"], default="oracle")
+    c.add_argument("--max-steps", type=int, default=64)
+    c.add_argument("--trace", help="write a JSONL trace to this path")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=cmd_run)
+    return p
+
+
+def _site_args(c: argparse.ArgumentParser) -> None:
+    c.add_argument("--family", default="shop", help="site family (default: shop)")
+    c.add_argument("--seed", type=int, required=True, help="level seed")
+    c.add_argument("--difficulty", default="easy", help="easy, medium or hard (default: easy)")
+
+
+# ------------------------------------------------------------------- commands
+def cmd_generate(args: argparse.Namespace) -> int:
+    from webfactory_env.sitegen import generate_site
+
+    site = generate_site(args.family, args.seed, args.difficulty)
+    written = []
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "site.json").write_text(
+            json.dumps({"digest": site.digest, **site.spec.to_json()}, indent=2, default=str)
+        )
+        written.append(str(out / "site.json"))
+        if args.screenshot:
+            written += _page_screenshots(site, out)
+    elif args.screenshot:
+        raise _usage("--screenshot needs --out DIR")
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "family": site.spec.family,
+                    "seed": site.spec.seed,
+                    "difficulty": site.spec.difficulty,
+                    "digest": site.digest,
+                    "brand": site.spec.brand,
+                    "routes": len(site.spec.routes),
+                    "files": written,
+                }
+            )
+        )
+    else:
+        print(f"digest: {site.digest}")
+        for f in written:
+            print(f"wrote {f}")
+    return 0
+
+
+def _page_screenshots(site: Any, out: Path) -> list[str]:
+    from webfactory_env.executor import ObserveConfig, PageSession
+
+    session = PageSession()
+    files = []
+    try:
+        for route in site.spec.routes:
+            if route.startswith("/product/") and route != site.spec.routes[4]:
+                continue  # one product page stands for all of them
+            app = site.new_app()
+            app.route = route
+            session.load(app, seed=site.spec.seed, observe=ObserveConfig())
+            name = "home" if route == "/" else route.strip("/").replace("/", "_")
+            path = out / f"{name}.png"
+            path.write_bytes(session.screenshot_png())
+            files.append(str(path))
+    finally:
+        session.close()
+    return files
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from webfactory_env.sitegen import generate_site
+    from webfactory_env.sitegen.serve import make_server
+
+    site = generate_site(args.family, args.seed, args.difficulty)
+    server = make_server(site.new_app(), args.host, args.port)
+    host, port = server.server_address[:2]
+    print(
+        f"serving {args.family} seed {args.seed} ({site.spec.brand}) at http://{host}:{port}/",
+        flush=True,
+    )
+    print("press Ctrl-C to stop", file=sys.stderr, flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
+
+
+def cmd_tasks_list(args: argparse.Namespace) -> int:
+    from webfactory_env.tasks import library_tasks
+
+    tasks = library_tasks(args.family)
+    if args.json:
+        print(json.dumps([{k: v for k, v in t.to_json().items() if k != "path"} for t in tasks]))
+        return 0
+    width = max((len(t.name) for t in tasks), default=4)
+    for t in tasks:
+        print(f"{t.name:<{width}}  {t.family:<8}  {t.description}")
+    return 0
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    from webfactory_env.sitegen import generate_site
+    from webfactory_env.tasks import compile_for_site
+
+    site = generate_site(args.family, args.seed, args.difficulty)
+    compiled = compile_for_site(args.task, site)
+    if args.json:
+        print(json.dumps(compiled.to_json(), indent=2, default=str))
+        return 0
+    print(f"task:        {compiled.name} ({compiled.family}, seed {args.seed})")
+    print(f"digest:      {compiled.digest}")
+    print(f"site digest: {compiled.site_digest}")
+    if compiled.goal:
+        print(f"goal:        {compiled.goal}")
+    print(f"instruction: {compiled.instruction}")
+    print(f"values:      {list(compiled.values)}")
+    print("subgoals:")
+    for g in compiled.subgoals:
+        flags = ", ".join(x for x, on in (("terminal", g.terminal), ("sticky", g.sticky)) if on)
+        print(f"  {g.id}{f' [{flags}]' if flags else ''}  (line {g.line})")
+        print(f"      predicate: {json.dumps(g.predicate.to_json(), default=str)}")
+        if g.witness:
+            print(f"      witness:   {', '.join(g.witness)}")
+        if g.prerequisites:
+            print(f"      after:     {', '.join(g.prerequisites)}")
+    print("oracle plan:")
+    for i, step in enumerate(compiled.plan, 1):
+        value = f" {step.value!r}" if step.value is not None else ""
+        print(f"  {i:>2}. {step.verb} {step.sid}{value}")
+    print("bindings:")
+    for key, value in compiled.bindings.items():
+        print(f"  {key}: {json.dumps(value, default=str)}")
+    return 0
+
+
+def cmd_fmt(args: argparse.Namespace) -> int:
+    from webfactory_env.dsl import format_task_file, parse_task_file
+
+    path = Path(args.file)
+    if not path.is_file():
+        raise _usage(f"{args.file}: no such file")
+    parsed = parse_task_file(path)
+    text = format_task_file(parsed)
+    if args.check:
+        return 0 if text == parsed.source else 1
+    sys.stdout.write(text)
+    return 0
+
+
+def run_episode(
+    family: str,
+    task: str,
+    seed: int,
+    agent: str,
+    *,
+    difficulty: str = "easy",
+    max_steps: int = 64,
+    trace: str | None = None,
+    on_step: Any = None,
+    obs_mode: str = "tokens+pixels",
+) -> tuple[dict[str, Any], Any]:
+    """One episode; returns the summary and the (still open) env for artifacts."""
+    import gymnasium as gym
+
+    from webfactory_env.agents import AGENTS
+    from webfactory_env.trace import TraceRecorder
+
+    env = gym.make(
+        "WebTask-v0",
+        family=family,
+        task=task,
+        difficulty=difficulty,
+        max_steps=max_steps,
+        obs_mode=obs_mode,
+    )
+    if trace:
+        env = TraceRecorder(env, trace)
+    policy = AGENTS[agent](env, seed=seed)
+    obs, info = env.reset(seed=seed)
+    policy.reset()
+    total, steps, success, terminated, truncated = 0.0, 0, False, False, False
+    reason = None
+    while not (terminated or truncated):
+        action = policy.act(obs, info)
+        obs, reward, terminated, truncated, info = env.step(action)
+        total += float(reward)
+        steps += 1
+        success = bool(info["success"])
+        if on_step:
+            on_step(steps, info, float(reward))
+    if not success:
+        reason = "truncated: step budget exhausted" if truncated else "agent ended the episode"
+    summary = {
+        "success": success,
+        "steps": steps,
+        "return": round(total, 6),
+        "outcome": "success" if success else "soft_fail",
+        "reason": reason,
+        "family": family,
+        "task": info["task"],
+        "seed": seed,
+        "agent": agent,
+        "site_digest": info["site_digest"],
+        "task_digest": info["task_digest"],
+        "instruction": info["instruction"],
+    }
+    return summary, env
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    summary, env = run_episode(
+        args.family,
+        args.task,
+        args.seed,
+        args.agent,
+        difficulty=args.difficulty,
+        max_steps=args.max_steps,
+        trace=args.trace,
+        obs_mode="tokens",
+    )
+    env.close()
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(
+            f"{summary['outcome']}: {summary['task']} on {summary['family']} seed {summary['seed']}"
+            f" with {summary['agent']} in {summary['steps']} steps, return {summary['return']:+.3f}"
+        )
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    trace_path = out / "trace.jsonl"
+    if trace_path.exists():
+        trace_path.unlink()
+
+    def show(step: int, info: dict[str, Any], reward: float) -> None:
+        rec = info["record"]
+        action = rec["action"]
+        target = action["target"] or ""
+        value = f" {action['value']!r}" if action["value"] else ""
+        newly = ", ".join(rec["reward"]["subgoals"]) or "-"
+        err = f"  invalid: {rec['error']}" if rec["error"] else ""
+        print(
+            f"step {step:>2}  {action['verb']:<11} {target}{value}\n"
+            f"         reward {reward:+.3f}  subgoals: {newly}{err}",
+            flush=True,
+        )
+
+    print(
+        f"webfactory demo: oracle on WebTask-v0 ({args.family}/{args.task}, seed {args.seed})",
+        flush=True,
+    )
+    summary, env = run_episode(
+        args.family, args.task, args.seed, "oracle", trace=str(trace_path), on_step=show
+    )
+    try:
+        shot = out / "final.png"
+        shot.write_bytes(env.unwrapped.screenshot_png())
+    finally:
+        env.close()
+    print(f"instruction: {summary['instruction']}")
+    print(f"{summary['outcome']}: {summary['steps']} steps, return {summary['return']:+.3f}")
+    print(f"site digest: {summary['site_digest']}")
+    print(f"task digest: {summary['task_digest']}")
+    print(f"screenshot:  {shot}")
+    print(f"trace:       {trace_path}")
+    return 0 if summary["success"] else 1
+
+
+class _UsageError(WebfactoryError, ValueError):
+    pass
+
+
+def _usage(message: str) -> _UsageError:
+    return _UsageError(message)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Shared foundations: errors, stable hashing and seed streams, predicates, resources."""

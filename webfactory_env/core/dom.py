@@ -1,0 +1,124 @@
+"""The DOM snapshot the browser runtime returns each step (executor → observation, actions)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+# Flag bits, mirrored in sites/runtime/runtime.js (observe()).
+CLICKABLE = 1
+EDITABLE = 2
+SELECTABLE = 4
+DISABLED = 8
+CHECKED = 16
+FOCUSED = 32
+OCCLUDED = 64
+IN_FORM = 128
+READONLY = 256
+LINK = 512
+TEXT = 1024
+FLAG_NAMES = (
+    "clickable",
+    "editable",
+    "selectable",
+    "disabled",
+    "checked",
+    "focused",
+    "occluded",
+    "in_form",
+    "readonly",
+    "link",
+    "text",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class DomSnapshot:
+    """Visible elements of the page in document order (struct of arrays), plus page facts.
+
+    `sids` and `offscreen` are the side table: semantic ids of the observed elements and the
+    direction (-1 above, +1 below) of instrumented elements out of view. They are for the
+    reward, the oracle and traces only and never enter an agent's observation.
+    """
+
+    tags: tuple[str, ...]
+    roles: tuple[str, ...]
+    texts: tuple[str, ...]
+    values: tuple[str, ...]
+    boxes: tuple[tuple[int, int, int, int], ...]
+    flags: tuple[int, ...]
+    options: tuple[tuple[str, ...] | None, ...]
+    sids: tuple[str | None, ...]
+    offscreen: Mapping[str, int]
+    scroll_y: int
+    scroll_height: int
+    viewport: tuple[int, int]
+    route: str
+    title: str
+    can_back: bool
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> DomSnapshot:
+        el = data["elements"]
+        return cls(
+            tags=tuple(el["tag"]),
+            roles=tuple(el["role"]),
+            texts=tuple(el["text"]),
+            values=tuple(el["value"]),
+            boxes=tuple(tuple(b) for b in el["box"]),  # type: ignore[misc]
+            flags=tuple(el["flags"]),
+            options=tuple(tuple(o) if o is not None else None for o in el["options"]),
+            sids=tuple(el["sid"]),
+            offscreen=dict(data["offscreen"]),
+            scroll_y=int(data["scroll_y"]),
+            scroll_height=int(data["scroll_height"]),
+            viewport=(int(data["viewport"][0]), int(data["viewport"][1])),
+            route=str(data["route"]),
+            title=str(data["title"]),
+            can_back=bool(data["can_back"]),
+        )
+
+    def __len__(self) -> int:
+        return len(self.tags)
+
+    def has(self, index: int, flag: int) -> bool:
+        return 0 <= index < len(self.flags) and bool(self.flags[index] & flag)
+
+    def index_of(self, sid: str) -> int | None:
+        try:
+            return self.sids.index(sid)
+        except ValueError:
+            return None
+
+    def center(self, index: int) -> tuple[float, float]:
+        x, y, w, h = self.boxes[index]
+        return x + w / 2, y + h / 2
+
+    @property
+    def can_scroll_down(self) -> bool:
+        return self.scroll_y + self.viewport[1] < self.scroll_height - 1
+
+    @property
+    def can_scroll_up(self) -> bool:
+        return self.scroll_y > 0
+
+    def to_json(self) -> dict[str, Any]:
+        """Compact agent-visible form for traces (no semantic ids)."""
+        return {
+            "route": self.route,
+            "title": self.title,
+            "scroll_y": self.scroll_y,
+            "elements": [
+                [t, r, x, v, list(b), f]
+                for t, r, x, v, b, f in zip(
+                    self.tags,
+                    self.roles,
+                    self.texts,
+                    self.values,
+                    self.boxes,
+                    self.flags,
+                    strict=True,
+                )
+            ],
+        }

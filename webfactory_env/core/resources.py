@@ -1,0 +1,35 @@
+"""The one way to read `sites/` and `dsl/`: from the wheel, or from a source checkout."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+_PACKAGE_DIR = Path(__file__).resolve().parent.parent
+
+
+@cache
+def resource_root(name: str) -> Path:
+    """Directory of the top-level resource tree `name` (`"sites"` or `"dsl"`).
+
+    Wheels carry the trees under `webfactory_env/_resources/`; an editable install or a
+    plain checkout reads them from the repository root next to the package.
+    """
+    for candidate in (_PACKAGE_DIR / "_resources" / name, _PACKAGE_DIR.parent / name):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(
+        f"webfactory_env resource tree {name!r} is missing; reinstall the package"
+        " (pip install --force-reinstall webfactory-env) or run from a full checkout."
+    )
+
+
+def resource_path(name: str, *parts: str) -> Path:
+    """Path of a file inside a resource tree, e.g. `resource_path("dsl", "grammar.lark")`."""
+    return resource_root(name).joinpath(*parts)
+
+
+@cache
+def read_text(name: str, *parts: str) -> str:
+    """Text of a resource file (cached: resources are immutable while the process runs)."""
+    return resource_path(name, *parts).read_text(encoding="utf-8")

@@ -1,0 +1,318 @@
+"""`WebTask-v0`: a thin orchestrator over site generation, task compilation, the executor,
+observation encoding, actions and the reward simulator."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from webfactory_env import actions as act
+from webfactory_env.core.dom import DomSnapshot
+from webfactory_env.core.errors import ConfigError
+from webfactory_env.executor.browser import BrowserConfig
+from webfactory_env.executor.session import EPOCH_MS, ObserveConfig, PageSession, SessionConfig
+from webfactory_env.observation import ObservationConfig, encode_dom, observation_space
+from webfactory_env.reward import ActionRecord, RewardSimulator, RewardSpec
+from webfactory_env.sitegen import SiteApp, generate_site
+from webfactory_env.sitegen.registry import Site
+from webfactory_env.tasks import CompiledTask, compile_for_site
+
+STEP_MS = 100  # logical time per action: nothing in a page or a reward reads the wall clock
+RESET_OPTIONS = ("family", "task", "difficulty", "level_seed")
+
+
+class WebTaskEnv(gym.Env[dict[str, np.ndarray], np.ndarray]):
+    """A generated website in headless Chromium, with a task compiled from the DSL.
+
+    ## Description
+    Each episode shows one seeded, procedurally generated site (family `shop`: catalog,
+    filters, product pages, cart, checkout) in a real browser and one task compiled against
+    it. The agent acts on page elements; rewards come from the task's subgoal predicates
+    over the site's Python state.
+
+    ## Action Space
+    `MultiDiscrete([10, max_elements, max_values])`: a verb (click, type, select, submit,
+    press_enter, scroll_down, scroll_up, back, done_success, done_fail), the index of an
+    element of the current observation, and a slot of the task's value table
+    (`info["values"]`, used by type and select). `action_masks()` gives per-dimension
+    masks for sb3-contrib's `MaskablePPO`. Invalid actions cost `invalid_penalty`, change
+    nothing, and are explained in `info["action_error"]`.
+
+    ## Observation Space
+    A `Dict` of fixed-shape arrays for the visible elements (`tag`, `role`, hashed `text`
+    word ids, `bbox` in viewport fractions, `flags`, padding `mask`) and, in pixel modes, a
+    downscaled RGB `screenshot` (uint8, H×W×3). `obs_mode` is `tokens`, `pixels` or
+    `tokens+pixels`.
+
+    ## Rewards
+    Per step: `step_penalty`; `invalid_penalty` for invalid actions; `subgoal_reward` each
+    time a subgoal is reached through a permitted element; `undo_penalty` when reached
+    progress is undone; `success_reward` when every terminal subgoal holds. See `RewardSpec`.
+
+    ## Starting State
+    The site's start page, scrolled to the top, with a fixed clock and seeded randomness.
+    `reset(seed=N)` shows the site of level seed N; `options` may set `family`, `task`,
+    `difficulty` and `level_seed` for curricula.
+
+    ## Episode End
+    Terminated on success or when the agent acts `done_success`/`done_fail`; truncated
+    after `max_steps` steps.
+
+    ## Arguments
+    `family`, `task` (library name or `.task` path), `difficulty`, `obs_mode`,
+    `max_elements`, `max_tokens`, `vocab_size`, `screenshot_size` (H, W), `viewport`
+    (W, H), `max_steps`, `max_values`, `reward` (`RewardSpec` or dict), `render_mode`
+    (`"rgb_array"`), `browser` (`BrowserConfig`).
+
+    ## Version History
+    - v0: first release.
+    """
+
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
+
+    def __init__(
+        self,
+        family: str = "shop",
+        task: str = "buy_red_mug",
+        difficulty: str = "easy",
+        obs_mode: str = "tokens+pixels",
+        max_elements: int = 128,
+        max_tokens: int = 12,
+        vocab_size: int = 4096,
+        screenshot_size: tuple[int, int] = (128, 128),
+        viewport: tuple[int, int] = (1280, 800),
+        max_steps: int = 64,
+        max_values: int = 16,
+        reward: RewardSpec | Mapping[str, float] | None = None,
+        render_mode: str | None = None,
+        browser: BrowserConfig | None = None,
+    ) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ConfigError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
+        if max_steps < 1:
+            raise ConfigError("max_steps must be at least 1")
+        self.render_mode = render_mode
+        self.obs_config = ObservationConfig(
+            obs_mode, max_elements, max_tokens, vocab_size, tuple(screenshot_size)
+        )  # type: ignore[arg-type]
+        self.action_config = act.ActionConfig(max_elements, max_values)
+        self.observation_space = observation_space(self.obs_config)
+        self.action_space = act.action_space(self.action_config)
+        self.reward_spec = (
+            reward if isinstance(reward, RewardSpec) else RewardSpec(**(reward or {}))
+        )
+        self.max_steps = max_steps
+        self._defaults = {"family": family, "task": task, "difficulty": difficulty}
+        # Fail on a bad family/task/difficulty now, not at the first reset.
+        compile_for_site(task, generate_site(family, 0, difficulty))
+        self._observe = ObserveConfig(max_elements=max_elements)
+        self._session_config = SessionConfig(
+            viewport=tuple(viewport), browser=browser or BrowserConfig()
+        )  # type: ignore[arg-type]
+        self._session: PageSession | None = None
+        self.site: Site | None = None
+        self.task: CompiledTask | None = None
+        self.app: SiteApp | None = None
+        self._sim: RewardSimulator | None = None
+        self._dom: DomSnapshot | None = None
+        self._obs: dict[str, np.ndarray] | None = None
+        self._state: dict[str, Any] = {}
+        self._steps = 0
+        self._ended = False
+        self.level_seed = 0
+
+    # ------------------------------------------------------------------ gym API
+    def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None):  # type: ignore[override]
+        super().reset(seed=seed)
+        options = dict(options or {})
+        unknown = set(options) - set(RESET_OPTIONS)
+        if unknown:
+            raise ConfigError(
+                f"unknown reset option(s) {sorted(unknown)}; known: {', '.join(RESET_OPTIONS)}"
+            )
+        if options.get("level_seed") is not None:
+            level_seed = int(options["level_seed"])
+        elif seed is not None:
+            level_seed = int(seed)
+        else:
+            level_seed = int(self.np_random.integers(0, 2**31 - 1))
+        family = options.get("family", self._defaults["family"])
+        task = options.get("task", self._defaults["task"])
+        difficulty = options.get("difficulty", self._defaults["difficulty"])
+        self.site = generate_site(family, level_seed, difficulty)
+        self.task = compile_for_site(task, self.site)
+        if len(self.task.values) > self.action_config.max_values:
+            raise ConfigError(
+                f"task {task!r} needs {len(self.task.values)} value slots; "
+                f"make the env with max_values >= {len(self.task.values)}"
+            )
+        self.level_seed = level_seed
+        self.app = self.site.new_app()
+        if self._session is None:
+            self._session = PageSession(self._session_config)
+        self._steps = 0
+        self._ended = False
+        self._dom = self._session.load(
+            self.app, seed=level_seed, observe=self._observe, clock_ms=EPOCH_MS
+        )
+        self._state = self.app.state_view()
+        self._sim = RewardSimulator(self.task, self.reward_spec)
+        self._sim.reset(self._state)
+        self._obs = self._encode(self._dom)
+        return {k: v.copy() for k, v in self._obs.items()}, self._info(record=None)
+
+    def step(self, action: Any):  # type: ignore[override]
+        if self._sim is None or self._dom is None or self.app is None or self._session is None:
+            raise ConfigError("call reset() before step()")
+        if self._ended:
+            raise ConfigError("the episode has ended; call reset() before stepping again")
+        self._steps += 1
+        decoded = act.decode(action, self.action_config)
+        dom_before = self._dom
+        error: str | None
+        op = None
+        if isinstance(decoded, str):
+            error = decoded
+        else:
+            op, error = act.check(decoded, dom_before, self.task.values)  # type: ignore[union-attr]
+        valid = error is None
+        sid = None
+        events: list[dict[str, Any]] = []
+        if valid and op is not None:
+            sid = dom_before.sids[op.index] if op.index >= 0 else None
+            result = self._session.perform(
+                op, observe=self._observe, clock_ms=EPOCH_MS + self._steps * STEP_MS
+            )
+            self._dom, events = result.dom, result.events
+            if not result.ok:
+                valid, error = False, result.error
+            self._obs = self._encode(self._dom)
+        done = isinstance(decoded, act.Decoded) and decoded.verb in act.DONE_VERBS and valid
+        before = self._state
+        self._state = self.app.state_view()
+        outcome = self._sim.step(ActionRecord(valid=valid, sid=sid, done=done), self._state)
+        terminated = outcome.terminated
+        truncated = not terminated and self._steps >= self.max_steps
+        self._ended = terminated or truncated
+        record = {
+            "t": self._steps,
+            "action": {
+                "raw": [int(x) for x in np.asarray(action).reshape(-1)],
+                "verb": decoded.verb if isinstance(decoded, act.Decoded) else None,
+                "index": decoded.index if isinstance(decoded, act.Decoded) else None,
+                "target": sid,
+                "value": op.value if op is not None and op.verb in ("type", "select") else None,
+            },
+            "valid": valid,
+            "error": error,
+            "reward": {
+                "r": outcome.reward,
+                "R": self._sim.total,
+                "subgoals": list(outcome.newly),
+                "undone": list(outcome.undone),
+                "components": dict(outcome.components),
+            },
+            "deltas": state_delta(before, self._state),
+            "events": events,
+            "app_errors": list(self.app.errors),
+            "logical_ms": self._steps * STEP_MS,
+        }
+        self.app.errors.clear()
+        info = self._info(record=record)
+        info["action_error"] = error
+        info["success"] = outcome.success
+        info["subgoals_newly"] = list(outcome.newly)
+        # Callers keep what we return: never hand out the same arrays twice.
+        obs = self._obs if op is not None and valid else {k: v.copy() for k, v in self._obs.items()}
+        return obs, outcome.reward, terminated, truncated, info
+
+    def render(self) -> np.ndarray | None:  # type: ignore[override]
+        if self.render_mode != "rgb_array" or self._session is None:
+            return None
+        return self._session.screenshot_array()
+
+    def close(self) -> None:
+        if self._session is not None:
+            self._session.close()
+            self._session = None
+
+    # ------------------------------------------------------------------ extras
+    def action_masks(self) -> np.ndarray:
+        """Valid verbs, elements and value slots now (for sb3-contrib's MaskablePPO)."""
+        if self._dom is None or self.task is None:
+            raise ConfigError("call reset() before action_masks()")
+        return act.action_masks(self._dom, self.task.values, self.action_config)
+
+    @property
+    def dom(self) -> DomSnapshot:
+        """The last DOM snapshot, with its semantic side table (for oracles and tools)."""
+        if self._dom is None:
+            raise ConfigError("call reset() first")
+        return self._dom
+
+    @property
+    def session(self) -> PageSession:
+        if self._session is None:
+            raise ConfigError("call reset() first")
+        return self._session
+
+    def screenshot_png(self) -> bytes:
+        return self.session.screenshot_png()
+
+    # ---------------------------------------------------------------- internals
+    def _encode(self, dom: DomSnapshot) -> dict[str, np.ndarray]:
+        obs: dict[str, np.ndarray] = {}
+        if self.obs_config.tokens:
+            obs.update(encode_dom(dom, self.obs_config))
+        if self.obs_config.pixels:
+            assert self._session is not None
+            obs["screenshot"] = self._session.screenshot_array(self.obs_config.screenshot_size)
+        return obs
+
+    def _info(self, record: dict[str, Any] | None) -> dict[str, Any]:
+        assert self.task is not None and self.site is not None and self._dom is not None
+        return {
+            "instruction": self.task.instruction,
+            "goal": self.task.goal,
+            "values": list(self.task.values),
+            "family": self.site.spec.family,
+            "task": self.task.name,
+            "level_seed": self.level_seed,
+            "site_digest": self.site.digest,
+            "task_digest": self.task.digest,
+            "route": self._dom.route,
+            "steps": self._steps,
+            "obs_digest": observation_digest(self._obs or {}),
+            "record": record,
+        }
+
+
+def observation_digest(obs: Mapping[str, np.ndarray]) -> str:
+    """SHA-256 over every observation array, in key order."""
+    h = hashlib.sha256()
+    for key in sorted(obs):
+        arr = np.ascontiguousarray(obs[key])
+        h.update(key.encode())
+        h.update(str(arr.dtype).encode())
+        h.update(str(arr.shape).encode())
+        h.update(arr.tobytes())
+    return h.hexdigest()
+
+
+def state_delta(
+    before: Mapping[str, Any], after: Mapping[str, Any], prefix: str = ""
+) -> dict[str, Any]:
+    """Dotted paths whose value changed, with the new value."""
+    out: dict[str, Any] = {}
+    for key in sorted(set(before) | set(after)):
+        path = f"{prefix}{key}"
+        a, b = before.get(key), after.get(key)
+        if isinstance(a, Mapping) and isinstance(b, Mapping):
+            out.update(state_delta(a, b, path + "."))
+        elif a != b:
+            out[path] = b
+    return out

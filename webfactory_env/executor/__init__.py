@@ -1,0 +1,23 @@
+"""All browser work: launching Chromium, serving sites, acting, observing, screenshots."""
+
+from webfactory_env.executor.browser import BrowserConfig, find_chromium, shared_browser
+from webfactory_env.executor.session import (
+    ORIGIN,
+    BrowserOp,
+    ObserveConfig,
+    PageSession,
+    SessionConfig,
+    StepResult,
+)
+
+__all__ = [
+    "ORIGIN",
+    "BrowserConfig",
+    "BrowserOp",
+    "ObserveConfig",
+    "PageSession",
+    "SessionConfig",
+    "StepResult",
+    "find_chromium",
+    "shared_browser",
+]

@@ -1,0 +1,179 @@
+"""Finding, launching and sharing Chromium: one browser per process, reused by every env."""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import logging
+import os
+import shutil
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from webfactory_env.core.errors import BrowserNotFoundError
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Playwright
+
+log = logging.getLogger(__name__)
+
+SYSTEM_CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+# Playwright's flags alone do not stop Chromium's own DNS look-ups (for Google services
+# and for the fake origin); mapping every host to NOTFOUND does, while loopback stays
+# reachable for `webfactory serve` and the executor service.
+NO_DNS = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1"
+BASE_ARGS = (
+    "--disable-gpu",
+    NO_DNS,
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--metrics-recording-only",
+    "--mute-audio",
+    "--hide-scrollbars",
+    "--font-render-hinting=none",
+    "--force-color-profile=srgb",
+    # Screenshots otherwise wait for the next 60 Hz frame.
+    "--disable-frame-rate-limit",
+    "--disable-gpu-vsync",
+)
+
+
+@dataclass(frozen=True)
+class BrowserConfig:
+    """How to launch Chromium. `executable` overrides discovery."""
+
+    executable: str | None = None
+    headless: bool = True
+    extra_args: tuple[str, ...] = field(default_factory=tuple)
+
+
+def find_chromium(explicit: str | None = None) -> str:
+    """Chromium to launch: explicit path, $WEBFACTORY_CHROMIUM, Playwright's, then PATH."""
+    env = os.environ.get("WEBFACTORY_CHROMIUM")
+    for label, candidate in (("executable", explicit), ("WEBFACTORY_CHROMIUM", env)):
+        if candidate:
+            if Path(candidate).is_file() and os.access(candidate, os.X_OK):
+                return candidate
+            raise BrowserNotFoundError(
+                f"{label} points to {candidate!r}, which is not an executable file."
+                " Fix the path or unset it to use the Chromium found on PATH."
+            )
+    managed = _playwright_managed_chromium()
+    if managed:
+        return managed
+    for name in SYSTEM_CHROMIUM_NAMES:
+        found = shutil.which(name)
+        if found:
+            return found
+    raise BrowserNotFoundError(
+        "no Chromium found. Run ./scripts/setup (it installs Debian's `chromium`), or"
+        " `sudo apt-get install chromium fonts-liberation`, or set WEBFACTORY_CHROMIUM to"
+        " the path of a Chromium or Chrome executable."
+    )
+
+
+def _playwright_managed_chromium() -> str | None:
+    root = os.environ.get("PLAYWRIGHT_BROWSERS_PATH") or str(
+        Path.home() / ".cache" / "ms-playwright"
+    )
+    base = Path(root)
+    if not base.is_dir():
+        return None
+    for pattern in (
+        "chromium-*/chrome-linux*/chrome",
+        "chromium_headless_shell-*/*/headless_shell",
+    ):
+        hits = sorted(base.glob(pattern), reverse=True)
+        if hits:
+            return str(hits[0])
+    return None
+
+
+def launch_args(config: BrowserConfig) -> list[str]:
+    args = list(BASE_ARGS)
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        args.append("--no-sandbox")  # Chromium refuses to start its sandbox as root
+    args.extend(config.extra_args)
+    return args
+
+
+class SharedBrowser:
+    """The process-wide Playwright driver and Chromium, started on first use.
+
+    Every env's context lives in this one browser; a browser that died is relaunched on
+    the next `acquire`. Playwright's sync API is bound to the thread that started it.
+    """
+
+    def __init__(self) -> None:
+        self._playwright: Playwright | None = None
+        self._browser: Browser | None = None
+        self._config: BrowserConfig | None = None
+        self._thread: int | None = None
+        self.launches = 0
+
+    def acquire(self, config: BrowserConfig | None = None) -> Browser:
+        config = config or BrowserConfig()
+        if self._thread is not None and self._thread != threading.get_ident():
+            raise RuntimeError(
+                "webfactory envs in one process must be used from one thread (Playwright's"
+                " sync API is thread-bound); use a vector env with subprocesses instead."
+            )
+        if self._browser is not None and self._browser.is_connected() and config == self._config:
+            return self._browser
+        if self._browser is not None:
+            self._close_browser()
+        if self._playwright is None:
+            from playwright.sync_api import sync_playwright
+
+            self._playwright = sync_playwright().start()
+            self._thread = threading.get_ident()
+        executable = find_chromium(config.executable)
+        self._browser = self._playwright.chromium.launch(
+            executable_path=executable,
+            headless=config.headless,
+            args=launch_args(config),
+            chromium_sandbox=False,
+            handle_sigint=False,
+            handle_sigterm=False,
+            handle_sighup=False,
+        )
+        self._config = config
+        self.launches += 1
+        log.debug("launched %s (%s)", executable, self._browser.version)
+        return self._browser
+
+    @property
+    def browser(self) -> Browser | None:
+        return self._browser
+
+    def _close_browser(self) -> None:
+        browser, self._browser = self._browser, None
+        if browser is not None:
+            with contextlib.suppress(Exception):  # already gone: nothing to clean
+                browser.close()
+
+    def close(self) -> None:
+        self._close_browser()
+        if self._playwright is not None:
+            with contextlib.suppress(Exception):  # already gone: nothing to clean
+                self._playwright.stop()
+            self._playwright = None
+            self._thread = None
+
+
+_shared = SharedBrowser()
+atexit.register(_shared.close)
+
+
+def shared_browser() -> SharedBrowser:
+    return _shared

@@ -1,0 +1,264 @@
+"""One env's browser context: serving the site on a fake origin, acting, observing, screenshots.
+
+This module and `browser.py` are the only places that touch Playwright. A `PageSession`
+owns a context and page in the shared browser. The site is served by request interception
+on `ORIGIN`; every other request is aborted and counted. Pages are mounted in place, so a
+reset to a new site costs one `evaluate`, not a document load.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import io
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+from PIL import Image
+from pydantic import ValidationError
+
+from webfactory_env.core.dom import DomSnapshot
+from webfactory_env.core.errors import BrowserCrashedError
+from webfactory_env.core.resources import read_text
+from webfactory_env.executor.browser import BrowserConfig, SharedBrowser, shared_browser
+from webfactory_env.sitegen.app import SiteApp, bootstrap_document
+from webfactory_env.sitegen.spec import AppEvent, Patch
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext, CDPSession, Page, Route
+
+log = logging.getLogger(__name__)
+
+ORIGIN = "https://site.webfactory.test"
+EPOCH_MS = 1767607200000  # 2026-01-05T10:00:00Z, the sites' "today"
+
+BrowserVerb = Literal["click", "type", "select", "submit", "press", "scroll", "back"]
+
+
+@dataclass(frozen=True)
+class SessionConfig:
+    """Browser context settings that affect what a page looks like."""
+
+    viewport: tuple[int, int] = (1280, 800)
+    locale: str = "en-US"
+    timezone: str = "UTC"
+    browser: BrowserConfig = field(default_factory=BrowserConfig)
+    timeout_ms: int = 15_000
+
+
+@dataclass(frozen=True)
+class ObserveConfig:
+    max_elements: int = 128
+    max_text: int = 80
+
+    def to_json(self) -> dict[str, int]:
+        return {"maxElements": self.max_elements, "maxText": self.max_text}
+
+
+@dataclass(frozen=True)
+class BrowserOp:
+    """A concrete browser action on an element of the last observation."""
+
+    verb: BrowserVerb
+    index: int = -1
+    value: str = ""
+    point: tuple[float, float] | None = None
+
+
+@dataclass
+class StepResult:
+    dom: DomSnapshot
+    events: list[dict[str, Any]]
+    ok: bool = True
+    error: str | None = None
+
+
+def merge_patches(patches: list[Patch]) -> Patch:
+    """Patches of several events in one step, applied in order, as one."""
+    if len(patches) == 1:
+        return patches[0]
+    regions: dict[str, str] = {}
+    title = route = history = scroll = None
+    for p in patches:
+        regions.update(p.regions)
+        title = p.title if p.title is not None else title
+        if p.route is not None:
+            route, history = p.route, p.history
+        scroll = p.scroll or scroll
+    return Patch(regions=regions, title=title, route=route, history=history, scroll=scroll)
+
+
+class PageSession:
+    """A browser context + page showing one site app at a time."""
+
+    def __init__(self, config: SessionConfig | None = None, shared: SharedBrowser | None = None):
+        self.config = config or SessionConfig()
+        self._shared = shared or shared_browser()
+        self.app: SiteApp | None = None
+        self.blocked: list[str] = []
+        self.crashed = False
+        self._booted = False
+        self._open()
+
+    # ---------------------------------------------------------------- lifecycle
+    def _open(self) -> None:
+        browser = self._shared.acquire(self.config.browser)
+        w, h = self.config.viewport
+        self._context: BrowserContext = browser.new_context(
+            viewport={"width": w, "height": h},
+            device_scale_factor=1,
+            locale=self.config.locale,
+            timezone_id=self.config.timezone,
+            reduced_motion="reduce",
+            color_scheme="light",
+            service_workers="block",
+            accept_downloads=False,
+        )
+        self._context.set_default_timeout(self.config.timeout_ms)
+        self._context.add_init_script(read_text("sites", "runtime", "shims.js"))
+        self._context.route("**/*", self._on_route)
+        self._page: Page = self._context.new_page()
+        self._page.on("crash", self._on_crash)
+        self._cdp: CDPSession = self._context.new_cdp_session(self._page)
+        self._booted = False
+        self.crashed = False
+
+    def _on_crash(self, _page: Any) -> None:
+        self.crashed = True
+
+    def reopen(self) -> None:
+        """Replace a dead page/context (relaunching the browser if it died)."""
+        self.close()
+        self._open()
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):  # already gone: nothing to clean
+            self._context.close()
+
+    # ------------------------------------------------------------------ serving
+    def _on_route(self, route: Route) -> None:
+        url = route.request.url
+        if not (url == ORIGIN or url.startswith(ORIGIN + "/")):
+            self.blocked.append(url[:200])
+            route.abort("blockedbyclient")
+            return
+        path = url[len(ORIGIN) :] or "/"
+        if path.startswith("/__wf/") or path == "/favicon.ico":
+            route.fulfill(status=404, body="")
+            return
+        if self.app is None:
+            body = bootstrap_document()
+        else:
+            self.app.route = path.split("#", 1)[0]
+            body = self.app.document(transport="queue")
+        route.fulfill(status=200, content_type="text/html; charset=utf-8", body=body)
+
+    # --------------------------------------------------------------- operations
+    def _call(self, fn: Callable[[], Any]) -> Any:
+        from playwright.sync_api import Error as PlaywrightError
+
+        try:
+            return fn()
+        except PlaywrightError as exc:
+            self.crashed = True
+            raise BrowserCrashedError(f"the browser page failed: {exc.message}") from exc
+
+    def load(
+        self, app: SiteApp, *, seed: int, observe: ObserveConfig, clock_ms: int = EPOCH_MS
+    ) -> DomSnapshot:
+        """Show `app`'s current page from scratch, with clock and random shims reset."""
+        if self.crashed:
+            self.reopen()
+        self.app = app
+        if not self._booted:
+            self._call(lambda: self._page.goto(ORIGIN + "/", wait_until="domcontentloaded"))
+            self._booted = True
+        args = [app.mount_payload("queue"), clock_ms, seed & 0x7FFFFFFF, observe.to_json()]
+        return DomSnapshot.from_json(self._js("mount", args))
+
+    def _js(self, fn: str, args: list[Any]) -> Any:
+        """Call a runtime entry point with JSON in and out (much cheaper than structured clone)."""
+        text = self._call(
+            lambda: self._page.evaluate(f"a => window.__wf.j.{fn}(a)", json.dumps(args))
+        )
+        return json.loads(text)
+
+    def perform(self, op: BrowserOp, *, observe: ObserveConfig, clock_ms: int) -> StepResult:
+        """Run one action, let the app handle what the page reported, patch, observe."""
+        page = self._page
+        ok, error = True, None
+        if op.verb == "click":
+            assert op.point is not None
+            x, y = op.point
+            self._call(lambda: page.mouse.click(x, y))
+            events = self._js("drain", [])
+        elif op.verb == "press":
+            if op.index >= 0:
+                self._js("act", ["focus", op.index, ""])
+            self._call(lambda: page.keyboard.press(op.value or "Enter"))
+            events = self._js("drain", [])
+        else:
+            res = self._js("act", [op.verb, op.index, op.value])
+            ok, error, events = bool(res["ok"]), res.get("error"), res["events"]
+        patch = self._dispatch(events)
+        payload = {
+            "clock": clock_ms,
+            "patch": patch.to_json() if patch else None,
+            "observe": observe.to_json(),
+        }
+        return StepResult(DomSnapshot.from_json(self._js("step", [payload])), events, ok, error)
+
+    def _dispatch(self, raw_events: list[dict[str, Any]]) -> Patch | None:
+        assert self.app is not None
+        patches = []
+        for raw in raw_events:
+            try:
+                event = AppEvent.model_validate(raw)
+            except ValidationError as exc:
+                self.app.errors.append({"kind": "bad_event", "message": str(exc)[:500]})
+                continue
+            patches.append(self.app.dispatch(event))
+        return merge_patches(patches) if patches else None
+
+    def observe(self, observe: ObserveConfig) -> DomSnapshot:
+        return DomSnapshot.from_json(self._js("observe", [observe.to_json()]))
+
+    def evaluate(self, expression: str, arg: Any = None) -> Any:
+        """Run JavaScript in the page (tests and tools; agents never get this)."""
+        return self._call(lambda: self._page.evaluate(expression, arg))
+
+    # -------------------------------------------------------------- screenshots
+    def screenshot_png(self) -> bytes:
+        """Full-size PNG of the viewport."""
+        return self._call(lambda: self._page.screenshot(type="png"))  # type: ignore[no-any-return]
+
+    def screenshot_array(self, size: tuple[int, int] | None = None) -> np.ndarray:
+        """RGB uint8 array of the viewport, downscaled by the browser to (height, width)."""
+        w, h = self.config.viewport
+        if size is None:
+            png = self.screenshot_png()
+            return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+        out_h, out_w = size
+        scale = max(out_w / w, out_h / h)
+        shot = self._call(
+            lambda: self._cdp.send(
+                "Page.captureScreenshot",
+                {
+                    "format": "png",
+                    "clip": {"x": 0, "y": 0, "width": w, "height": h, "scale": scale},
+                    "captureBeyondViewport": False,
+                },
+            )
+        )
+        img = Image.open(io.BytesIO(base64.b64decode(shot["data"]))).convert("RGB")
+        if img.size != (out_w, out_h):
+            img = img.resize((out_w, out_h), Image.Resampling.BILINEAR)
+        return np.asarray(img)
+
+    @property
+    def page(self) -> Page:
+        return self._page

@@ -1,0 +1,197 @@
+"""Encode a `DomSnapshot` (and a screenshot) into the fixed-shape arrays agents see.
+
+Per observed element: a tag id, a role id, hashed word ids of its visible text and value,
+its box normalised by the viewport, and state flags; a padding mask marks real rows. Word
+ids come from BLAKE2b, so they are identical in every process whatever PYTHONHASHSEED is.
+No semantic id or instrumentation reaches these arrays.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from gymnasium import spaces
+
+from webfactory_env.core import dom as domflags
+from webfactory_env.core.dom import DomSnapshot
+from webfactory_env.core.errors import ConfigError
+
+ObsMode = Literal["tokens", "pixels", "tokens+pixels"]
+OBS_MODES: tuple[str, ...] = ("tokens", "pixels", "tokens+pixels")
+
+# id 0 is padding, id 1 "other"
+TAGS = (
+    "<pad>",
+    "<other>",
+    "a",
+    "button",
+    "input",
+    "select",
+    "textarea",
+    "summary",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "p",
+    "span",
+    "li",
+    "td",
+    "th",
+    "label",
+    "div",
+    "strong",
+    "em",
+    "small",
+    "dt",
+    "dd",
+    "figcaption",
+    "legend",
+    "caption",
+    "b",
+)
+ROLES = (
+    "<pad>",
+    "<other>",
+    "link",
+    "button",
+    "textbox",
+    "combobox",
+    "checkbox",
+    "radio",
+    "heading",
+    "listitem",
+    "cell",
+    "columnheader",
+    "label",
+    "img",
+    "text",
+    "status",
+    "alert",
+    "tab",
+    "menuitem",
+    "option",
+    "switch",
+    "dialog",
+    "navigation",
+)
+FLAG_COLUMNS = (
+    domflags.CLICKABLE,
+    domflags.EDITABLE,
+    domflags.SELECTABLE,
+    domflags.DISABLED,
+    domflags.CHECKED,
+    domflags.FOCUSED,
+    domflags.OCCLUDED,
+    domflags.IN_FORM,
+    domflags.READONLY,
+    domflags.LINK,
+    domflags.TEXT,
+)
+_TAG_ID = {t: i for i, t in enumerate(TAGS)}
+_ROLE_ID = {r: i for i, r in enumerate(ROLES)}
+_WORD = re.compile(r"[0-9a-z\u00c0-\uffff]+")
+
+
+@dataclass(frozen=True)
+class ObservationConfig:
+    """Shapes of the observation. All of them are fixed for the life of an env."""
+
+    mode: str = "tokens+pixels"
+    max_elements: int = 128
+    max_tokens: int = 12
+    vocab_size: int = 4096
+    screenshot_size: tuple[int, int] = (128, 128)  # (height, width)
+
+    def __post_init__(self) -> None:
+        if self.mode not in OBS_MODES:
+            from webfactory_env.core.errors import UnknownNameError
+
+            raise UnknownNameError("observation mode", self.mode, OBS_MODES)
+        if not 1 <= self.max_elements <= 4096:
+            raise ConfigError("max_elements must be between 1 and 4096")
+        if not 1 <= self.max_tokens <= 256:
+            raise ConfigError("max_tokens must be between 1 and 256")
+        if not 16 <= self.vocab_size <= 2**24:
+            raise ConfigError("vocab_size must be between 16 and 16777216")
+        h, w = self.screenshot_size
+        if not (8 <= h <= 2048 and 8 <= w <= 2048):
+            raise ConfigError("screenshot_size must be (height, width) between 8 and 2048")
+
+    @property
+    def tokens(self) -> bool:
+        return "tokens" in self.mode
+
+    @property
+    def pixels(self) -> bool:
+        return "pixels" in self.mode
+
+
+def observation_space(config: ObservationConfig) -> spaces.Dict:
+    n, k = config.max_elements, config.max_tokens
+    parts: dict[str, spaces.Space] = {}
+    if config.tokens:
+        parts.update(
+            tag=spaces.Box(0, len(TAGS) - 1, (n,), np.int64),
+            role=spaces.Box(0, len(ROLES) - 1, (n,), np.int64),
+            text=spaces.Box(0, config.vocab_size - 1, (n, k), np.int64),
+            bbox=spaces.Box(0.0, 1.0, (n, 4), np.float32),
+            flags=spaces.Box(0, 1, (n, len(FLAG_COLUMNS)), np.uint8),
+            mask=spaces.Box(0, 1, (n,), np.uint8),
+        )
+    if config.pixels:
+        h, w = config.screenshot_size
+        parts["screenshot"] = spaces.Box(0, 255, (h, w, 3), np.uint8)
+    return spaces.Dict(parts)
+
+
+_WORD_IDS: dict[tuple[str, int], int] = {}
+
+
+def _word_id(word: str, vocab_size: int) -> int:
+    key = (word, vocab_size)
+    wid = _WORD_IDS.get(key)
+    if wid is None:
+        h = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+        wid = 1 + h % (vocab_size - 1)  # 0 is padding
+        if len(_WORD_IDS) < 200_000:
+            _WORD_IDS[key] = wid
+    return wid
+
+
+def text_token_ids(text: str, max_tokens: int, vocab_size: int) -> list[int]:
+    """Stable ids of the first `max_tokens` words of `text` (lower-cased)."""
+    words = _WORD.findall(text.lower())[:max_tokens]
+    return [_word_id(w, vocab_size) for w in words]
+
+
+def encode_dom(dom: DomSnapshot, config: ObservationConfig) -> dict[str, np.ndarray]:
+    """The token part of an observation (the screenshot is added by the caller)."""
+    n, k = config.max_elements, config.max_tokens
+    tag = np.zeros(n, np.int64)
+    role = np.zeros(n, np.int64)
+    text = np.zeros((n, k), np.int64)
+    bbox = np.zeros((n, 4), np.float32)
+    flags = np.zeros((n, len(FLAG_COLUMNS)), np.uint8)
+    mask = np.zeros(n, np.uint8)
+    vw, vh = dom.viewport
+    scale = np.array([vw, vh, vw, vh], np.float32)
+    for i in range(min(len(dom), n)):
+        tag[i] = _TAG_ID.get(dom.tags[i], 1)
+        role[i] = _ROLE_ID.get(dom.roles[i], 1)
+        words = dom.texts[i] if not dom.values[i] else f"{dom.texts[i]} {dom.values[i]}"
+        ids = text_token_ids(words, k, config.vocab_size)
+        text[i, : len(ids)] = ids
+        bbox[i] = np.clip(np.asarray(dom.boxes[i], np.float32) / scale, 0.0, 1.0)
+        f = dom.flags[i]
+        for j, bit in enumerate(FLAG_COLUMNS):
+            if f & bit:
+                flags[i, j] = 1
+        mask[i] = 1
+    return {"tag": tag, "role": role, "text": text, "bbox": bbox, "flags": flags, "mask": mask}

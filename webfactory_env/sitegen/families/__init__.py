@@ -1,0 +1,1 @@
+"""Built-in site families; each module registers itself on import."""

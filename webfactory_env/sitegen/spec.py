@@ -1,0 +1,173 @@
+"""What a generated site is: affordances, rendered pages, the SiteSpec, events and patches."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from webfactory_env.core.predicates import Predicate
+from webfactory_env.core.seeding import stable_digest
+
+AttrValue = str | int | float | bool
+Verb = Literal["click", "fill", "select", "submit"]
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One choice of a select-like affordance; `attrs` refine the affordance's own attrs."""
+
+    value: str
+    label: str
+    attrs: tuple[tuple[str, AttrValue], ...] = ()
+    aliases: tuple[str, ...] = ()
+
+    def matches(self, term: str) -> bool:
+        """Whether the DSL value `term` names this option (value, label or alias, any case)."""
+        t = term.strip().lower()
+        return t in {self.value.lower(), self.label.lower(), *(a.lower() for a in self.aliases)}
+
+
+@dataclass(frozen=True, slots=True)
+class Affordance:
+    """A typed, semantically identified interactive element of a rendered page.
+
+    `sid` is derived from entity identity (e.g. `item:SKU-1A2B3C4D`), unique within a page
+    and stable across every variation of the site. `effect` is the predicate template the
+    compiler binds when a task acts on this affordance; `sticky` effects (navigation) stay
+    achieved once reached, the others can be undone.
+    """
+
+    sid: str
+    kind: str
+    verb: Verb
+    attrs: tuple[tuple[str, AttrValue], ...]
+    options: tuple[Option, ...] = ()
+    effect: Predicate | None = None
+    sticky: bool = False
+    label: str = ""
+    handler: str | None = None
+    arg: str | None = None
+    href: str | None = None
+
+    def attr_map(self) -> dict[str, AttrValue]:
+        return dict(self.attrs)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "sid": self.sid,
+            "kind": self.kind,
+            "verb": self.verb,
+            "attrs": dict(self.attrs),
+            "label": self.label,
+        }
+        if self.options:
+            out["options"] = [
+                {"value": o.value, "label": o.label, "attrs": dict(o.attrs)} for o in self.options
+            ]
+        if self.effect is not None:
+            out["effect"] = self.effect.to_json()
+            out["sticky"] = self.sticky
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class PageView:
+    """One page as the app renders it now: title, HTML per region, and its affordances."""
+
+    route: str
+    title: str
+    regions: Mapping[str, str]
+    affordances: tuple[Affordance, ...]
+    status: int = 200
+
+    def affordance(self, sid: str) -> Affordance | None:
+        return next((a for a in self.affordances if a.sid == sid), None)
+
+
+@dataclass(frozen=True)
+class SiteSpec:
+    """Everything a seed decided about one site. Immutable; its digest names the site.
+
+    `entities` holds the family's tables (products, flights, ...) as tuples of frozen
+    records; `variation` is the variation vector (theme, layout, copy, widgets, ...).
+    """
+
+    family: str
+    seed: int
+    difficulty: str
+    generator_version: str
+    brand: str
+    variation: Mapping[str, str]
+    entities: Mapping[str, tuple[Any, ...]]
+    routes: tuple[str, ...]
+    start_route: str
+    today: str
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        from dataclasses import asdict, is_dataclass
+
+        def plain(x: Any) -> Any:
+            if is_dataclass(x) and not isinstance(x, type):
+                return asdict(x)
+            return x
+
+        return {
+            "family": self.family,
+            "seed": self.seed,
+            "difficulty": self.difficulty,
+            "generator_version": self.generator_version,
+            "brand": self.brand,
+            "variation": dict(self.variation),
+            "entities": {k: [plain(e) for e in v] for k, v in sorted(self.entities.items())},
+            "routes": list(self.routes),
+            "start_route": self.start_route,
+            "today": self.today,
+            "extra": dict(self.extra),
+        }
+
+    @property
+    def digest(self) -> str:
+        return stable_digest(self.to_json())
+
+
+class AppEvent(BaseModel):
+    """An event the page sends to the app. Validated: it crosses from the browser."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: Literal["nav", "click", "input", "change", "submit"]
+    handler: str | None = Field(default=None, max_length=64)
+    arg: str | None = Field(default=None, max_length=256)
+    sid: str | None = Field(default=None, max_length=256)
+    value: str | None = Field(default=None, max_length=10_000)
+    values: dict[str, str] | None = None
+    path: str | None = Field(default=None, max_length=2048)
+    back: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Patch:
+    """What the page must change after an event: regions to replace, title, route, scroll."""
+
+    regions: Mapping[str, str] = field(default_factory=dict)
+    title: str | None = None
+    route: str | None = None
+    history: Literal["push", "replace", "back"] | None = None
+    scroll: Literal["top"] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "regions": dict(self.regions),
+            "title": self.title,
+            "route": self.route,
+            "history": self.history,
+            "scroll": self.scroll,
+        }
+
+    @property
+    def empty(self) -> bool:
+        return not self.regions and self.title is None and self.route is None

@@ -1,0 +1,115 @@
+"""What a compiled task is: subgoals with predicates and witness sets, an oracle plan, a digest."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from webfactory_env.core.predicates import All, Predicate
+
+PlanVerb = Literal["click", "type", "select", "submit"]
+
+
+@dataclass(frozen=True, slots=True)
+class Subgoal:
+    """One step's required effect on app state.
+
+    `witness` ranks the semantic ids whose use counts as this step (first = the oracle's
+    choice). `sticky` subgoals (navigation) stay achieved once reached; the others are
+    undone when their predicate stops holding. `prerequisites` are hard DAG edges (the
+    subgoals whose effects this one builds on); `after` is the authored order.
+    """
+
+    id: str
+    step: int
+    description: str
+    predicate: Predicate
+    witness: tuple[str, ...]
+    sticky: bool
+    terminal: bool
+    prerequisites: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
+    line: int = 0
+    column: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "step": self.step,
+            "description": self.description,
+            "predicate": self.predicate.to_json(),
+            "witness": list(self.witness),
+            "sticky": self.sticky,
+            "terminal": self.terminal,
+            "prerequisites": list(self.prerequisites),
+            "after": list(self.after),
+            "line": self.line,
+            "column": self.column,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PlanStep:
+    """An oracle action on a semantic element; `value` is an entry of the value table."""
+
+    verb: PlanVerb
+    sid: str
+    value: str | None = None
+    subgoal: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"verb": self.verb, "sid": self.sid, "value": self.value, "subgoal": self.subgoal}
+
+
+@dataclass(frozen=True)
+class CompiledTask:
+    """A task bound to one generated site: everything rewards, agents and traces need."""
+
+    name: str
+    family: str
+    site_digest: str
+    source: str
+    filename: str
+    goal: str | None
+    instruction: str
+    subgoals: tuple[Subgoal, ...]
+    plan: tuple[PlanStep, ...]
+    values: tuple[str, ...]
+    bindings: Mapping[str, Any]
+    params: Mapping[str, Any]
+    dsl_version: str
+    compiler_version: str
+    digest: str
+    permitted: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def terminal(self) -> tuple[Subgoal, ...]:
+        return tuple(g for g in self.subgoals if g.terminal)
+
+    @property
+    def success(self) -> Predicate:
+        return All(tuple(g.predicate for g in self.terminal))
+
+    def subgoal(self, subgoal_id: str) -> Subgoal:
+        return next(g for g in self.subgoals if g.id == subgoal_id)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "family": self.family,
+            "site_digest": self.site_digest,
+            "digest": self.digest,
+            "dsl_version": self.dsl_version,
+            "compiler_version": self.compiler_version,
+            "goal": self.goal,
+            "instruction": self.instruction,
+            "params": dict(self.params),
+            "values": list(self.values),
+            "bindings": dict(self.bindings),
+            "subgoals": [g.to_json() for g in self.subgoals],
+            "success": self.success.to_json(),
+            "plan": [p.to_json() for p in self.plan],
+            "source": self.source,
+            "filename": self.filename,
+        }

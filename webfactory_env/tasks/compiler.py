@@ -1,0 +1,895 @@
+"""Compile a DSL task against a generated site by running the site's own app in Python.
+
+The compiler walks the task's steps over a fresh app, exactly as an agent following the
+task would: each target is resolved against the affordances of the page the app shows at
+that moment (the witness set, ranked in page order), the primary witness is acted on, and
+the affordance's declared effect, bound to this step's values, becomes the subgoal
+predicate. A step whose effect does not hold afterwards (a validation error, a disabled
+button) is a compile error, so every compiled task is solvable by its own oracle plan.
+Conditions (`if`, `wait`) are decided on the simulated state and loops are unrolled: a
+compiled task is a straight line.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from webfactory_env.core.errors import did_you_mean
+from webfactory_env.core.predicates import (
+    MISSING,
+    All,
+    Any_,
+    Eq,
+    Gt,
+    Lt,
+    Match,
+    Not,
+    Predicate,
+    fuzzy_match,
+    lookup,
+    parse_path,
+)
+from webfactory_env.core.seeding import SeedStream, stable_digest
+from webfactory_env.dsl import ast
+from webfactory_env.dsl.errors import DslError
+from webfactory_env.sitegen.registry import Site
+from webfactory_env.sitegen.spec import Affordance, AppEvent, Option
+from webfactory_env.tasks.compiled import CompiledTask, PlanStep, Subgoal
+
+COMPILER_VERSION = "0.1.0"
+MAX_LOOP_ITEMS = 50
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+
+
+class CompileError(DslError):
+    """The task cannot be compiled against this site; the message says where and why."""
+
+
+@dataclass(frozen=True)
+class _Match:
+    affordance: Affordance
+    option: Option | None = None
+
+
+def compile_task(task_file: ast.TaskFile, site: Site, task_name: str | None = None) -> CompiledTask:
+    """Compile one task of `task_file` (the only one, or `task_name`) against `site`."""
+    tasks = {t.name: t for t in task_file.tasks}
+    if task_name is None:
+        if len(task_file.tasks) != 1:
+            raise CompileError(
+                f"{len(task_file.tasks)} tasks in this file; say which one to compile",
+                filename=task_file.filename,
+                source=task_file.source,
+                span=task_file.tasks[0].span if task_file.tasks else ast.NO_SPAN,
+                hint="names: " + ", ".join(tasks),
+            )
+        task = task_file.tasks[0]
+    elif task_name in tasks:
+        task = tasks[task_name]
+    else:
+        raise CompileError(
+            f"no task named {task_name!r} in this file.{did_you_mean(task_name, tasks)}",
+            filename=task_file.filename,
+            source=task_file.source,
+            span=ast.NO_SPAN,
+        )
+    return _Compiler(task_file, task, site).run()
+
+
+class _Compiler:
+    def __init__(self, task_file: ast.TaskFile, task: ast.TaskDef, site: Site) -> None:
+        self.file = task_file
+        self.task = task
+        self.site = site
+        self.app = site.new_app()
+        self.known_paths = _paths(self.app.state_view())
+        self.params: dict[str, Any] = {}
+        self.loop_vars: dict[str, str] = {}
+        self.subgoals: list[Subgoal] = []
+        self.plan: list[PlanStep] = []
+        self.values: set[str] = set()
+        self.bindings: dict[str, Any] = {}
+        self.surface: list[str] = []
+        self.entry_subgoal: str | None = None  # the step that brought us to the current page
+        self.steps_seen = 0
+
+    # ------------------------------------------------------------------ errors
+    def error(self, message: str, node: Any, hint: str | None = None) -> CompileError:
+        span = getattr(node, "span", ast.NO_SPAN)
+        return CompileError(
+            message, filename=self.file.filename, source=self.file.source, span=span, hint=hint
+        )
+
+    # --------------------------------------------------------------------- run
+    def run(self) -> CompiledTask:
+        for param in self.task.params:
+            self.params[param.name] = self._param(param)
+        self._steps(self.task.steps)
+        if not self.subgoals:
+            raise self.error(
+                f"task {self.task.name!r} has no step that changes the site", self.task
+            )
+        if not any(g.terminal for g in self.subgoals):
+            last = self.subgoals[-1]
+            self.subgoals[-1] = _replace(last, terminal=True)
+        subgoals = tuple(self.subgoals)
+        permitted = frozenset(sid for g in subgoals for sid in g.witness)
+        params = {k: _jsonable(v) for k, v in sorted(self.params.items())}
+        digest = stable_digest(
+            {
+                "compiler": COMPILER_VERSION,
+                "dsl": ast_version(),
+                "task": self.task.name,
+                "source": self.file.source,
+                "site": self.site.digest,
+                "params": params,
+            }
+        )
+        goal = None
+        if self.task.doc:
+            goal = re.sub(r"^\s*goal\s*:\s*", "", self.task.doc.strip(), flags=re.I) or None
+        return CompiledTask(
+            name=self.task.name,
+            family=self.site.spec.family,
+            site_digest=self.site.digest,
+            source=self.file.source,
+            filename=self.file.filename,
+            goal=goal,
+            instruction=" ".join(self.surface),
+            subgoals=subgoals,
+            plan=tuple(self.plan),
+            values=tuple(sorted(self.values)),
+            bindings=self.bindings,
+            params=params,
+            dsl_version=ast_version(),
+            compiler_version=COMPILER_VERSION,
+            digest=digest,
+            permitted=permitted,
+        )
+
+    def _steps(self, steps: Iterable[ast.Step]) -> None:
+        for step in steps:
+            self.steps_seen += 1
+            if isinstance(step, ast.Goto):
+                self._goto(step)
+            elif isinstance(step, ast.Click):
+                self._act(step, "click", step.target, None)
+            elif isinstance(step, ast.Fill):
+                self._act(step, "fill", step.target, step.value)
+            elif isinstance(step, ast.Select):
+                self._act(step, "select", step.target, step.value)
+            elif isinstance(step, ast.Submit):
+                self._act(step, "submit", step.target, None)
+            elif isinstance(step, ast.Assert):
+                self._assert(step)
+            elif isinstance(step, ast.Wait):
+                self._wait(step)
+            elif isinstance(step, ast.If):
+                taken = self._state_pred(step.condition).holds(self.app.state_view())
+                self.bindings[f"if@{step.span.line}:{step.span.column}"] = (
+                    "then" if taken else "else"
+                )
+                self._steps(step.then if taken else step.otherwise)
+            elif isinstance(step, ast.For):
+                self._for(step)
+            else:  # pragma: no cover - the parser builds nothing else
+                raise self.error(f"unsupported statement {type(step).__name__}", step)
+
+    # ------------------------------------------------------------------ values
+    def _param(self, param: ast.Param) -> Any:
+        if param.default is None:
+            raise self.error(
+                f"parameter {param.name!r} has no value",
+                param,
+                hint=f'give it a default, e.g. {param.name} = "..."',
+            )
+        if isinstance(param.default, ast.Call) and param.default.name == "pick":
+            return self._pick(param.default, param.name)
+        value = self._value(param.default)
+        expected = {"string": str, "number": (int, float), "bool": bool}.get(param.type or "")
+        if expected is not None and (
+            not isinstance(value, expected) or (param.type == "number" and isinstance(value, bool))
+        ):
+            raise self.error(
+                f"parameter {param.name!r} is declared {param.type} but its default is "
+                f"{_type_name(value)}",
+                param.default,
+            )
+        return value
+
+    def _value(self, v: ast.Value) -> Any:
+        if isinstance(v, (ast.StringLit, ast.NumberLit, ast.BoolLit)):
+            return v.value
+        if isinstance(v, ast.Ident):
+            if v.name in self.params:
+                return self.params[v.name]
+            return v.name  # a symbol such as `asc`
+        if isinstance(v, ast.Call):
+            return self._call(v)
+        raise self.error("unsupported value", v)  # pragma: no cover
+
+    def _call(self, call: ast.Call) -> Any:
+        args = [self._value(a) for a in call.args]
+        if call.name == "route":
+            if len(args) != 1 or not isinstance(args[0], str) or not args[0].startswith("/"):
+                raise self.error(
+                    'route() takes one path starting with "/"', call, hint='e.g. route("/shop")'
+                )
+            return args[0]
+        if call.name == "next":
+            if len(args) != 1 or str(args[0]).lower() not in WEEKDAYS:
+                raise self.error(
+                    "next() takes a weekday name",
+                    call,
+                    hint='e.g. next("monday")'
+                    + did_you_mean(str(args[0] if args else ""), WEEKDAYS),
+                )
+            today = dt.date.fromisoformat(self.site.spec.today)
+            delta = (WEEKDAYS.index(str(args[0]).lower()) - today.weekday()) % 7 or 7
+            return (today + dt.timedelta(days=delta)).isoformat()
+        if call.name == "pick":
+            return self._pick(call, f"pick@{call.span.line}:{call.span.column}")
+        raise self.error(
+            f"unknown function {call.name!r}.{did_you_mean(call.name, ['route', 'next', 'pick'])}",
+            call,
+            hint="functions: route(path), next(weekday), pick(entity.attribute)",
+        )
+
+    def _pick(self, call: ast.Call, name: str) -> Any:
+        """A seeded choice among the values an entity attribute takes on this site."""
+        args = [self._value(a) for a in call.args]
+        if len(args) != 1 or not isinstance(args[0], str) or "." not in args[0]:
+            raise self.error(
+                'pick() takes "entity.attribute"', call, hint='e.g. pick("products.color")'
+            )
+        table, _, attr = args[0].partition(".")
+        entities = self.site.spec.entities
+        if table not in entities:
+            raise self.error(
+                f"no entity table {table!r} on this site.{did_you_mean(table, entities)}",
+                call.args[0],
+            )
+        rows = entities[table]
+        values = sorted({str(getattr(r, attr)) for r in rows if hasattr(r, attr)})
+        if not values:
+            fields = (
+                sorted(
+                    vars(rows[0])
+                    if hasattr(rows[0], "__dict__")
+                    else getattr(rows[0], "__slots__", ())
+                )
+                if rows
+                else []
+            )
+            raise self.error(
+                f"{table} have no attribute {attr!r}.{did_you_mean(attr, fields)}", call.args[0]
+            )
+        rng = SeedStream(self.site.spec.seed).child("task").child(self.task.name).child(name)
+        return rng.choice(values)
+
+    # ------------------------------------------------------------- resolution
+    def _page_affordances(self) -> tuple[Affordance, ...]:
+        return self.app.page().affordances
+
+    def _resolve(self, target: ast.TargetExpr, verb: str) -> list[_Match]:
+        page = self._page_affordances()
+        if isinstance(target, ast.VarRef):
+            sid = self.loop_vars.get(target.name)
+            if sid is None:
+                raise self.error(
+                    f"{target.name!r} is not a loop variable here.",
+                    target,
+                    hint="targets look like Kind(attr = value)",
+                )
+            found = [a for a in page if a.sid == sid]
+            if not found:
+                raise self.error(
+                    f"loop item {target.name!r} is not on page {self.app.route}", target
+                )
+            return [_Match(found[0])]
+        kinds = self.site.family.kinds
+        if target.kind not in kinds:
+            raise self.error(
+                f"unknown kind {target.kind!r}.{did_you_mean(target.kind, kinds)}",
+                target,
+                hint="kinds on this site: " + ", ".join(kinds),
+            )
+        candidates = [a for a in page if a.kind == target.kind]
+        if not candidates:
+            here = sorted({a.kind for a in page})
+            raise self.error(
+                f"no {target.kind} on page {self.app.route}",
+                target,
+                hint="this page has: " + ", ".join(here),
+            )
+        known_attrs = {k for a in candidates for k, _ in a.attrs} | {
+            k for a in candidates for o in a.options for k, _ in o.attrs
+        }
+        for pred in target.preds:
+            if pred.attr not in known_attrs:
+                raise self.error(
+                    f"{target.kind} has no attribute {pred.attr!r}."
+                    f"{did_you_mean(pred.attr, known_attrs)}",
+                    pred,
+                    hint=f"{target.kind} attributes: " + ", ".join(sorted(known_attrs)),
+                )
+        preds = [(p, self._value(p.value)) for p in target.preds]
+        matches: list[_Match] = []
+        for aff in candidates:
+            if verb == "select" and aff.options:
+                for opt in aff.options:
+                    merged = {**aff.attr_map(), **dict(opt.attrs)}
+                    if all(self._pred_holds(p, v, merged) for p, v in preds):
+                        matches.append(_Match(aff, opt))
+            elif all(self._pred_holds(p, v, aff.attr_map()) for p, v in preds):
+                matches.append(_Match(aff))
+        return matches
+
+    def _pred_holds(self, pred: ast.AttrPred, want: Any, attrs: Mapping[str, Any]) -> bool:
+        if pred.attr not in attrs:
+            return False
+        have = attrs[pred.attr]
+        if pred.op in (">", "<"):
+            if not _is_number(want):
+                raise self.error(f"{pred.op} compares numbers; got {_type_name(want)}", pred.value)
+            if not _is_number(have):
+                raise self.error(
+                    f"attribute {pred.attr!r} is {_type_name(have)}, not a number", pred
+                )
+            return have > want if pred.op == ">" else have < want
+        if pred.op == "~=":
+            if not isinstance(want, str):
+                raise self.error(f"~= matches text; got {_type_name(want)}", pred.value)
+            return fuzzy_match(str(have), want)
+        # "="
+        if isinstance(have, bool) or isinstance(want, bool):
+            if isinstance(have, bool) != isinstance(want, bool):
+                raise self.error(
+                    f"attribute {pred.attr!r} is {_type_name(have)}; "
+                    f"compare it with {_type_name(have)} values, not "
+                    f"{_type_name(want)}",
+                    pred.value,
+                )
+            return have == want
+        if _is_number(have) != _is_number(want):
+            raise self.error(
+                f"attribute {pred.attr!r} is {_type_name(have)}; got {_type_name(want)}", pred.value
+            )
+        if isinstance(have, str):
+            return have.strip().lower() == str(want).strip().lower()
+        return bool(have == want)
+
+    # ------------------------------------------------------------------ steps
+    def _goto(self, step: ast.Goto) -> None:
+        route = self._value(step.route)
+        if not isinstance(route, str) or not route.startswith("/"):
+            raise self.error("goto needs a route", step.route, hint='e.g. goto route("/shop");')
+        if self.app.route == route:
+            return  # already there: nothing to do, nothing to reward
+        page = self._page_affordances()
+        links = [a for a in page if a.href == route and a.verb == "click"]
+        if not links:
+            if not self.app.known_route(route):
+                routes = [r for r in self.site.spec.routes if not r.startswith("/product/")]
+                raise self.error(
+                    f"route {route!r} does not exist on this site."
+                    f"{did_you_mean(route, self.site.spec.routes)}",
+                    step.route,
+                    hint="routes: " + ", ".join(routes),
+                )
+            raise self.error(
+                f"no link to {route} on page {self.app.route}",
+                step,
+                hint="navigate to a page that links there first",
+            )
+        links.sort(key=lambda a: 0 if a.attr_map().get("region") == "nav" else 1)
+        primary = links[0]
+        text = primary.label or route
+        self._perform(
+            step,
+            "click",
+            [_Match(a) for a in links],
+            None,
+            surface=f"Go to the {text} page.",
+            slug=f"goto-{_slug(route) or 'home'}",
+        )
+
+    def _act(
+        self, step: ast.Step, verb: str, target: ast.TargetExpr, value_node: ast.Value | None
+    ) -> None:
+        matches = self._resolve(target, verb)
+        value = self._value(value_node) if value_node is not None else None
+        if verb == "select":
+            matches = self._select_option(matches, value, step, target)
+        if not matches:
+            raise self.error(
+                f"no {_describe_target(target)} on page {self.app.route}",
+                target,
+                hint=self._near_misses(target),
+            )
+        wrong = [m for m in matches if m.affordance.verb != verb]
+        if len(wrong) == len(matches):
+            actual = matches[0].affordance.verb
+            use = {
+                "click": "click X;",
+                "fill": "fill X with <value>;",
+                "select": "select X option <value>;",
+                "submit": "submit X;",
+            }[actual]
+            raise self.error(
+                f"{_describe_target(target)} is not something to {verb}; it takes `{use}`", step
+            )
+        matches = [m for m in matches if m.affordance.verb == verb]
+        if verb == "fill":
+            if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+                raise self.error(f"fill needs text; got {_type_name(value)}", value_node)
+            value = str(value)
+        primary = matches[0].affordance
+        if primary.attr_map().get("disabled") is True:
+            raise self.error(
+                f"{_describe_target(target)} is disabled on this site "
+                f"({primary.label!r} cannot be used)",
+                target,
+                hint="this task is infeasible on this seed",
+            )
+        surface = self._surface(verb, target, primary, matches[0].option, value, len(matches))
+        self._perform(
+            step,
+            verb,
+            matches,
+            value,
+            surface=surface,
+            slug=f"{verb}-{_target_slug(target, primary)}",
+        )
+
+    def _select_option(
+        self, matches: list[_Match], value: Any, step: ast.Step, target: ast.TargetExpr
+    ) -> list[_Match]:
+        if value is None:
+            raise self.error("select needs an option", step)
+        term = _option_term(value)
+        chosen = [m for m in matches if m.option is not None and m.option.matches(term)]
+        if not chosen and matches:
+            labels = sorted({m.option.label for m in matches if m.option is not None})
+            raise self.error(
+                f"{_describe_target(target)} has no option {term!r}.{did_you_mean(term, labels)}",
+                getattr(step, "value", step),
+                hint="options: " + ", ".join(labels),
+            )
+        return chosen
+
+    def _perform(
+        self,
+        step: ast.Step,
+        verb: str,
+        matches: list[_Match],
+        value: Any,
+        *,
+        surface: str,
+        slug: str,
+    ) -> None:
+        primary = matches[0]
+        aff = primary.affordance
+        before = self.app.state_view()
+        bound_value: Any = value
+        table_value: str | None = None
+        if verb == "select":
+            assert primary.option is not None
+            bound_value = primary.option.value
+            table_value = primary.option.label
+        elif verb == "fill":
+            table_value = str(value)
+        event = self._event(verb, aff, bound_value, before)
+        n_errors = len(self.app.errors)
+        self.app.dispatch(event)
+        if len(self.app.errors) > n_errors:
+            raise self.error(
+                f"the site failed on this step: {self.app.errors[-1].get('message')}", step
+            )
+        after = self.app.state_view()
+        self.known_paths |= _paths(after)
+        if aff.effect is None:
+            raise self.error(
+                f"{aff.kind} {aff.label!r} has no declared effect on this site; "
+                "a task cannot check it",
+                step,
+            )
+
+        def resolve(name: str) -> Any:
+            if name == "value":
+                return bound_value
+            if name.startswith("state:"):
+                return lookup(before, parse_path(name[6:]))
+            raise KeyError(name)
+
+        predicate = aff.effect.bind(resolve)
+        if predicate.holds(before) and not aff.sticky:
+            return  # already true before the step: a no-op here, nothing to learn or reward
+        if not predicate.holds(after):
+            raise self.error(
+                f"this step does not take effect on this site ({surface.rstrip('.')})",
+                step,
+                hint=_site_feedback(after),
+            )
+        sid_witness = tuple(dict.fromkeys(m.affordance.sid for m in matches))
+        subgoal_id = self._unique_id(slug)
+        prerequisites = self._prerequisites(aff.effect, predicate)
+        terminal = verb == "submit"
+        self._add_subgoal(
+            Subgoal(
+                id=subgoal_id,
+                step=self.steps_seen,
+                description=surface,
+                predicate=predicate,
+                witness=sid_witness,
+                sticky=aff.sticky,
+                terminal=terminal,
+                prerequisites=prerequisites,
+                line=step.span.line,
+                column=step.span.column,
+            )
+        )
+        plan_verb = {"fill": "type", "submit": "click"}.get(verb, verb)
+        self.plan.append(PlanStep(plan_verb, aff.sid, table_value, subgoal_id))  # type: ignore[arg-type]
+        if table_value is not None:
+            self.values.add(table_value)
+        binding: dict[str, Any] = {"sid": aff.sid, "label": aff.label, **aff.attr_map()}
+        if primary.option is not None:
+            binding["option"] = primary.option.value
+        if len(sid_witness) > 1:
+            binding["fallbacks"] = list(sid_witness[1:])
+        self.bindings[subgoal_id] = binding
+        self.surface.append(surface)
+        if self.app.route != before["route"]:
+            self.entry_subgoal = subgoal_id
+
+    def _event(self, verb: str, aff: Affordance, value: Any, before: Mapping[str, Any]) -> AppEvent:
+        if verb == "click":
+            if aff.handler:
+                return AppEvent(type="click", handler=aff.handler, arg=aff.arg, sid=aff.sid)
+            return AppEvent(type="nav", path=aff.href or "/", sid=aff.sid)
+        if verb == "fill":
+            return AppEvent(
+                type="input", handler=aff.handler, arg=aff.arg, sid=aff.sid, value=str(value)
+            )
+        if verb == "select":
+            return AppEvent(
+                type="change", handler=aff.handler, arg=aff.arg, sid=aff.sid, value=str(value)
+            )
+        form = str(aff.attr_map().get("name", ""))
+        values = lookup(before, ("forms", form))
+        return AppEvent(
+            type="submit",
+            handler=aff.handler,
+            arg=aff.arg,
+            sid=aff.sid,
+            values={k: str(v) for k, v in values.items()} if isinstance(values, dict) else {},
+        )
+
+    def _assert(self, step: ast.Assert) -> None:
+        predicate = self._state_pred(step.condition)
+        state = self.app.state_view()
+        if not predicate.holds(state):
+            raise self.error(
+                "this assertion does not hold after the steps above",
+                step.condition,
+                hint=_explain(predicate, state),
+            )
+        self._add_subgoal(
+            Subgoal(
+                id=self._unique_id(
+                    "assert-" + "-".join(_slug(".".join(p)) for p in sorted(predicate.paths()))[:60]
+                ),
+                step=self.steps_seen,
+                description=f"Make sure that {_state_surface(step.condition)}.",
+                predicate=predicate,
+                witness=(),
+                sticky=False,
+                terminal=True,
+                prerequisites=self._prerequisites(None, predicate),
+                line=step.span.line,
+                column=step.span.column,
+            )
+        )
+        self.surface.append(f"Make sure that {_state_surface(step.condition)}.")
+
+    def _wait(self, step: ast.Wait) -> None:
+        if step.condition is not None:
+            predicate = self._state_pred(step.condition)
+            state = self.app.state_view()
+            if not predicate.holds(state):
+                raise self.error(
+                    "this wait condition never becomes true after the steps above",
+                    step.condition,
+                    hint=_explain(predicate, state),
+                )
+        if step.duration_ms is not None and (
+            not _is_number(step.duration_ms.value) or step.duration_ms.value < 0
+        ):
+            raise self.error("wait takes a non-negative number of milliseconds", step.duration_ms)
+
+    def _for(self, step: ast.For) -> None:
+        matches = self._resolve(step.query, "click")
+        if not matches:
+            raise self.error(
+                f"no {_describe_target(step.query)} on page {self.app.route} to loop over",
+                step.query,
+            )
+        if len(matches) > MAX_LOOP_ITEMS:
+            raise self.error(
+                f"the loop would run {len(matches)} times (at most {MAX_LOOP_ITEMS})",
+                step.query,
+                hint="narrow the query",
+            )
+        outer = self.loop_vars.get(step.var)
+        for i, m in enumerate(matches):
+            self.loop_vars[step.var] = m.affordance.sid
+            self.bindings[f"for@{step.span.line}:{step.span.column}#{i}"] = m.affordance.sid
+            self._steps(step.body)
+        if outer is None:
+            self.loop_vars.pop(step.var, None)
+        else:
+            self.loop_vars[step.var] = outer
+
+    # ------------------------------------------------------------ predicates
+    def _state_pred(self, expr: ast.StateExpr) -> Predicate:
+        if isinstance(expr, ast.StateCall):
+            return (
+                All(tuple(self._cond(c) for c in expr.conds))
+                if len(expr.conds) > 1
+                else self._cond(expr.conds[0])
+            )
+        if isinstance(expr, ast.StateNot):
+            return Not(self._state_pred(expr.item))
+        if isinstance(expr, ast.StateAnd):
+            return All(tuple(self._state_pred(x) for x in expr.items))
+        if isinstance(expr, ast.StateOr):
+            return Any_(tuple(self._state_pred(x) for x in expr.items))
+        raise self.error("unsupported state expression", expr)  # pragma: no cover
+
+    def _cond(self, cond: ast.StateCond) -> Predicate:
+        known = {".".join(p) for p in self.known_paths}
+        path = ".".join(cond.path)
+        if path not in known:
+            tops = sorted(p for p in known if "." not in p)
+            raise self.error(
+                f"unknown state path {path!r}.{did_you_mean(path, known)}",
+                cond,
+                hint="state paths start with: " + ", ".join(tops),
+            )
+        value = self._value(cond.value)
+        if cond.op in (">", "<") and not _is_number(value):
+            raise self.error(f"{cond.op} compares numbers; got {_type_name(value)}", cond.value)
+        cls = {"=": Eq, "~=": Match, ">": Gt, "<": Lt}.get(cond.op)
+        if cls is None:
+            raise self.error(f"unsupported operator {cond.op!r} in State(...)", cond)
+        return cls(cond.path, value)
+
+    def _prerequisites(self, template: Predicate | None, bound: Predicate) -> tuple[str, ...]:
+        reads: set[tuple[str, ...]] = set()
+        if template is not None:
+            reads |= {parse_path(r[6:]) for r in _refs(template) if r.startswith("state:")}
+        else:
+            reads |= bound.paths()
+        found: list[str] = []
+        if self.entry_subgoal and template is not None:
+            found.append(self.entry_subgoal)
+        for g in self.subgoals:
+            if g.id in found or g.sticky:
+                continue
+            if any(_overlaps(w, r) for w in g.predicate.paths() for r in reads):
+                found.append(g.id)
+        return tuple(found)
+
+    def _add_subgoal(self, subgoal: Subgoal) -> None:
+        if self.subgoals:
+            subgoal = _replace(subgoal, after=(self.subgoals[-1].id,))
+        self.subgoals.append(subgoal)
+
+    def _unique_id(self, slug: str) -> str:
+        taken = {g.id for g in self.subgoals}
+        if slug not in taken:
+            return slug
+        n = 2
+        while f"{slug}-{n}" in taken:
+            n += 1
+        return f"{slug}-{n}"
+
+    # ---------------------------------------------------------------- surface
+    def _surface(
+        self,
+        verb: str,
+        target: ast.TargetExpr,
+        aff: Affordance,
+        option: Option | None,
+        value: Any,
+        n_matches: int,
+    ) -> str:
+        label = aff.label or aff.kind
+        if verb == "fill":
+            return f"Enter \u201c{value}\u201d as the {label.lower()}."
+        if verb == "select":
+            assert option is not None
+            return f"Set \u201c{label}\u201d to \u201c{option.label}\u201d."
+        if verb == "submit":
+            return f"Submit the form with \u201c{label}\u201d."
+        if isinstance(target, ast.Target) and aff.kind in ("Item", "Result"):
+            rank = int(aff.attr_map().get("rank", 1) or 1)
+            what = " and ".join(
+                f"{p.attr} {_op_words(p.op)} \u201c{self._value(p.value)}\u201d"
+                for p in target.preds
+                if p.attr not in ("type", "rank")
+            )
+            ordinal = ORDINALS[rank - 1] if 0 < rank <= len(ORDINALS) else f"#{rank}"
+            noun = str(aff.attr_map().get("type", aff.kind.lower()))
+            tail = f" whose {what}" if what else ""
+            # Never name the bound entity: which product is "the cheapest" is the agent's job.
+            return f"Open the {ordinal} {noun} listed{tail}."
+        return f"Click \u201c{label}\u201d."
+
+    def _near_misses(self, target: ast.TargetExpr) -> str | None:
+        if not isinstance(target, ast.Target):
+            return None
+        same = [a for a in self._page_affordances() if a.kind == target.kind]
+        if not same:
+            return None
+        shown = ", ".join(f"{a.kind}({_attrs_text(a)})" for a in same[:4])
+        return f"{target.kind}s on this page: {shown}" + (" ..." if len(same) > 4 else "")
+
+
+# ------------------------------------------------------------------- helpers
+def ast_version() -> str:
+    return ast.DSL_VERSION
+
+
+def _replace(g: Subgoal, **changes: Any) -> Subgoal:
+    from dataclasses import replace
+
+    return replace(g, **changes)
+
+
+def _paths(state: Mapping[str, Any], prefix: tuple[str, ...] = ()) -> set[tuple[str, ...]]:
+    out: set[tuple[str, ...]] = set()
+    for key, value in state.items():
+        path = (*prefix, str(key))
+        out.add(path)
+        if isinstance(value, Mapping):
+            out |= _paths(value, path)
+    return out
+
+
+def _refs(pred: Predicate) -> set[str]:
+    found: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if set(node) == {"$ref"}:
+                found.add(node["$ref"])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(pred.to_json())
+    return found
+
+
+def _overlaps(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    n = min(len(a), len(b))
+    return a[:n] == b[:n]
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _type_name(x: Any) -> str:
+    if isinstance(x, bool):
+        return "a boolean"
+    if _is_number(x):
+        return "a number"
+    if isinstance(x, str):
+        return "text"
+    return type(x).__name__
+
+
+def _jsonable(x: Any) -> Any:
+    return x if isinstance(x, (str, int, float, bool)) or x is None else str(x)
+
+
+def _option_term(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9_]+", "-", text.lower()).strip("-")
+
+
+def _target_slug(target: ast.TargetExpr, aff: Affordance) -> str:
+    if isinstance(target, ast.VarRef):
+        return f"{aff.kind.lower()}-{_slug(aff.label)}"[:48]
+    bits = [target.kind.lower()]
+    for p in target.preds:
+        if p.attr in ("type",):
+            continue
+        v = p.value
+        text = (
+            v.value
+            if isinstance(v, (ast.StringLit, ast.NumberLit, ast.BoolLit))
+            else getattr(v, "name", "")
+        )
+        bits.append(_slug(str(text)))
+    return "-".join(b for b in bits if b)[:48]
+
+
+def _describe_target(target: ast.TargetExpr) -> str:
+    if isinstance(target, ast.VarRef):
+        return target.name
+    inner = ", ".join(f"{p.attr}{p.op}{_value_text(p.value)}" for p in target.preds)
+    return f"{target.kind}({inner})"
+
+
+def _value_text(v: ast.Value) -> str:
+    if isinstance(v, ast.StringLit):
+        return f'"{v.value}"'
+    if isinstance(v, ast.BoolLit):
+        return "true" if v.value else "false"
+    if isinstance(v, ast.NumberLit):
+        return str(v.value)
+    if isinstance(v, ast.Ident):
+        return v.name
+    return f"{v.name}(...)"
+
+
+def _attrs_text(a: Affordance) -> str:
+    return ", ".join(
+        f'{k}="{v}"' if isinstance(v, str) else f"{k}={v}" for k, v in a.attrs if k not in ("text",)
+    )[:120]
+
+
+def _op_words(op: str) -> str:
+    return {"=": "is", "~=": "contains", ">": "is above", "<": "is below"}.get(op, op)
+
+
+def _state_surface(expr: ast.StateExpr) -> str:
+    if isinstance(expr, ast.StateCall):
+        return " and ".join(
+            f"{' '.join(c.path).replace('_', ' ')} {_op_words(c.op)} {_value_text(c.value)}"
+            for c in expr.conds
+        )
+    if isinstance(expr, ast.StateNot):
+        return f"not ({_state_surface(expr.item)})"
+    joiner = " and " if isinstance(expr, ast.StateAnd) else " or "
+    return joiner.join(_state_surface(x) for x in expr.items)
+
+
+def _explain(predicate: Predicate, state: Mapping[str, Any]) -> str:
+    parts = []
+    for path in sorted(predicate.paths()):
+        actual = lookup(state, path)
+        parts.append(f"{'.'.join(path)} is {'missing' if actual is MISSING else repr(actual)}")
+    return "; ".join(parts) or "the state does not match"
+
+
+def _site_feedback(state: Mapping[str, Any]) -> str | None:
+    """Validation messages the app reports anywhere in its state (`...errors` mappings)."""
+    found: list[str] = []
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, Mapping):
+            for k, v in node.items():
+                if k == "errors" and isinstance(v, Mapping) and v:
+                    found.extend(f"{name}: {msg}" for name, msg in v.items())
+                else:
+                    walk(v, f"{path}.{k}" if path else str(k))
+
+    walk(state, "")
+    return ("the site reported: " + "; ".join(found)) if found else None

@@ -1,0 +1,103 @@
+"""The task library under `dsl/tasks/<family>/*.task`, and loading a task by name or path."""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from pathlib import Path
+
+from webfactory_env.core.errors import ConfigError, UnknownNameError
+from webfactory_env.core.resources import resource_root
+from webfactory_env.dsl import TaskFile, parse_task_file
+from webfactory_env.sitegen.registry import Site, families
+from webfactory_env.tasks.compiled import CompiledTask
+from webfactory_env.tasks.compiler import compile_task
+
+
+@dataclass(frozen=True)
+class LibraryTask:
+    name: str
+    family: str
+    path: Path
+    description: str
+
+    def to_json(self) -> dict[str, str]:
+        return {
+            "name": self.name,
+            "family": self.family,
+            "description": self.description,
+            "path": str(self.path),
+        }
+
+
+@cache
+def library() -> dict[str, LibraryTask]:
+    """Every library task by name (names are unique across families)."""
+    root = resource_root("dsl") / "tasks"
+    found: dict[str, LibraryTask] = {}
+    for path in sorted(root.glob("*/*.task")):
+        family = path.parent.name
+        parsed = parse_task_file(path)
+        for task in parsed.tasks:
+            description = (task.doc or "").strip()
+            if description.lower().startswith("goal:"):
+                description = description[5:].strip()
+            if task.name in found:
+                raise ConfigError(
+                    f"task {task.name!r} is defined twice in the library "
+                    f"({found[task.name].path} and {path})"
+                )
+            found[task.name] = LibraryTask(task.name, family, path, description)
+    return found
+
+
+def library_tasks(family: str | None = None) -> list[LibraryTask]:
+    if family is not None and family not in families():
+        raise UnknownNameError("family", family, families())
+    return [t for t in library().values() if family is None or t.family == family]
+
+
+def load_task_file(task: str, family: str | None = None) -> tuple[TaskFile, str | None]:
+    """A library task name or a path to a `.task` file → (parsed file, task name)."""
+    if task.endswith(".task") or os.sep in task or "/" in task:
+        path = Path(task)
+        if not path.is_file():
+            raise ConfigError(f"task file {task!r} does not exist")
+        return parse_task_file(path), None
+    lib = library()
+    if task not in lib:
+        names = [t.name for t in library_tasks(family)] if family else list(lib)
+        raise UnknownNameError("task", task, names)
+    entry = lib[task]
+    if family is not None and entry.family != family:
+        raise ConfigError(
+            f"task {task!r} belongs to family {entry.family!r}, not {family!r};"
+            f" use --family {entry.family}"
+        )
+    return _parsed(str(entry.path)), task
+
+
+@lru_cache(maxsize=64)
+def _parsed(path: str) -> TaskFile:
+    return parse_task_file(path)
+
+
+_COMPILED: OrderedDict[tuple[str, str, str | None, str], CompiledTask] = OrderedDict()
+_COMPILED_MAX = 512
+
+
+def compile_for_site(task: str, site: Site) -> CompiledTask:
+    """Compile a library task (or a task file) for `site`, cached by (source, site digest)."""
+    parsed, name = load_task_file(task, site.spec.family)
+    key = (parsed.filename, parsed.source, name, site.digest)
+    hit = _COMPILED.get(key)
+    if hit is not None:
+        _COMPILED.move_to_end(key)
+        return hit
+    compiled = compile_task(parsed, site, name)
+    _COMPILED[key] = compiled
+    if len(_COMPILED) > _COMPILED_MAX:
+        _COMPILED.popitem(last=False)
+    return compiled
