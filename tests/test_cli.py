@@ -15,8 +15,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def wf(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    res = subprocess.run([sys.executable, "-m", "webfactory_env.cli", *args], capture_output=True,
-                         text=True, cwd=ROOT, env={**os.environ, "PYTHONHASHSEED": "7"})
+    res = subprocess.run(
+        [sys.executable, "-m", "webfactory_env.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONHASHSEED": "7"},
+    )
     if check and res.returncode != 0:
         raise AssertionError(f"exit {res.returncode}\nstdout:\n{res.stdout}\nstderr:\n{res.stderr}")
     return res
@@ -38,8 +43,9 @@ def test_tasks_list_and_compile():
     tasks = json.loads(wf("tasks", "list", "--json").stdout)
     assert {"name": "buy_red_mug", "family": "shop"}.items() <= tasks[0].items()
     assert all({"name", "family", "description"} <= set(t) for t in tasks)
-    compiled = json.loads(wf("compile", "buy_red_mug", "--family", "shop", "--seed", "3",
-                             "--json").stdout)
+    compiled = json.loads(
+        wf("compile", "buy_red_mug", "--family", "shop", "--seed", "3", "--json").stdout
+    )
     assert compiled["subgoals"] and compiled["plan"] and compiled["digest"]
     assert compiled["bindings"]["click-item-mug"]["color"] == "Red"
     text = wf("compile", "buy_red_mug", "--family", "shop", "--seed", "3").stdout
@@ -79,12 +85,36 @@ def test_fmt_round_trips_library_files(tmp_path):
 
 @pytest.mark.browser
 def test_run_json_and_demo_artifacts(tmp_path):
-    res = json.loads(wf("run", "--family", "shop", "--task", "buy_red_mug", "--seed", "5",
-                        "--agent", "oracle", "--json").stdout)
+    res = json.loads(
+        wf(
+            "run",
+            "--family",
+            "shop",
+            "--task",
+            "buy_red_mug",
+            "--seed",
+            "5",
+            "--agent",
+            "oracle",
+            "--json",
+        ).stdout
+    )
     assert res["success"] is True and res["steps"] == 11 and res["outcome"] == "success"
     assert res["return"] > 3 and len(res["site_digest"]) == 64 and len(res["task_digest"]) == 64
-    rnd = json.loads(wf("run", "--task", "buy_red_mug", "--seed", "5", "--agent", "random",
-                        "--max-steps", "10", "--json").stdout)
+    rnd = json.loads(
+        wf(
+            "run",
+            "--task",
+            "buy_red_mug",
+            "--seed",
+            "5",
+            "--agent",
+            "random",
+            "--max-steps",
+            "10",
+            "--json",
+        ).stdout
+    )
     assert rnd["success"] is False and rnd["steps"] == 10 and rnd["return"] < res["return"]
 
     out = tmp_path / "demo"

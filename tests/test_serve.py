@@ -45,13 +45,19 @@ def test_pages_boot_the_runtime_with_fetch_transport(server):
 
 def test_events_return_patches_and_bad_events_get_400(server):
     def post(body: bytes):
-        req = urllib.request.Request(_url(server, "/__wf/event"), data=body,
-                                     headers={"content-type": "application/json"})
+        req = urllib.request.Request(
+            _url(server, "/__wf/event"), data=body, headers={"content-type": "application/json"}
+        )
         return urllib.request.urlopen(req)
 
     urllib.request.urlopen(_url(server, "/shop")).read()
-    patch = json.loads(post(json.dumps({"type": "change", "handler": "filter", "arg": "color",
-                                        "value": "Red"}).encode()).read())
+    patch = json.loads(
+        post(
+            json.dumps(
+                {"type": "change", "handler": "filter", "arg": "color", "value": "Red"}
+            ).encode()
+        ).read()
+    )
     assert "main" in patch["regions"] and "Color: Red" in patch["regions"]["main"]
     with pytest.raises(urllib.error.HTTPError) as err:
         post(b'{"type": "explode"}')

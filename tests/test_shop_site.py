@@ -104,12 +104,31 @@ def test_filters_and_sort_change_the_listing():
         "filters": {"color": "Red", "category": ""},
         "sort": "price-asc",
         "count": len(listing),
+        "page": 1,
+        "pages": 1,
     }
     # values the page never offers are ignored, not trusted
     app.dispatch(AppEvent(type="change", handler="filter", arg="color", value="Plaid"))
     app.dispatch(AppEvent(type="change", handler="sort", value="DROP TABLE"))
     assert app.state_view()["listing"]["filters"]["color"] == "Red"
     assert app.state_view()["listing"]["sort"] == "price-asc"
+
+
+def test_pagination():
+    site = generate_site("shop", 2, "medium")  # 40 products: 4 pages of 12
+    app = site.new_app()
+    app.dispatch(AppEvent(type="nav", path="/shop"))
+    assert app.state_view()["listing"]["pages"] == 4
+    first = [a.sid for a in app.page().affordances if a.kind == "Item"]
+    app.dispatch(AppEvent(type="click", handler="page", arg="2"))
+    page = app.page()
+    second = [a for a in page.affordances if a.kind == "Item"]
+    assert len(first) == len(second) == 12 and not set(first) & {a.sid for a in second}
+    assert [a.attr_map()["rank"] for a in second] == list(range(13, 25))
+    app.dispatch(AppEvent(type="click", handler="page", arg="9"))  # no such page: ignored
+    assert app.state_view()["listing"]["page"] == 2
+    app.dispatch(AppEvent(type="change", handler="sort", value="price-asc"))
+    assert app.state_view()["listing"]["page"] == 1
 
 
 def test_cart_checkout_and_order():

@@ -83,7 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--family")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=cmd_tasks_list)
-    tasks.set_defaults(func=lambda a: (tasks.print_help(), 2)[1])
+
+    def tasks_help(_: argparse.Namespace) -> int:
+        tasks.print_help()
+        return 2
+
+    tasks.set_defaults(func=tasks_help)
 
     c = command("compile", "compile a task (library name or .task file) against a site")
     c.add_argument("task")
@@ -184,7 +189,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     site = generate_site(args.family, args.seed, args.difficulty)
     server = make_server(site.new_app(), args.host, args.port)
-    host, port = server.server_address[:2]
+    host, port = str(server.server_address[0]), int(server.server_address[1])
     print(
         f"serving {args.family} seed {args.seed} ({site.spec.brand}) at http://{host}:{port}/",
         flush=True,

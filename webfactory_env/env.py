@@ -25,7 +25,7 @@ STEP_MS = 100  # logical time per action: nothing in a page or a reward reads th
 RESET_OPTIONS = ("family", "task", "difficulty", "level_seed")
 
 
-class WebTaskEnv(gym.Env[dict[str, np.ndarray], np.ndarray]):
+class WebTaskEnv(gym.Env):
     """A generated website in headless Chromium, with a task compiled from the DSL.
 
     ## Description
@@ -96,9 +96,10 @@ class WebTaskEnv(gym.Env[dict[str, np.ndarray], np.ndarray]):
         if max_steps < 1:
             raise ConfigError("max_steps must be at least 1")
         self.render_mode = render_mode
+        height, width = screenshot_size
         self.obs_config = ObservationConfig(
-            obs_mode, max_elements, max_tokens, vocab_size, tuple(screenshot_size)
-        )  # type: ignore[arg-type]
+            obs_mode, max_elements, max_tokens, vocab_size, (int(height), int(width))
+        )
         self.action_config = act.ActionConfig(max_elements, max_values)
         self.observation_space = observation_space(self.obs_config)
         self.action_space = act.action_space(self.action_config)
@@ -111,8 +112,8 @@ class WebTaskEnv(gym.Env[dict[str, np.ndarray], np.ndarray]):
         compile_for_site(task, generate_site(family, 0, difficulty))
         self._observe = ObserveConfig(max_elements=max_elements)
         self._session_config = SessionConfig(
-            viewport=tuple(viewport), browser=browser or BrowserConfig()
-        )  # type: ignore[arg-type]
+            viewport=(int(viewport[0]), int(viewport[1])), browser=browser or BrowserConfig()
+        )
         self._session: PageSession | None = None
         self.site: Site | None = None
         self.task: CompiledTask | None = None
@@ -126,7 +127,7 @@ class WebTaskEnv(gym.Env[dict[str, np.ndarray], np.ndarray]):
         self.level_seed = 0
 
     # ------------------------------------------------------------------ gym API
-    def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None):  # type: ignore[override]
+    def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None):
         super().reset(seed=seed)
         options = dict(options or {})
         unknown = set(options) - set(RESET_OPTIONS)
@@ -165,7 +166,7 @@ class WebTaskEnv(gym.Env[dict[str, np.ndarray], np.ndarray]):
         self._obs = self._encode(self._dom)
         return {k: v.copy() for k, v in self._obs.items()}, self._info(record=None)
 
-    def step(self, action: Any):  # type: ignore[override]
+    def step(self, action: Any):
         if self._sim is None or self._dom is None or self.app is None or self._session is None:
             raise ConfigError("call reset() before step()")
         if self._ended:
@@ -227,10 +228,11 @@ class WebTaskEnv(gym.Env[dict[str, np.ndarray], np.ndarray]):
         info["success"] = outcome.success
         info["subgoals_newly"] = list(outcome.newly)
         # Callers keep what we return: never hand out the same arrays twice.
+        assert self._obs is not None
         obs = self._obs if op is not None and valid else {k: v.copy() for k, v in self._obs.items()}
         return obs, outcome.reward, terminated, truncated, info
 
-    def render(self) -> np.ndarray | None:  # type: ignore[override]
+    def render(self) -> np.ndarray | None:
         if self.render_mode != "rgb_array" or self._session is None:
             return None
         return self._session.screenshot_array()

@@ -66,7 +66,7 @@ class DomSnapshot:
             roles=tuple(el["role"]),
             texts=tuple(el["text"]),
             values=tuple(el["value"]),
-            boxes=tuple(tuple(b) for b in el["box"]),  # type: ignore[misc]
+            boxes=tuple(tuple(b) for b in el["box"]),
             flags=tuple(el["flags"]),
             options=tuple(tuple(o) if o is not None else None for o in el["options"]),
             sids=tuple(el["sid"]),

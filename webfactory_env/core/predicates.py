@@ -260,7 +260,7 @@ def predicate_from_json(data: Mapping[str, Any]) -> Predicate:
     raise ValueError(f"unknown predicate op {op!r}")
 
 
-class _FrozenMap(tuple):  # type: ignore[type-arg]
+class _FrozenMap(tuple):
     """A dict frozen as sorted (key, value) pairs, told apart from a frozen list."""
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from functools import cache
 from pathlib import Path
 
@@ -33,3 +34,20 @@ def resource_path(name: str, *parts: str) -> Path:
 def read_text(name: str, *parts: str) -> str:
     """Text of a resource file (cached: resources are immutable while the process runs)."""
     return resource_path(name, *parts).read_text(encoding="utf-8")
+
+
+@cache
+def tree_digest(name: str, *subdirs: str) -> str:
+    """Short SHA-256 over the files of resource sub-trees (names and bytes, sorted).
+
+    Part of every site digest: a changed stylesheet, copy table or runtime changes what
+    agents see, so it changes the digest too.
+    """
+    h = hashlib.sha256()
+    root = resource_root(name)
+    for sub in subdirs:
+        for path in sorted(p for p in (root / sub).rglob("*") if p.is_file()):
+            h.update(path.relative_to(root).as_posix().encode())
+            h.update(b"\0")
+            h.update(path.read_bytes())
+    return h.hexdigest()[:12]

@@ -234,7 +234,7 @@ class PageSession:
     # -------------------------------------------------------------- screenshots
     def screenshot_png(self) -> bytes:
         """Full-size PNG of the viewport."""
-        return self._call(lambda: self._page.screenshot(type="png"))  # type: ignore[no-any-return]
+        return self._call(lambda: self._page.screenshot(type="png"))
 
     def screenshot_array(self, size: tuple[int, int] | None = None) -> np.ndarray:
         """RGB uint8 array of the viewport, downscaled by the browser to (height, width)."""

@@ -29,11 +29,11 @@ class RewardSpec(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    step_penalty: float = Field(-0.01, le=0)
-    invalid_penalty: float = Field(-0.2, le=0)
-    subgoal_reward: float = Field(0.2, ge=0)
-    undo_penalty: float = Field(-0.2, le=0)
-    success_reward: float = Field(1.0, ge=0)
+    step_penalty: float = Field(default=-0.01, le=0)
+    invalid_penalty: float = Field(default=-0.2, le=0)
+    subgoal_reward: float = Field(default=0.2, ge=0)
+    undo_penalty: float = Field(default=-0.2, le=0)
+    success_reward: float = Field(default=1.0, ge=0)
 
 
 @dataclass(frozen=True)

@@ -88,6 +88,7 @@ class SiteApp:
     def dispatch(self, event: AppEvent) -> Patch:
         """Apply one page event and return the patch that brings the page up to date."""
         before = self.route
+        target: str | None
         try:
             if event.type == "nav":
                 target = event.path or "/"

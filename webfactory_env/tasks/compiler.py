@@ -191,7 +191,12 @@ class _Compiler:
         if isinstance(param.default, ast.Call) and param.default.name == "pick":
             return self._pick(param.default, param.name)
         value = self._value(param.default)
-        expected = {"string": str, "number": (int, float), "bool": bool}.get(param.type or "")
+        types: dict[str, tuple[type, ...]] = {
+            "string": (str,),
+            "number": (int, float),
+            "bool": (bool,),
+        }
+        expected = types.get(param.type or "")
         if expected is not None and (
             not isinstance(value, expected) or (param.type == "number" and isinstance(value, bool))
         ):

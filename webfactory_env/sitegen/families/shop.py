@@ -10,7 +10,7 @@ from typing import Any
 
 from webfactory_env.__about__ import __version__
 from webfactory_env.core.predicates import All, Any_, Contains, Eq, Not, Ref
-from webfactory_env.core.resources import read_text
+from webfactory_env.core.resources import read_text, tree_digest
 from webfactory_env.core.seeding import SeedStream, short_hash
 from webfactory_env.sitegen.app import SiteApp, handler
 from webfactory_env.sitegen.html import Renderer, attrs, esc
@@ -34,6 +34,7 @@ SORT_ALIASES = {
     "rating-desc": ("desc", "descending", "best rated", "top rated"),
 }
 MUG_COUNT = 5  # every catalog holds mugs in several colours, at least two of them red
+PAGE_SIZE = 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,12 +56,12 @@ class Product:
 
 @cache
 def _vocab() -> dict[str, Any]:
-    return json.loads(read_text("sites", "shop", "vocab.json"))  # type: ignore[no-any-return]
+    return json.loads(read_text("sites", "shop", "vocab.json"))
 
 
 @cache
 def _copy() -> dict[str, Any]:
-    return json.loads(read_text("sites", "shop", "copy.json"))  # type: ignore[no-any-return]
+    return json.loads(read_text("sites", "shop", "copy.json"))
 
 
 def money(cents: int) -> str:
@@ -80,7 +81,8 @@ def generate(seed: int, difficulty: str) -> SiteSpec:
         family="shop",
         seed=seed,
         difficulty=difficulty,
-        generator_version=f"{__version__}+shop.{FAMILY_VERSION}",
+        generator_version=f"{__version__}+shop.{FAMILY_VERSION}."
+        + tree_digest("sites", "common", "runtime", "shop"),
         brand=brand,
         variation={"theme": "light", "layout": "topnav"},
         entities={"products": tuple(products)},
@@ -234,6 +236,7 @@ class ShopApp(SiteApp):
         self.by_sku = {p.sku: p for p in self.products}
         self.filters = {"color": "", "category": ""}
         self.sort = "featured"
+        self.page_no = 1
         self.cart: dict[str, int] = {}
         self.shipping = dict.fromkeys(SHIPPING_FIELDS, "")
         self.form_errors: dict[str, str] = {}
@@ -275,6 +278,8 @@ class ShopApp(SiteApp):
                 "filters": dict(self.filters),
                 "sort": self.sort,
                 "count": len(self.listing()),
+                "page": self.page_no,
+                "pages": self._pages(),
             },
             "product": {"sku": self._product_sku(self.route) or ""},
             "cart": {
@@ -288,6 +293,9 @@ class ShopApp(SiteApp):
             "order": {k: (list(v) if isinstance(v, list) else v) for k, v in order.items()},
             "orders": {"count": len(self.orders)},
         }
+
+    def _pages(self) -> int:
+        return max(1, -(-len(self.listing()) // PAGE_SIZE))
 
     def _subtotal(self) -> int:
         return sum(self.by_sku[s].price_cents * q for s, q in self.cart.items())
@@ -325,12 +333,20 @@ class ShopApp(SiteApp):
         }
         if name in allowed and (value == "" or value in allowed[name]):
             self.filters[name] = value
+            self.page_no = 1
         return None
 
     @handler("sort")
     def on_sort(self, ev: AppEvent) -> str | None:
         if ev.value in SORTS:
             self.sort = ev.value
+            self.page_no = 1
+        return None
+
+    @handler("page")
+    def on_page(self, ev: AppEvent) -> str | None:
+        if (ev.arg or "").isdigit() and 1 <= int(ev.arg or 0) <= self._pages():
+            self.page_no = int(ev.arg or 1)
         return None
 
     @handler("add_to_cart")
@@ -378,7 +394,7 @@ class ShopApp(SiteApp):
         self.cart = {}
         return f"/order/{order_id}"
 
-    def dispatch(self, event: AppEvent):  # type: ignore[no-untyped-def]
+    def dispatch(self, event: AppEvent):
         # A notice ("Added to your cart") lasts until the next navigation.
         if event.type == "nav":
             self.notice = ""
@@ -575,13 +591,43 @@ class ShopApp(SiteApp):
         )
         items = self.listing()
         count = c["count_one"] if len(items) == 1 else c["count_many"].format(n=len(items))
-        cards = "".join(self._card(r, p, i + 1) for i, p in enumerate(items))
+        first = (self.page_no - 1) * PAGE_SIZE
+        shown = items[first : first + PAGE_SIZE]
+        cards = "".join(self._card(r, p, first + i + 1) for i, p in enumerate(shown))
         body = f'<div class="grid">{cards}</div>' if items else f"<p>{esc(c['empty'])}</p>"
         return c["title"], (
             f"<h1>{esc(c['title'])}</h1>"
             f'<div class="toolbar">{color_sel}{cat_sel}{sort_sel}'
-            f'<p class="muted" role="status">{esc(count)}</p></div>{body}'
+            f'<p class="muted" role="status">{esc(count)}</p></div>{body}{self._pager(r)}'
         )
+
+    def _pager(self, r: Renderer) -> str:
+        pages = self._pages()
+        if pages == 1:
+            return ""
+        c = _copy()["listing"]
+        buttons = []
+        targets = [("prev", self.page_no - 1, c["prev"])]
+        targets += [(str(n), n, str(n)) for n in range(1, pages + 1)]
+        targets += [("next", self.page_no + 1, c["next"])]
+        for key, n, text in targets:
+            usable = 1 <= n <= pages and n != self.page_no
+            inst = r.instrument(
+                f"pager:{key}",
+                "Button",
+                "click",
+                {"role": "page", "page": n, "text": text, "disabled": not usable},
+                label=text,
+                handler="page",
+                arg=str(n),
+                effect=Eq(("listing", "page"), n),
+            )
+            current = ' aria-current="page"' if n == self.page_no and key.isdigit() else ""
+            buttons.append(
+                f'<button type="button" class="secondary"{attrs(disabled=not usable)}'
+                f"{current}{inst}>{esc(text)}</button>"
+            )
+        return f'<nav class="pager" aria-label="{esc(c["pages"])}">{"".join(buttons)}</nav>'
 
     def _render_product(self, r: Renderer, route: str) -> tuple[str, str]:
         c = _copy()["product"]
