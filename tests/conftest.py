@@ -29,5 +29,6 @@ def make_env() -> Iterator[Any]:
 @pytest.fixture(scope="session")
 def shop_site():
     from webfactory_env.sitegen import generate_site
+    from webfactory_env.sitegen.variation import Variation
 
-    return generate_site("shop", 42)
+    return generate_site("shop", 42, variation=Variation.plain())

@@ -50,7 +50,10 @@ def _dom(scroll_y=0, can_back=False) -> DomSnapshot:
 
 
 def _check(verb, index=0, slot=0, dom=None):
-    return act.check(act.Decoded(verb, index, slot), dom or _dom(), VALUES)
+    d = act.decode(np.array([act.VERB_INDEX[verb], index, slot]), CFG, VALUES)
+    if isinstance(d, str):
+        return None, d
+    return act.check(d, dom or _dom())
 
 
 def test_valid_actions_become_browser_operations():
@@ -86,13 +89,13 @@ def test_invalid_actions_are_explained(verb, index, slot, reason):
 
 
 def test_decode_rejects_out_of_range_values_and_malformed_actions():
-    assert "out of range" in act.decode(np.array([99, 0, 0]), CFG)
-    assert "element 8" in act.decode([0, 8, 0], CFG)
-    assert act.decode(np.array([0, 1, 2]), CFG) == act.Decoded("click", 1, 2)
+    assert "out of range" in act.decode(np.array([99, 0, 0]), CFG, VALUES)
+    assert "element 8" in act.decode([0, 8, 0], CFG, VALUES)
+    assert act.decode(np.array([1, 1, 1]), CFG, VALUES) == act.Decoded("type", 1, "Red")
     with pytest.raises(act.InvalidActionError, match="3 integers"):
-        act.decode("click", CFG)
+        act.decode("click", CFG, VALUES)
     with pytest.raises(act.InvalidActionError):
-        act.decode([0.5, 1, 2], CFG)
+        act.decode([0.5, 1, 2], CFG, VALUES)
 
 
 def test_masks_agree_with_check():
@@ -102,7 +105,7 @@ def test_masks_agree_with_check():
     assert list(slots) == [True, True, False, False]
     for v, name in enumerate(act.VERBS):
         any_ok = any(
-            act.check(act.Decoded(name, i, s), dom, VALUES)[1] is None
+            _check(name, i, s, dom)[1] is None
             for i in range(CFG.max_elements)
             for s in range(CFG.max_values)
         )
@@ -138,3 +141,49 @@ def test_text_ids_are_stable_across_processes():
     assert len(outs) == 1
     assert json.loads(outs.pop()) == text_token_ids("Add to cart: Red Mug 12.99", 8, 4096)
     assert all(0 < i < 4096 for i in text_token_ids("a b c", 8, 4096))
+
+
+TEXT = act.ActionConfig(max_elements=8, max_values=4, mode="text")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("click(3)", act.Decoded("click", 3)),
+    ("  click( 3 )  ", act.Decoded("click", 3)),
+    ('type(1, "Alice \\"Al\\" Nguyen")', act.Decoded("type", 1, 'Alice "Al" Nguyen')),
+    ("fill(1, 'x')", act.Decoded("type", 1, "x")),
+    ('select(2, "Red")', act.Decoded("select", 2, "Red")),
+    ("submit(1)", act.Decoded("submit", 1)),
+    ('press("Enter")', act.Decoded("press_enter", -1, key="Enter")),
+    ('press(1, "Tab")', act.Decoded("press_enter", 1, key="Tab")),
+    ("scroll(down)", act.Decoded("scroll_down")),
+    ('scroll("up")', act.Decoded("scroll_up")),
+    ("back()", act.Decoded("back")),
+    ('done(true, "$6.99")', act.Decoded("done_success", text="$6.99")),
+    ("done(false)", act.Decoded("done_fail")),
+])
+def test_text_actions_parse(text, expected):
+    assert act.decode(text, TEXT, VALUES) == expected
+
+
+@pytest.mark.parametrize("attack", [
+    '__import__("os").system("rm -rf /")',
+    "click(__import__('os'))",
+    "click(1); click(2)",
+    "click(1) or exec('x')",
+    'type(1, "a") + "b"',
+    "eval('1')",
+    "click(-1)",
+    "click(1, 2, 3)",
+    'press("Control+W")',
+    "done(maybe)",
+    "x" * 3000,
+    "",
+])
+def test_text_action_parser_rejects_everything_else(attack):
+    result = act.decode(attack, TEXT, VALUES)
+    assert isinstance(result, str) and result  # an explanation, never an exception
+
+
+def test_text_mode_needs_strings():
+    with pytest.raises(act.InvalidActionError, match="text actions"):
+        act.decode(np.array([0, 0, 0]), TEXT, VALUES)

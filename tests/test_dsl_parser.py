@@ -14,6 +14,7 @@ from webfactory_env.core.errors import WebfactoryError
 from webfactory_env.dsl import (
     DSL_VERSION,
     NO_SPAN,
+    Answer,
     Assert,
     AttrPred,
     BoolLit,
@@ -26,6 +27,7 @@ from webfactory_env.dsl import (
     Goto,
     Ident,
     If,
+    Infeasible,
     NumberLit,
     Param,
     Select,
@@ -166,8 +168,8 @@ def test_parsing_is_fast() -> None:
 
 
 def test_version_is_exported() -> None:
-    assert DSL_VERSION == "0.1.0"
-    assert (ROOT / "dsl" / "README.md").read_text(encoding="utf-8").count("dsl_version: 0.1.0") >= 1
+    assert DSL_VERSION == "0.2.0"
+    assert (ROOT / "dsl" / "README.md").read_text(encoding="utf-8").count("dsl_version: 0.2.0") >= 1
 
 
 # ---- language features ---------------------------------------------------------------------
@@ -543,3 +545,27 @@ def mutated_example(draw: st.DrawFn) -> str:
 @given(mutated_example())
 def test_mutated_examples_only_raise_syntax_errors(source: str) -> None:
     _check_only_syntax_errors(source)
+
+
+def test_answer_and_infeasible_statements() -> None:
+    src = (
+        "task t {\n"
+        '  answer Item(type="order", rank=1).status;\n'
+        "  answer State(tracking.result);\n"
+        '  infeasible "sold out" when State(product.sku = "x");\n'
+        "}\n"
+    )
+    steps = parse_task_source(src, "t.task").tasks[0].steps
+    assert steps[0] == Answer(
+        Target(
+            "Item", (AttrPred("type", "=", StringLit("order")), AttrPred("rank", "=", NumberLit(1)))
+        ),
+        "status",
+        None,
+    )
+    assert steps[1] == Answer(None, None, ("tracking", "result"))
+    assert isinstance(steps[2], Infeasible) and steps[2].reason == StringLit("sold out")
+    assert (steps[2].span.line, steps[2].span.column) == (4, 3)
+    with pytest.raises(DslSyntaxError) as err:
+        parse_task_source('task t {\n  infeasible "x";\n}\n', "t.task")
+    assert err.value.line == 2 and "when" in str(err.value)

@@ -86,7 +86,8 @@ def test_oracle_solves_buy_red_mug_on_seeds_0_to_19_and_random_does_worse(make_e
     for seed in range(20):
         total, steps, info, _ = run(env, oracle, seed)
         assert info["success"], f"oracle failed on seed {seed}"
-        assert steps == 11
+        plan = env.unwrapped.task.plan
+        assert len(plan) <= steps <= len(plan) + 6  # the plan, plus scrolls to reach targets
         oracle_returns.append(total)
     for seed in range(5):
         total, _, info, _ = run(env, rnd, seed, max_steps=64)
@@ -104,13 +105,14 @@ def test_rewards_match_the_predicates(make_env):
     spec = env.unwrapped.reward_spec
     credited = [g for info in infos for g in info["subgoals_newly"]]
     assert credited == [g.id for g in task.subgoals]  # each once, in order
-    for info in infos[:-1]:
+    for info in infos:
         rec = info["record"]
-        assert rec["reward"]["r"] == pytest.approx(spec.step_penalty + spec.subgoal_reward)
-    final = last["record"]["reward"]
-    assert final["r"] == pytest.approx(
-        spec.step_penalty + 2 * spec.subgoal_reward + spec.success_reward
-    )
+        expected = spec.step_penalty + spec.subgoal_reward * len(rec["reward"]["subgoals"])
+        if info is last:
+            expected += spec.success_reward
+        assert rec["reward"]["r"] == pytest.approx(expected)
+        assert rec["reward"]["undone"] == []
+    assert last["record"]["reward"]["subgoals"][-1] == "assert-order-status"
 
 
 def test_invalid_actions_cost_the_penalty_and_never_raise(make_env):

@@ -74,7 +74,10 @@ def test_generated_text_is_escaped():
     spec = dataclasses.replace(
         site.spec,
         brand=evil,
-        entities={"products": (dataclasses.replace(products[0], title=evil), *products[1:])},
+        entities={
+            **site.spec.entities,
+            "products": (dataclasses.replace(products[0], title=evil), *products[1:]),
+        },
     )
     app = dataclasses.replace(site, spec=spec).new_app()
     for route in ("/", "/shop", f"/product/{products[0].sku}"):
@@ -106,6 +109,7 @@ def test_filters_and_sort_change_the_listing():
         "count": len(listing),
         "page": 1,
         "pages": 1,
+        "shown": len(listing),
     }
     # values the page never offers are ignored, not trusted
     app.dispatch(AppEvent(type="change", handler="filter", arg="color", value="Plaid"))
@@ -115,7 +119,7 @@ def test_filters_and_sort_change_the_listing():
 
 
 def test_pagination():
-    site = generate_site("shop", 2, "medium")  # 40 products: 4 pages of 12
+    site = generate_site("shop", 2, "medium", {"list_mode": "pages"})  # 40 products: 4 pages
     app = site.new_app()
     app.dispatch(AppEvent(type="nav", path="/shop"))
     assert app.state_view()["listing"]["pages"] == 4

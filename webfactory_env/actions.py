@@ -1,14 +1,20 @@
-"""The action space: verbs × element × value slot, validation against the page, and masks.
+"""The action spaces, parsing, validation against the page, and masks.
 
-Element indices refer to the rows of the current observation; value slots to the task's
-value table (`info["values"]`). An action that does not fit the page (a hidden, disabled,
-covered or read-only element, a verb the element does not take, an unknown slot) is
-*invalid*: the env reports it in `info["action_error"]`, charges the invalid penalty and
-leaves the page untouched. Only a malformed action (wrong shape or type) raises.
+Two modes. `multidiscrete` (for RL): `[verb, element, value_slot]`, where the element
+indexes the rows of the current observation and the slot the task's value table
+(`info["values"]`). `text` (for LLM agents): one call such as `click(12)`,
+`type(3, "Alice Nguyen")`, `select(5, "Red")`, `press("Enter")`, `scroll(down)`, `back()`
+or `done(true, "answer")`, read by a small tokenizer — never `eval`.
+
+An action that does not fit the page (a hidden, disabled, covered or read-only element, a
+verb the element does not take, an unknown option) is *invalid*: the env reports it in
+`info["action_error"]`, charges the invalid penalty and leaves the page untouched. Only an
+action of the wrong type or shape (not an array of three ints, not a string) raises.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,20 +28,32 @@ from webfactory_env.core.errors import ConfigError
 from webfactory_env.executor.session import BrowserOp
 
 VERBS = (
-    "click",
-    "type",
-    "select",
-    "submit",
-    "press_enter",
-    "scroll_down",
-    "scroll_up",
-    "back",
-    "done_success",
-    "done_fail",
-)
+    "click", "type", "select", "submit", "press_enter",
+    "scroll_down", "scroll_up", "back", "done_success", "done_fail",
+)  # fmt: skip
 VERB_INDEX = {v: i for i, v in enumerate(VERBS)}
 ELEMENT_VERBS = ("click", "type", "select", "submit", "press_enter")
 DONE_VERBS = ("done_success", "done_fail")
+ACTION_MODES = ("multidiscrete", "text")
+MAX_TEXT_ACTION = 2000
+KEYS = frozenset(
+    {
+        "Enter",
+        "Escape",
+        "Tab",
+        "Backspace",
+        "Space",
+        "ArrowUp",
+        "ArrowDown",
+        "ArrowLeft",
+        "ArrowRight",
+        "PageUp",
+        "PageDown",
+        "Home",
+        "End",
+    }
+)
+_SHORTCUT = re.compile(r"^Alt\+Shift\+[A-Z]$")
 
 
 class InvalidActionError(ConfigError):
@@ -46,21 +64,40 @@ class InvalidActionError(ConfigError):
 class ActionConfig:
     max_elements: int = 128
     max_values: int = 16
+    mode: str = "multidiscrete"
 
 
 @dataclass(frozen=True)
 class Decoded:
+    """An action in the env's own terms. `value` is the text to type or the option to
+    select (from the value table, or written out in text mode); `text` is a done message."""
+
     verb: str
-    index: int
-    slot: int
+    index: int = 0
+    value: str | None = None
+    text: str = ""
+    key: str = "Enter"
 
 
-def action_space(config: ActionConfig) -> spaces.MultiDiscrete:
+def action_space(config: ActionConfig) -> spaces.Space[Any]:
+    if config.mode == "text":
+        return spaces.Text(max_length=MAX_TEXT_ACTION, min_length=1, charset=_TEXT_CHARSET)
     return spaces.MultiDiscrete([len(VERBS), config.max_elements, config.max_values])
 
 
-def decode(action: Any, config: ActionConfig) -> Decoded | str:
-    """The (verb, element, slot) of `action`, or an explanation of why it is out of range."""
+# Printable ASCII plus the typographic characters sites and agents commonly write.
+_TEXT_CHARSET = frozenset(chr(c) for c in range(32, 127)) | set("\n\t’‘“”–—…€£×·★é")
+
+
+def decode(action: Any, config: ActionConfig, values: Sequence[str]) -> Decoded | str:
+    """The action in env terms, or an explanation of why it is out of range."""
+    if config.mode == "text":
+        if not isinstance(action, str):
+            raise InvalidActionError(
+                f"this env takes text actions such as 'click(3)'; got {type(action).__name__}."
+                " Make it with action_mode='multidiscrete' for numeric actions."
+            )
+        return parse_text_action(action)
     try:
         arr = np.asarray(action)
     except Exception as exc:  # pragma: no cover - numpy accepts nearly anything
@@ -68,7 +105,7 @@ def decode(action: Any, config: ActionConfig) -> Decoded | str:
     if arr.shape != (3,) or not np.issubdtype(arr.dtype, np.integer):
         raise InvalidActionError(
             f"actions are 3 integers [verb, element, value_slot]; got {action!r}."
-            f" Sample one with env.action_space.sample() or build np.array([v, e, s])."
+            " Sample one with env.action_space.sample() or build np.array([v, e, s])."
         )
     verb, index, slot = (int(x) for x in arr)
     if not 0 <= verb < len(VERBS):
@@ -77,11 +114,119 @@ def decode(action: Any, config: ActionConfig) -> Decoded | str:
         return f"element {index} is out of range 0..{config.max_elements - 1}"
     if not 0 <= slot < config.max_values:
         return f"value slot {slot} is out of range 0..{config.max_values - 1}"
-    return Decoded(VERBS[verb], index, slot)
+    name = VERBS[verb]
+    if name in ("type", "select") and slot >= len(values):
+        return f"value slot {slot} is empty (the task has {len(values)} values)"
+    return Decoded(name, index, values[slot] if slot < len(values) else None)
 
 
+# ------------------------------------------------------------------------ text mode
+_TOKEN = re.compile(
+    r"""\s*(?:(?P<name>[A-Za-z_][A-Za-z_0-9+]*)|(?P<int>-?\d+)|(?P<str>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')|(?P<punct>[(),]))"""
+)
+_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "'": "'", "\\": "\\"}
+
+
+def _tokens(text: str) -> list[tuple[str, str]] | str:
+    out: list[tuple[str, str]] = []
+    pos = 0
+    text = text.strip()
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m or m.end() == pos:
+            return f"cannot read the action at character {pos + 1}: {text[pos : pos + 12]!r}"
+        kind = m.lastgroup or ""
+        out.append((kind, m.group(kind)))
+        pos = m.end()
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+    return out
+
+
+def _unquote(raw: str) -> str:
+    body = raw[1:-1]
+    out = []
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\" and i + 1 < len(body):
+            out.append(_ESCAPES.get(body[i + 1], body[i + 1]))
+            i += 2
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def parse_text_action(text: str) -> Decoded | str:
+    """`click(12)` → Decoded; anything else → a message that says what is accepted."""
+    usage = (
+        'write one of: click(i), type(i, "text"), select(i, "option"), submit(i), '
+        'press("Enter") or press(i, "Enter"), scroll(up|down), back(), '
+        'done(true|false, "message")'
+    )
+    if len(text) > MAX_TEXT_ACTION:
+        return f"the action is longer than {MAX_TEXT_ACTION} characters"
+    toks = _tokens(text)
+    if isinstance(toks, str):
+        return f"{toks}; {usage}"
+    if (
+        len(toks) < 3
+        or toks[0][0] != "name"
+        or toks[1] != ("punct", "(")
+        or toks[-1] != ("punct", ")")
+    ):
+        return f"not an action call: {text[:60]!r}; {usage}"
+    name = toks[0][1].lower()
+    args: list[tuple[str, str]] = []
+    inner = toks[2:-1]
+    for i, tok in enumerate(inner):
+        if i % 2 == 1:
+            if tok != ("punct", ","):
+                return f"arguments must be separated by commas; {usage}"
+        elif tok[0] == "punct":
+            return f"missing argument in {text[:60]!r}; {usage}"
+        else:
+            args.append(tok)
+    if inner and inner[-1] == ("punct", ","):
+        return f"trailing comma in {text[:60]!r}"
+    kinds = [k for k, _ in args]
+
+    def index(tok: tuple[str, str]) -> int | str:
+        value = int(tok[1])
+        return value if value >= 0 else f"element index {value} is negative"
+
+    if name == "click" and kinds == ["int"]:
+        idx = index(args[0])
+        return idx if isinstance(idx, str) else Decoded("click", idx)
+    if name == "submit" and kinds == ["int"]:
+        idx = index(args[0])
+        return idx if isinstance(idx, str) else Decoded("submit", idx)
+    if name in ("type", "fill", "select") and kinds == ["int", "str"]:
+        idx = index(args[0])
+        verb = "select" if name == "select" else "type"
+        return idx if isinstance(idx, str) else Decoded(verb, idx, _unquote(args[1][1]))
+    if name == "press" and kinds in (["str"], ["int", "str"]):
+        key = _unquote(args[-1][1])
+        if key not in KEYS and not _SHORTCUT.match(key):
+            return f"unknown key {key!r}; keys: {', '.join(sorted(KEYS))}, Alt+Shift+<letter>"
+        if kinds == ["str"]:
+            return Decoded("press_enter", -1, key=key)
+        idx = index(args[0])
+        return idx if isinstance(idx, str) else Decoded("press_enter", idx, key=key)
+    if name == "scroll" and len(args) == 1 and args[0][1].strip("'\"").lower() in ("up", "down"):
+        return Decoded("scroll_" + args[0][1].strip("'\"").lower())
+    if name == "back" and not args:
+        return Decoded("back")
+    if name == "done" and kinds in (["name"], ["name", "str"]) and args[0][1] in ("true", "false"):
+        message = _unquote(args[1][1]) if len(args) == 2 else ""
+        return Decoded("done_success" if args[0][1] == "true" else "done_fail", text=message)
+    return f"unknown action {text[:60]!r}; {usage}"
+
+
+# ----------------------------------------------------------------------- validation
 def _usable(dom: DomSnapshot, i: int) -> str | None:
-    if i >= len(dom):
+    if i >= len(dom) or i < 0:
         return f"element {i} is not on the page (only {len(dom)} elements are visible)"
     if dom.has(i, f.DISABLED):
         return f"element {i} is disabled"
@@ -90,9 +235,7 @@ def _usable(dom: DomSnapshot, i: int) -> str | None:
     return None
 
 
-def check(
-    d: Decoded, dom: DomSnapshot, values: Sequence[str]
-) -> tuple[BrowserOp | None, str | None]:
+def check(d: Decoded, dom: DomSnapshot) -> tuple[BrowserOp | None, str | None]:
     """Turn a decoded action into a browser operation, or say why it is invalid.
 
     `(None, None)` means a valid action with no browser work (`done_*`).
@@ -116,6 +259,8 @@ def check(
         return (
             (BrowserOp("back"), None) if dom.can_back else (None, "there is no page to go back to")
         )
+    if v == "press_enter" and i < 0:
+        return BrowserOp("press", -1, d.key), None
     problem = _usable(dom, i)
     if problem:
         return None, problem
@@ -126,27 +271,26 @@ def check(
     if v == "press_enter":
         if not (dom.has(i, f.CLICKABLE) or dom.has(i, f.EDITABLE)):
             return None, f"element {i} ({dom.roles[i]}) cannot take a key press"
-        return BrowserOp("press", i, "Enter"), None
+        return BrowserOp("press", i, d.key), None
     if v == "submit":
         if not dom.has(i, f.IN_FORM):
             return None, f"element {i} is not part of a form"
         return BrowserOp("submit", i), None
-    if d.slot >= len(values):
-        return None, f"value slot {d.slot} is empty (the task has {len(values)} values)"
-    value = values[d.slot]
+    if d.value is None:
+        return None, f"{v} needs a value"
     if v == "type":
         if dom.has(i, f.READONLY):
             return None, f"element {i} is read-only"
         if not dom.has(i, f.EDITABLE):
             return None, f"element {i} ({dom.roles[i]}) is not a text field"
-        return BrowserOp("type", i, value), None
+        return BrowserOp("type", i, d.value), None
     if v == "select":
         if not dom.has(i, f.SELECTABLE):
             return None, f"element {i} ({dom.roles[i]}) is not a dropdown"
         options = dom.options[i] or ()
-        if value.strip().lower() not in {o.strip().lower() for o in options}:
-            return None, f"element {i} has no option {value!r}"
-        return BrowserOp("select", i, value), None
+        if d.value.strip().lower() not in {o.strip().lower() for o in options}:
+            return None, f"element {i} has no option {d.value!r}"
+        return BrowserOp("select", i, d.value), None
     return None, f"unknown verb {v!r}"  # pragma: no cover
 
 
@@ -162,12 +306,12 @@ def action_masks(dom: DomSnapshot, values: Sequence[str], config: ActionConfig) 
     slot_ok = np.zeros(n_val, bool)
     slot_ok[: min(len(values), n_val)] = True
     for name in ("scroll_down", "scroll_up", "back", *DONE_VERBS):
-        _, err = check(Decoded(name, 0, 0), dom, values)
+        _, err = check(Decoded(name, 0), dom)
         verb_ok[VERB_INDEX[name]] = err is None
     for i in range(min(len(dom), n_el)):
         for name in ELEMENT_VERBS:
-            slots = range(len(values)) if name in ("type", "select") else (0,)
-            if any(check(Decoded(name, i, s), dom, values)[1] is None for s in slots):
+            candidates = values if name in ("type", "select") else (None,)
+            if any(check(Decoded(name, i, value), dom)[1] is None for value in candidates):
                 verb_ok[VERB_INDEX[name]] = True
                 elem_ok[i] = True
     if not elem_ok.any():

@@ -113,8 +113,56 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--agent", choices=["oracle", "random"], default="oracle")
     c.add_argument("--max-steps", type=int, default=64)
     c.add_argument("--trace", help="write a JSONL trace to this path")
+    c.add_argument(
+        "--bundle", help="also write a replay bundle to PATH (a directory, or PATH.tar.gz)"
+    )
+    c.add_argument(
+        "--screenshots", action="store_true", help="store a PNG per step in the trace/bundle"
+    )
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=cmd_run)
+
+    c = command("replay", "check or re-execute a replay bundle")
+    c.add_argument("--bundle", required=True, help="a bundle directory or .tar.gz")
+    c.add_argument(
+        "--verify",
+        action="store_true",
+        help="check checksums, re-create site and task, re-execute every step and compare;"
+        " exit 1 at the first difference",
+    )
+    c.set_defaults(func=cmd_replay)
+
+    c = command("view", "write a self-contained HTML viewer of a trace or bundle")
+    c.add_argument("source", metavar="TRACE_OR_BUNDLE")
+    c.add_argument("--out", required=True, help="the HTML file to write")
+    c.add_argument("--episode", type=int, default=1, help="episode of a trace file (default: 1)")
+    c.set_defaults(func=cmd_view)
+
+    c = command("trace-schema", "print (or write) the JSON Schema of trace lines")
+    c.add_argument("--out", help="write it to this file (e.g. docs/trace-schema.json)")
+    c.set_defaults(func=cmd_trace_schema)
+
+    suites = command("suites", "evaluation and dataset suites")
+    ssub = suites.add_subparsers(title="subcommands", metavar="SUBCOMMAND")
+    c = ssub.add_parser("list", help="list suites")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=cmd_suites_list)
+
+    def suites_help(_: argparse.Namespace) -> int:
+        suites.print_help()
+        return 2
+
+    suites.set_defaults(func=suites_help)
+
+    c = command("dataset", "record episodes of a suite as replay bundles plus arrays")
+    c.add_argument("--suite", required=True)
+    c.add_argument("--agent", choices=["oracle", "random"], default="oracle")
+    c.add_argument("--episodes", type=int, required=True)
+    c.add_argument("--out", required=True, help="a new (or empty) directory")
+    c.add_argument("--max-steps", type=int, default=64)
+    c.add_argument("--obs-mode", default="tokens", help="tokens, pixels or tokens+pixels")
+    c.add_argument("--screenshots", action="store_true", help="store a PNG per step")
+    c.set_defaults(func=cmd_dataset)
     return p
 
 
@@ -277,6 +325,7 @@ def run_episode(
     trace: str | None = None,
     on_step: Any = None,
     obs_mode: str = "tokens+pixels",
+    screenshots: bool = False,
 ) -> tuple[dict[str, Any], Any]:
     """One episode; returns the summary and the (still open) env for artifacts."""
     import gymnasium as gym
@@ -293,7 +342,7 @@ def run_episode(
         obs_mode=obs_mode,
     )
     if trace:
-        env = TraceRecorder(env, trace)
+        env = TraceRecorder(env, trace, screenshots=screenshots)
     policy = AGENTS[agent](env, seed=seed)
     obs, info = env.reset(seed=seed)
     policy.reset()
@@ -327,17 +376,35 @@ def run_episode(
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    summary, env = run_episode(
-        args.family,
-        args.task,
-        args.seed,
-        args.agent,
-        difficulty=args.difficulty,
-        max_steps=args.max_steps,
-        trace=args.trace,
-        obs_mode="tokens",
-    )
-    env.close()
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="wf-run-") as tmp:
+        # A bundle needs a trace: record one next to the temporary files if none was asked.
+        trace = args.trace or (str(Path(tmp) / "trace.jsonl") if args.bundle else None)
+        if args.screenshots and not trace:
+            raise _usage("--screenshots needs --trace PATH or --bundle PATH")
+        if args.bundle:
+            from webfactory_env.replay.bundle import check_new_bundle_path
+
+            check_new_bundle_path(args.bundle)  # before the episode, not after it
+        summary, env = run_episode(
+            args.family,
+            args.task,
+            args.seed,
+            args.agent,
+            difficulty=args.difficulty,
+            max_steps=args.max_steps,
+            trace=trace,
+            obs_mode="tokens",
+            screenshots=args.screenshots,
+        )
+        try:
+            if args.bundle and trace:
+                from webfactory_env.replay import write_bundle
+
+                summary["bundle"] = str(write_bundle(args.bundle, env, trace))
+        finally:
+            env.close()
     if args.json:
         print(json.dumps(summary))
     else:
@@ -345,6 +412,88 @@ def cmd_run(args: argparse.Namespace) -> int:
             f"{summary['outcome']}: {summary['task']} on {summary['family']} seed {summary['seed']}"
             f" with {summary['agent']} in {summary['steps']} steps, return {summary['return']:+.3f}"
         )
+        if summary.get("bundle"):
+            print(f"bundle: {summary['bundle']}")
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from webfactory_env.replay import verify_bundle
+    from webfactory_env.replay.bundle import bundle_trace, load_manifest, open_bundle
+
+    if not args.verify:
+        with open_bundle(args.bundle) as root:
+            m = load_manifest(root)
+            steps = len(bundle_trace(root).steps)
+        print(f"{m.task} on {m.family} seed {m.seed} ({m.difficulty}): {steps} steps,")
+        print(f"  success {m.success}, return {m.episode_return:+.3f}")
+        print(f"  site digest {m.site_digest}\n  task digest {m.task_digest}")
+        print(f"  recorded with webfactory {m.package_version} (build {m.build_hash})")
+        print("add --verify to re-execute it and compare every step")
+        return 0
+    verdict = verify_bundle(args.bundle)
+    for note in verdict.notes:
+        print(f"note: {note}", file=sys.stderr)
+    if verdict.ok:
+        print(verdict.message)
+        return 0
+    print(f"verification failed: {verdict.message}", file=sys.stderr)
+    return 1
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    from webfactory_env.replay import write_report
+
+    print(f"wrote {write_report(args.source, args.out, episode=args.episode)}")
+    return 0
+
+
+def cmd_trace_schema(args: argparse.Namespace) -> int:
+    from webfactory_env.trace.schema import schema_text
+
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(schema_text(), encoding="utf-8")
+        print(f"wrote {out}")
+    else:
+        sys.stdout.write(schema_text())
+    return 0
+
+
+def cmd_suites_list(args: argparse.Namespace) -> int:
+    from webfactory_env.suites import suites
+
+    found = list(suites().values())
+    if args.json:
+        print(json.dumps([s.to_json() for s in found]))
+        return 0
+    width = max((len(s.name) for s in found), default=4)
+    for s in found:
+        print(f"{s.name:<{width}}  {s.description}")
+    return 0
+
+
+def cmd_dataset(args: argparse.Namespace) -> int:
+    from webfactory_env.progress import ProgressBar
+    from webfactory_env.replay import write_dataset
+    from webfactory_env.suites import get_suite
+
+    suite = get_suite(args.suite)
+    bar = ProgressBar(args.episodes, label=f"dataset {suite.name}", unit="episodes")
+    with bar:
+        rows = write_dataset(
+            suite,
+            args.agent,
+            args.episodes,
+            args.out,
+            obs_mode=args.obs_mode,
+            max_steps=args.max_steps,
+            screenshots=args.screenshots,
+            on_episode=lambda done, total, row: bar.update(done, ok=row["success"]),
+        )
+    wins = sum(r["success"] for r in rows)
+    print(f"wrote {len(rows)} episodes ({wins} successful) to {args.out}")
     return 0
 
 

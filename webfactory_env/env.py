@@ -12,17 +12,23 @@ import numpy as np
 
 from webfactory_env import actions as act
 from webfactory_env.core.dom import DomSnapshot
-from webfactory_env.core.errors import ConfigError
+from webfactory_env.core.errors import ConfigError, UnknownNameError
+from webfactory_env.core.predicates import AGENT_STATE
 from webfactory_env.executor.browser import BrowserConfig
 from webfactory_env.executor.session import EPOCH_MS, ObserveConfig, PageSession, SessionConfig
-from webfactory_env.observation import ObservationConfig, encode_dom, observation_space
+from webfactory_env.observation import (
+    ObservationConfig,
+    encode_dom,
+    observation_space,
+    render_text,
+)
 from webfactory_env.reward import ActionRecord, RewardSimulator, RewardSpec
 from webfactory_env.sitegen import SiteApp, generate_site
 from webfactory_env.sitegen.registry import Site
 from webfactory_env.tasks import CompiledTask, compile_for_site
 
 STEP_MS = 100  # logical time per action: nothing in a page or a reward reads the wall clock
-RESET_OPTIONS = ("family", "task", "difficulty", "level_seed")
+RESET_OPTIONS = ("family", "task", "difficulty", "level_seed", "variation")
 
 
 class WebTaskEnv(gym.Env):
@@ -66,7 +72,8 @@ class WebTaskEnv(gym.Env):
     `family`, `task` (library name or `.task` path), `difficulty`, `obs_mode`,
     `max_elements`, `max_tokens`, `vocab_size`, `screenshot_size` (H, W), `viewport`
     (W, H), `max_steps`, `max_values`, `reward` (`RewardSpec` or dict), `render_mode`
-    (`"rgb_array"`), `browser` (`BrowserConfig`).
+    (`"rgb_array"`), `browser` (`BrowserConfig`), `variation` (axes to fix, e.g.
+    `{"theme": "dark"}`; the others are drawn from the level seed).
 
     ## Version History
     - v0: first release.
@@ -90,26 +97,41 @@ class WebTaskEnv(gym.Env):
         reward: RewardSpec | Mapping[str, float] | None = None,
         render_mode: str | None = None,
         browser: BrowserConfig | None = None,
+        variation: Mapping[str, str] | None = None,
+        action_mode: str = "multidiscrete",
+        max_chars: int = 8000,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ConfigError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
         if max_steps < 1:
             raise ConfigError("max_steps must be at least 1")
         self.render_mode = render_mode
+        if action_mode not in act.ACTION_MODES:
+            raise UnknownNameError("action mode", action_mode, act.ACTION_MODES)
         height, width = screenshot_size
         self.obs_config = ObservationConfig(
-            obs_mode, max_elements, max_tokens, vocab_size, (int(height), int(width))
+            obs_mode,
+            max_elements,
+            max_tokens,
+            vocab_size,
+            (int(height), int(width)),
+            max_chars=max_chars,
         )
-        self.action_config = act.ActionConfig(max_elements, max_values)
+        self.action_config = act.ActionConfig(max_elements, max_values, action_mode)
         self.observation_space = observation_space(self.obs_config)
         self.action_space = act.action_space(self.action_config)
         self.reward_spec = (
             reward if isinstance(reward, RewardSpec) else RewardSpec(**(reward or {}))
         )
         self.max_steps = max_steps
-        self._defaults = {"family": family, "task": task, "difficulty": difficulty}
-        # Fail on a bad family/task/difficulty now, not at the first reset.
-        compile_for_site(task, generate_site(family, 0, difficulty))
+        self._defaults: dict[str, Any] = {
+            "family": family,
+            "task": task,
+            "difficulty": difficulty,
+            "variation": variation,
+        }
+        # Fail on a bad family/task/difficulty/variation now, not at the first reset.
+        compile_for_site(task, generate_site(family, 0, difficulty, variation))
         self._observe = ObserveConfig(max_elements=max_elements)
         self._session_config = SessionConfig(
             viewport=(int(viewport[0]), int(viewport[1])), browser=browser or BrowserConfig()
@@ -122,9 +144,11 @@ class WebTaskEnv(gym.Env):
         self._dom: DomSnapshot | None = None
         self._obs: dict[str, np.ndarray] | None = None
         self._state: dict[str, Any] = {}
+        self._agent: dict[str, Any] = dict(AGENT_STATE)
         self._steps = 0
         self._ended = False
         self.level_seed = 0
+        self._episode: dict[str, Any] = dict(self._defaults)
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None):
@@ -144,7 +168,8 @@ class WebTaskEnv(gym.Env):
         family = options.get("family", self._defaults["family"])
         task = options.get("task", self._defaults["task"])
         difficulty = options.get("difficulty", self._defaults["difficulty"])
-        self.site = generate_site(family, level_seed, difficulty)
+        variation = options.get("variation", self._defaults["variation"])
+        self.site = generate_site(family, level_seed, difficulty, variation)
         self.task = compile_for_site(task, self.site)
         if len(self.task.values) > self.action_config.max_values:
             raise ConfigError(
@@ -152,6 +177,12 @@ class WebTaskEnv(gym.Env):
                 f"make the env with max_values >= {len(self.task.values)}"
             )
         self.level_seed = level_seed
+        self._episode = {
+            "family": family,
+            "task": task,
+            "difficulty": difficulty,
+            "variation": dict(variation) if variation else None,
+        }
         self.app = self.site.new_app()
         if self._session is None:
             self._session = PageSession(self._session_config)
@@ -160,11 +191,12 @@ class WebTaskEnv(gym.Env):
         self._dom = self._session.load(
             self.app, seed=level_seed, observe=self._observe, clock_ms=EPOCH_MS
         )
-        self._state = self.app.state_view()
+        self._agent = dict(AGENT_STATE)
+        self._state = self._full_state()
         self._sim = RewardSimulator(self.task, self.reward_spec)
         self._sim.reset(self._state)
         self._obs = self._encode(self._dom)
-        return {k: v.copy() for k, v in self._obs.items()}, self._info(record=None)
+        return _fresh(self._obs), self._info(record=None)
 
     def step(self, action: Any):
         if self._sim is None or self._dom is None or self.app is None or self._session is None:
@@ -172,19 +204,23 @@ class WebTaskEnv(gym.Env):
         if self._ended:
             raise ConfigError("the episode has ended; call reset() before stepping again")
         self._steps += 1
-        decoded = act.decode(action, self.action_config)
+        assert self.task is not None
+        decoded = act.decode(action, self.action_config, self.task.values)
         dom_before = self._dom
         error: str | None
         op = None
         if isinstance(decoded, str):
             error = decoded
         else:
-            op, error = act.check(decoded, dom_before, self.task.values)  # type: ignore[union-attr]
+            op, error = act.check(decoded, dom_before)
         valid = error is None
         sid = None
+        redact = False
         events: list[dict[str, Any]] = []
         if valid and op is not None:
             sid = dom_before.sids[op.index] if op.index >= 0 else None
+            # Asked before acting: the action may change the page that declares the field.
+            redact = op.verb in ("type", "select") and self._redacted(sid)
             result = self._session.perform(
                 op, observe=self._observe, clock_ms=EPOCH_MS + self._steps * STEP_MS
             )
@@ -193,8 +229,19 @@ class WebTaskEnv(gym.Env):
                 valid, error = False, result.error
             self._obs = self._encode(self._dom)
         done = isinstance(decoded, act.Decoded) and decoded.verb in act.DONE_VERBS and valid
+        if done and isinstance(decoded, act.Decoded):
+            answer = decoded.text
+            if self.action_config.mode == "multidiscrete" and 0 <= decoded.index < len(dom_before):
+                # Numeric agents answer by pointing at the element that shows the answer.
+                i = decoded.index
+                answer = f"{dom_before.texts[i]} {dom_before.values[i]}".strip()
+            self._agent = {
+                "done": True,
+                "claimed": decoded.verb == "done_success",
+                "answer": answer,
+            }
         before = self._state
-        self._state = self.app.state_view()
+        self._state = self._full_state()
         outcome = self._sim.step(ActionRecord(valid=valid, sid=sid, done=done), self._state)
         terminated = outcome.terminated
         truncated = not terminated and self._steps >= self.max_steps
@@ -202,11 +249,21 @@ class WebTaskEnv(gym.Env):
         record = {
             "t": self._steps,
             "action": {
-                "raw": [int(x) for x in np.asarray(action).reshape(-1)],
+                "raw": action
+                if isinstance(action, str)
+                else [int(x) for x in np.asarray(action).reshape(-1)],
                 "verb": decoded.verb if isinstance(decoded, act.Decoded) else None,
                 "index": decoded.index if isinstance(decoded, act.Decoded) else None,
                 "target": sid,
-                "value": op.value if op is not None and op.verb in ("type", "select") else None,
+                "value": (
+                    ("REDACTED" if redact else op.value)
+                    if op is not None and op.verb in ("type", "select")
+                    else None
+                ),
+                "redact": redact,
+                "text": self._agent["answer"] if done else None,
+                # The acted-on element's box in the observation the agent chose it from.
+                "box": _acted_box(decoded, dom_before),
             },
             "valid": valid,
             "error": error,
@@ -229,7 +286,7 @@ class WebTaskEnv(gym.Env):
         info["subgoals_newly"] = list(outcome.newly)
         # Callers keep what we return: never hand out the same arrays twice.
         assert self._obs is not None
-        obs = self._obs if op is not None and valid else {k: v.copy() for k, v in self._obs.items()}
+        obs = self._obs if op is not None and valid else _fresh(self._obs)
         return obs, outcome.reward, terminated, truncated, info
 
     def render(self) -> np.ndarray | None:
@@ -265,8 +322,40 @@ class WebTaskEnv(gym.Env):
     def screenshot_png(self) -> bytes:
         return self.session.screenshot_png()
 
+    def env_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments that re-create this env for the current episode (traces, replay)."""
+        height, width = self.obs_config.screenshot_size
+        return {
+            **self._episode,
+            "obs_mode": self.obs_config.mode,
+            "max_elements": self.obs_config.max_elements,
+            "max_tokens": self.obs_config.max_tokens,
+            "vocab_size": self.obs_config.vocab_size,
+            "screenshot_size": [height, width],
+            "viewport": list(self._session_config.viewport),
+            "max_steps": self.max_steps,
+            "max_values": self.action_config.max_values,
+            "reward": self.reward_spec.model_dump(),
+        }
+
     # ---------------------------------------------------------------- internals
-    def _encode(self, dom: DomSnapshot) -> dict[str, np.ndarray]:
+    def _redacted(self, sid: str | None) -> bool:
+        """Whether `sid` on the current page is a secret field (its values never reach traces)."""
+        if sid is None or self.app is None:
+            return False
+        aff = self.app.page().affordance(sid)
+        if aff is None:
+            return False
+        return bool(getattr(aff, "redact", False) or aff.attr_map().get("redact"))
+
+    def _full_state(self) -> dict[str, Any]:
+        """The app's state plus how the agent ended the episode (rewards read both)."""
+        assert self.app is not None
+        return {**self.app.state_view(), "agent": dict(self._agent)}
+
+    def _encode(self, dom: DomSnapshot) -> Any:
+        if self.obs_config.mode == "text":
+            return render_text(dom, self.obs_config.max_chars)
         obs: dict[str, np.ndarray] = {}
         if self.obs_config.tokens:
             obs.update(encode_dom(dom, self.obs_config))
@@ -293,9 +382,20 @@ class WebTaskEnv(gym.Env):
         }
 
 
-def observation_digest(obs: Mapping[str, np.ndarray]) -> str:
-    """SHA-256 over every observation array, in key order."""
+def _acted_box(decoded: act.Decoded | str, dom: DomSnapshot) -> list[int] | None:
+    if not isinstance(decoded, act.Decoded) or decoded.verb not in act.ELEMENT_VERBS:
+        return None
+    if not 0 <= decoded.index < len(dom):
+        return None
+    return [int(v) for v in dom.boxes[decoded.index]]
+
+
+def observation_digest(obs: Mapping[str, np.ndarray] | str) -> str:
+    """SHA-256 over every observation array, in key order (or over the text observation)."""
     h = hashlib.sha256()
+    if isinstance(obs, str):
+        h.update(obs.encode())
+        return h.hexdigest()
     for key in sorted(obs):
         arr = np.ascontiguousarray(obs[key])
         h.update(key.encode())
@@ -318,3 +418,8 @@ def state_delta(
         elif a != b:
             out[path] = b
     return out
+
+
+def _fresh(obs: Any) -> Any:
+    """A copy callers may keep: never hand out the same arrays twice."""
+    return {k: v.copy() for k, v in obs.items()} if isinstance(obs, dict) else obs

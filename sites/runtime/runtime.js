@@ -10,6 +10,7 @@
   if (window.__wf) return;
 
   const META = new WeakMap();        // element -> {sid, h, a}; never written into the DOM
+  let sentinels = [];                // elements that fire their handler when scrolled into view
   const regions = new Map();         // region name -> container element
   let transport = "queue";
   let queue = [];
@@ -42,7 +43,10 @@
         else { meta = meta || {}; meta[key] = attr.value; }
         el.removeAttribute(attr.name);
       }
-      if (meta) META.set(el, meta);
+      if (meta) {
+        META.set(el, meta);
+        if (meta.on === "visible") sentinels.push(el);
+      }
       if (region) found.push([region, el]);
     }
     return [tpl.content, found];
@@ -128,7 +132,13 @@
 
   document.addEventListener("click", (e) => {
     const [el, m] = metaOf(e.target);
-    if (el && m.h && !(el.tagName === "BUTTON" && el.type === "submit")) {
+    if (el && m.h && m.ev === "change") {
+      // a custom option (menu item, calendar day, suggestion) reports a choice
+      e.preventDefault();
+      if (!el.disabled) emit({type: "change", handler: m.h, arg: m.a ?? null, sid: m.sid ?? null, value: m.v ?? ""});
+      return;
+    }
+    if (el && m.h && !isFormControl(el) && !(el.tagName === "BUTTON" && el.type === "submit")) {
       e.preventDefault();
       if (!el.disabled) emit({type: "click", handler: m.h, arg: m.a ?? null, sid: m.sid ?? null});
       return;
@@ -142,17 +152,25 @@
     emit({type: "nav", path: url.pathname + url.search, sid: lm && lm.sid ? lm.sid : null});
   });
 
+  // Radios, checkboxes, selects and text fields report through change/input, not click.
+  function isFormControl(el) {
+    return el.tagName === "INPUT" || el.tagName === "SELECT" || el.tagName === "TEXTAREA"
+      || el.isContentEditable;
+  }
+
   function fieldEvent(type) {
     return (e) => {
       const [el, m] = metaOf(e.target);
       if (!el || !m.h || el !== e.target) return;
-      const value = el.type === "checkbox" ? (el.checked ? "true" : "false") : el.value;
+      const value = el.type === "checkbox" ? (el.checked ? "true" : "false")
+        : el.isContentEditable ? el.innerText : el.value;
       emit({type, handler: m.h, arg: m.a ?? null, sid: m.sid ?? null, value});
     };
   }
   // Text fields report every edit through "input"; choices (select, checkbox, radio)
   // report once, through "change".
-  const isText = (el) => el.tagName === "TEXTAREA" || (el.tagName === "INPUT" && TEXT_INPUTS.has(el.type));
+  const isText = (el) => el.tagName === "TEXTAREA" || el.isContentEditable
+    || (el.tagName === "INPUT" && TEXT_INPUTS.has(el.type));
   const onInput = fieldEvent("input"), onChange = fieldEvent("change");
   document.addEventListener("input", (e) => { if (isText(e.target)) onInput(e); });
   document.addEventListener("change", (e) => { if (!isText(e.target)) onChange(e); });
@@ -183,6 +201,7 @@
       case "A": return "link";
       case "BUTTON": case "SUMMARY": return "button";
       case "SELECT": return "combobox";
+      case "DIV": if (el.isContentEditable) return "textbox"; return "text";
       case "TEXTAREA": return "textbox";
       case "INPUT":
         if (el.type === "checkbox") return "checkbox";
@@ -213,6 +232,11 @@
   function nameOf(el) {
     const aria = el.getAttribute("aria-label");
     if (aria) return aria;
+    const by = el.getAttribute("aria-labelledby");
+    if (by) {
+      const ref = document.getElementById(by);
+      if (ref) return ref.textContent;
+    }
     if (el.labels && el.labels.length) return el.labels[0].textContent;
     if (el.tagName === "INPUT" || el.tagName === "TEXTAREA") return el.placeholder || el.name || "";
     return el.textContent || el.value || "";
@@ -221,6 +245,7 @@
   function valueOf(el) {
     if (el.tagName === "SELECT") return el.selectedIndex >= 0 ? el.options[el.selectedIndex].text : "";
     if (el.tagName === "TEXTAREA") return el.value;
+    if (el.isContentEditable) return el.innerText;
     if (el.tagName === "INPUT") {
       if (el.type === "password") return el.value ? "\u2022".repeat(el.value.length) : "";
       if (el.type === "checkbox" || el.type === "radio") return "";
@@ -231,6 +256,7 @@
 
   function isInteractive(el) {
     const tag = el.tagName;
+    if (el.isContentEditable && el.getAttribute("contenteditable") !== null) return true;
     if (!INTERACTIVE.has(tag)) return false;
     if (tag === "INPUT") return el.type !== "hidden";
     if (tag === "A") return el.hasAttribute("href");
@@ -269,7 +295,8 @@
       if (interactive) {
         if (el.disabled) flags |= F.DISABLED;
         if (tag === "SELECT") flags |= F.SELECTABLE;
-        else if ((tag === "INPUT" && TEXT_INPUTS.has(el.type)) || tag === "TEXTAREA") {
+        else if ((tag === "INPUT" && TEXT_INPUTS.has(el.type)) || tag === "TEXTAREA"
+                 || el.isContentEditable) {
           flags |= el.readOnly ? F.READONLY : F.EDITABLE;
         } else flags |= F.CLICKABLE;
         if (tag === "A") flags |= F.LINK;
@@ -314,6 +341,19 @@
   }
 
   // ----------------------------------------------------------------- actions
+  // Deterministic "infinite scroll": after a scroll, any sentinel now in view fires once.
+  function checkSentinels() {
+    sentinels = sentinels.filter((el) => el.isConnected);
+    for (const el of sentinels) {
+      const r = el.getBoundingClientRect();
+      if (r.height > 0 && r.top < window.innerHeight && r.bottom > 0) {
+        const m = META.get(el);
+        emit({type: "click", handler: m.h, arg: m.a ?? null, sid: m.sid ?? null});
+      }
+    }
+  }
+  window.addEventListener("scroll", () => { if (transport === "fetch") checkSentinels(); });
+
   function drain() {
     const events = queue;
     queue = [];
@@ -333,7 +373,8 @@
     switch (verb) {
       case "type":
         el.focus();
-        setNativeValue(el, value);
+        if (el.isContentEditable) el.textContent = value;
+        else setNativeValue(el, value);
         el.dispatchEvent(new InputEvent("input", {bubbles: true, inputType: "insertReplacementText"}));
         el.dispatchEvent(new Event("change", {bubbles: true}));
         break;
@@ -360,6 +401,7 @@
         break;
       case "scroll":
         window.scrollBy(0, Math.round(window.innerHeight * 0.8) * (value === "up" ? -1 : 1));
+        checkSentinels();
         break;
       case "back":
         if (stack.length < 2) return {ok: false, error: "no page to go back to", events: drain()};
@@ -370,6 +412,73 @@
         return {ok: false, error: "unknown verb " + verb, events: drain()};
     }
     return {ok: true, events: drain()};
+  }
+
+  // ------------------------------------------------------------ web executor
+  // Interactive elements and the attributes a selector might have named them by, for
+  // deriving alternatives when a selector no longer matches (selector drift).
+  const CONTROL = "input:not([type=hidden]), textarea, select, button, a[href], [role=button], " +
+    "[role=link], [role=checkbox], [role=tab], [contenteditable=true]";
+  function candidates() {
+    const out = [];
+    for (const el of document.querySelectorAll(CONTROL)) {
+      if (!el.checkVisibility()) continue;
+      const label = el.labels && el.labels.length ? el.labels[0].textContent : "";
+      out.push({
+        tag: el.tagName.toLowerCase(), id: el.id || "", name: el.getAttribute("name") || "",
+        testid: el.getAttribute("data-testid") || "", aria: el.getAttribute("aria-label") || "",
+        placeholder: el.getAttribute("placeholder") || "", label: squash(label, 80),
+        text: squash(el.innerText || el.value || "", 80), type: el.getAttribute("type") || "",
+      });
+    }
+    return out;
+  }
+
+  // A sanitised copy of the snapshot element: no scripts, styles or handlers, and the
+  // current value of every field, with secret ones shown as REDACTED.
+  function excerpt(selector, redact, max) {
+    const root = document.querySelector(selector || "body") || document.body;
+    const copy = root.cloneNode(true);
+    const live = root.querySelectorAll("input, textarea, select");
+    const dead = copy.querySelectorAll("input, textarea, select");
+    live.forEach((el, i) => {
+      const c = dead[i];
+      if (!c) return;
+      const secret = el.type === "password" || redact.includes(el.value) ||
+        (el.getAttribute("autocomplete") || "").startsWith("cc-");
+      if (el.tagName === "SELECT") return;
+      const v = secret && el.value ? "REDACTED" : el.value;
+      if (el.tagName === "TEXTAREA") c.textContent = v; else c.setAttribute("value", v);
+    });
+    copy.querySelectorAll("script, style, template, noscript").forEach((e) => e.remove());
+    for (const e of copy.querySelectorAll("*")) {
+      for (const a of Array.from(e.attributes)) {
+        if (a.name.startsWith("on") || a.name === "style") e.removeAttribute(a.name);
+      }
+    }
+    let html = copy.outerHTML.replace(/\s+/g, " ");
+    for (const secret of redact) if (secret) html = html.split(secret).join("REDACTED");
+    return html.length > max ? html.slice(0, max) : html;
+  }
+
+  // For conformance tests: the semantic ids of live elements (with repeats) and every URL
+  // the document refers to.
+  function audit() {
+    const sids = [], urls = [];
+    for (const el of document.getElementsByTagName("*")) {
+      const m = META.get(el);
+      if (m && m.sid) sids.push(m.sid);
+      for (const name of ["href", "src", "action", "srcset", "poster", "data", "formaction"]) {
+        const v = el.getAttribute(name);
+        if (v !== null) urls.push(v);
+      }
+      const style = el.getAttribute("style");
+      if (style && style.includes("url(")) urls.push(style);
+      if (el.tagName === "STYLE" && el.textContent.includes("url(")) urls.push(el.textContent);
+    }
+    const dataAttrs = Array.from(document.querySelectorAll("*")).filter(
+      (e) => Array.from(e.attributes).some((a) => a.name.startsWith("data-wf"))).length;
+    return {sids, urls, dataAttrs};
   }
 
   // One call per step: apply the app's patch, then observe.
@@ -386,6 +495,9 @@
   Object.defineProperty(window, "__wf", {
     value: Object.freeze({
       mount, applyPatch, drain, observe, act, step,
+      settled: () => inflight.then(() => true, () => true),
+      candidates: (keys) => JSON.stringify(candidates(keys)),
+      excerpt: (selector, redact, max) => excerpt(selector, redact, max),
       j: Object.freeze({
         mount: json((p, clock, seed, opts) => {
           if (window.__wfShim) window.__wfShim.reset(clock, seed);
@@ -393,6 +505,7 @@
           return observe(opts);
         }),
         drain: json(drain), observe: json(observe), act: json(act), step: json(step),
+        audit: json(audit),
       }),
     }),
     enumerable: false,

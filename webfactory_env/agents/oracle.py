@@ -2,22 +2,23 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
 from webfactory_env.actions import VERB_INDEX
+from webfactory_env.core.predicates import answer_matches
 from webfactory_env.env import WebTaskEnv
-
-_PLAN_VERBS = {"click": "click", "type": "type", "select": "select", "submit": "submit"}
 
 
 class OracleAgent:
     """Follows the plan step by step, scrolling to targets that are out of view.
 
     It reads the env's semantic side table to find plan targets, which no learning agent
-    sees; everything it does goes through `env.step` like any other agent's actions.
+    sees; everything it does goes through `env.step`, in the env's action mode (numeric
+    actions, or text calls such as `click(4)`), like any other agent's actions.
     """
 
     def __init__(self, env: gym.Env[Any, Any], seed: int | None = None) -> None:
@@ -38,24 +39,57 @@ class OracleAgent:
             self._next = self._last + 1
         self._last = None
 
-    def act(self, obs: Any = None, info: dict[str, Any] | None = None) -> np.ndarray:
+    def act(self, obs: Any = None, info: dict[str, Any] | None = None) -> Any:
         if info is not None and info.get("record") is not None:
             self.observe(info)
         env = self.env
         assert env.task is not None
         plan = env.task.plan
         if self._next >= len(plan):
-            return np.array([VERB_INDEX["done_success"], 0, 0])
+            return self._encode("done_success", 0, None, "")
         step = plan[self._next]
+        if step.verb in ("done_success", "done_fail"):
+            self._last = self._next
+            # Numeric actions answer by pointing at an element that shows the answer.
+            dom = env.dom
+            shown = next(
+                (
+                    i
+                    for i in range(len(dom))
+                    if step.value and answer_matches(f"{dom.texts[i]} {dom.values[i]}", step.value)
+                ),
+                0,
+            )
+            return self._encode(step.verb, shown, None, step.value or "")
         dom = env.dom
         index = dom.index_of(step.sid)
         if index is None:
             direction = dom.offscreen.get(step.sid, 1)
             if direction < 0 and dom.can_scroll_up:
-                return np.array([VERB_INDEX["scroll_up"], 0, 0])
+                return self._encode("scroll_up", 0, None, "")
             if dom.can_scroll_down:
-                return np.array([VERB_INDEX["scroll_down"], 0, 0])
-            return np.array([VERB_INDEX["scroll_up"], 0, 0])
-        slot = env.task.values.index(step.value) if step.value is not None else 0
+                return self._encode("scroll_down", 0, None, "")
+            return self._encode("scroll_up", 0, None, "")
         self._last = self._next
-        return np.array([VERB_INDEX[_PLAN_VERBS[step.verb]], index, slot])
+        return self._encode(step.verb, index, step.value, "")
+
+    def _encode(self, verb: str, index: int, value: str | None, text: str) -> Any:
+        if self.env.action_config.mode == "text":
+            q = json.dumps  # a JSON string literal is a valid quoted argument
+            return {
+                "click": f"click({index})",
+                "type": f"type({index}, {q(value)})",
+                "select": f"select({index}, {q(value)})",
+                "submit": f"submit({index})",
+                "scroll_down": "scroll(down)",
+                "scroll_up": "scroll(up)",
+                "done_success": f"done(true, {q(text)})",
+                "done_fail": f"done(false, {q(text)})",
+            }[verb]
+        assert self.env.task is not None
+        slot = (
+            self.env.task.values.index(value)
+            if value is not None and verb in ("type", "select")
+            else 0
+        )
+        return np.array([VERB_INDEX[verb], index, slot])

@@ -38,6 +38,14 @@ class BrowserCrashedError(WebfactoryError):
     """The browser process or page died while an environment used it."""
 
 
+class TraceError(WebfactoryError):
+    """A trace file is unreadable: not the trace schema, or a version this package cannot read."""
+
+
+class BundleError(WebfactoryError):
+    """A replay bundle is missing, malformed or fails its checksums."""
+
+
 def did_you_mean(name: str, choices: Iterable[str]) -> str:
     """Return ' Did you mean `x`?' for the closest choice, or an empty string."""
     close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.6)

@@ -171,6 +171,39 @@ def _number(x: Any) -> float | None:
     return None
 
 
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def _normal_words(text: str) -> str:
+    text = text.lower().replace(",", "")
+    return " ".join(re.findall(r"[0-9a-z\u00c0-\uffff]+(?:\.[0-9]+)?", text))
+
+
+def answer_matches(text: Any, expected: Any) -> bool:
+    """Grading of a free-text answer: numbers compare numerically (±0.005), other answers
+    must appear as whole words, ignoring case, punctuation and currency signs."""
+    if not isinstance(text, str) or expected is None:
+        return False
+    want = str(expected).strip()
+    if not want:
+        return False
+    if _NUMBER.fullmatch(want.replace(",", "").lstrip("$€£")):
+        target = float(want.replace(",", "").lstrip("$€£"))
+        return any(abs(float(n) - target) < 0.005 for n in _NUMBER.findall(text.replace(",", "")))
+    norm_text, norm_want = f" {_normal_words(text)} ", f" {_normal_words(want)} "
+    return norm_want.strip() != "" and norm_want in norm_text
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerMatch(_Compare):
+    """The agent's answer at `path` reports `value` (see `answer_matches`)."""
+
+    op: ClassVar[str] = "answer"
+
+    def test(self, actual: Any, expected: Any) -> bool:
+        return answer_matches(actual, expected)
+
+
 @dataclass(frozen=True, slots=True)
 class Gt(_Compare):
     op: ClassVar[str] = "gt"
@@ -243,7 +276,10 @@ class Not(Predicate):
         return self.item.paths()
 
 
-_COMPARES: dict[str, type[_Compare]] = {c.op: c for c in (Eq, Contains, Match, Gt, Lt)}
+_COMPARES: dict[str, type[_Compare]] = {c.op: c for c in (Eq, Contains, Match, Gt, Lt, AnswerMatch)}
+
+# What the env adds to the app's state about the agent itself: how it ended the episode.
+AGENT_STATE: dict[str, Any] = {"done": False, "claimed": False, "answer": ""}
 
 
 def predicate_from_json(data: Mapping[str, Any]) -> Predicate:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-DSL_VERSION = "0.1.0"
+DSL_VERSION = "0.2.0"
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,7 +212,30 @@ class For:
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
-Step: TypeAlias = Goto | Click | Fill | Select | Submit | Wait | Assert | If | For
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """`answer Kind(...).attr;` or `answer State(a.b);`: what the agent must report with
+    `done(true, text)`. Exactly one of (`target`, `attr`) and `path` is set."""
+
+    target: TargetExpr | None
+    attr: str | None
+    path: tuple[str, ...] | None
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Infeasible:
+    """`infeasible "reason" when cond;`: the task cannot be done on this site, because
+    `cond` holds; the correct ending is `done(false)`."""
+
+    reason: StringLit
+    condition: StateExpr
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
+
+Step: TypeAlias = (
+    Goto | Click | Fill | Select | Submit | Wait | Assert | If | For | Answer | Infeasible
+)
 
 
 # ---- tasks ---------------------------------------------------------------------------------

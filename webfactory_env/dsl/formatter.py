@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from webfactory_env.dsl.ast import (
+    Answer,
     Assert,
     BoolLit,
     Call,
@@ -14,6 +15,7 @@ from webfactory_env.dsl.ast import (
     Goto,
     Ident,
     If,
+    Infeasible,
     NumberLit,
     Param,
     Select,
@@ -99,6 +101,12 @@ def _step(step: Step, depth: int) -> list[str]:
                 *_block(body, depth + 1),
                 f"{pad}}}",
             ]
+        case Answer(target, attr, None) if target is not None and attr is not None:
+            return [f"{pad}answer {format_target(target)}.{attr};"]
+        case Answer(None, None, path) if path is not None:
+            return [f"{pad}answer State({'.'.join(path)});"]
+        case Infeasible(reason, condition):
+            return [f"{pad}infeasible {format_value(reason)} when {format_state(condition)};"]
     raise ValueError(f"cannot format step {step!r}")
 
 

@@ -26,6 +26,7 @@ from webfactory_env.core.errors import did_you_mean
 from webfactory_env.core.resources import read_text
 from webfactory_env.dsl.ast import (
     NO_SPAN,
+    Answer,
     Assert,
     AttrPred,
     BoolLit,
@@ -36,6 +37,7 @@ from webfactory_env.dsl.ast import (
     Goto,
     Ident,
     If,
+    Infeasible,
     NumberLit,
     Param,
     Select,
@@ -63,10 +65,12 @@ KEYWORDS: frozenset[str] = frozenset(
     {
         "task", "goto", "click", "fill", "with", "select", "option", "submit", "wait", "assert",
         "if", "else", "for", "in", "true", "false", "and", "or", "not", "State",
+        "answer", "infeasible", "when",
     }
 )  # fmt: skip
 STATEMENTS: tuple[str, ...] = (
-    "goto", "click", "fill", "select", "submit", "wait", "assert", "if", "for",
+    "goto", "click", "fill", "select", "submit", "wait", "assert", "if", "for", "answer",
+    "infeasible",
 )  # fmt: skip
 OPERATORS: tuple[str, ...] = ("=", "~=", ">", "<")
 
@@ -314,6 +318,14 @@ class _Builder:
             return self.if_stmt(tree)
         if kind == "for_stmt":
             return self.for_stmt(tree)
+        if kind == "answer_attr":
+            return Answer(self.target(children[0]), str(children[1]), None, span)
+        if kind == "answer_state":
+            return Answer(None, None, tuple(str(t) for t in children[0].children), span)
+        if kind == "infeasible":
+            reason = children[0]
+            assert isinstance(reason, Token)
+            return Infeasible(self.string(reason), self.state(children[1]), span)
         raise AssertionError(f"grammar and parser disagree: unknown step {kind!r}")
 
     def wait(self, arg: Tree | Token | None, span: Span) -> Wait:

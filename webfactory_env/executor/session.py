@@ -83,13 +83,21 @@ def merge_patches(patches: list[Patch]) -> Patch:
         return patches[0]
     regions: dict[str, str] = {}
     title = route = history = scroll = None
+    latency = sum(p.latency_ms for p in patches)
     for p in patches:
         regions.update(p.regions)
         title = p.title if p.title is not None else title
         if p.route is not None:
             route, history = p.route, p.history
         scroll = p.scroll or scroll
-    return Patch(regions=regions, title=title, route=route, history=history, scroll=scroll)
+    return Patch(
+        regions=regions,
+        title=title,
+        route=route,
+        history=history,
+        scroll=scroll,
+        latency_ms=latency,
+    )
 
 
 class PageSession:
@@ -173,10 +181,11 @@ class PageSession:
         """Show `app`'s current page from scratch, with clock and random shims reset."""
         if self.crashed:
             self.reopen()
-        self.app = app
         if not self._booted:
+            self.app = None  # the first document is the bare runtime shell
             self._call(lambda: self._page.goto(ORIGIN + "/", wait_until="domcontentloaded"))
             self._booted = True
+        self.app = app
         args = [app.mount_payload("queue"), clock_ms, seed & 0x7FFFFFFF, observe.to_json()]
         return DomSnapshot.from_json(self._js("mount", args))
 

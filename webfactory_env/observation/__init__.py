@@ -9,6 +9,7 @@ from webfactory_env.observation.encode import (
     observation_space,
     text_token_ids,
 )
+from webfactory_env.observation.text import render_text
 
 __all__ = [
     "FLAG_COLUMNS",
@@ -17,5 +18,6 @@ __all__ = [
     "ObservationConfig",
     "encode_dom",
     "observation_space",
+    "render_text",
     "text_token_ids",
 ]

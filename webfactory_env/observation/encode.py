@@ -20,8 +20,8 @@ from webfactory_env.core import dom as domflags
 from webfactory_env.core.dom import DomSnapshot
 from webfactory_env.core.errors import ConfigError
 
-ObsMode = Literal["tokens", "pixels", "tokens+pixels"]
-OBS_MODES: tuple[str, ...] = ("tokens", "pixels", "tokens+pixels")
+ObsMode = Literal["tokens", "pixels", "tokens+pixels", "text"]
+OBS_MODES: tuple[str, ...] = ("tokens", "pixels", "tokens+pixels", "text")
 
 # id 0 is padding, id 1 "other"
 TAGS = (
@@ -108,6 +108,7 @@ class ObservationConfig:
     max_tokens: int = 12
     vocab_size: int = 4096
     screenshot_size: tuple[int, int] = (128, 128)  # (height, width)
+    max_chars: int = 8000  # the `text` mode's length cap
 
     def __post_init__(self) -> None:
         if self.mode not in OBS_MODES:
@@ -133,7 +134,11 @@ class ObservationConfig:
         return "pixels" in self.mode
 
 
-def observation_space(config: ObservationConfig) -> spaces.Dict:
+def observation_space(config: ObservationConfig) -> spaces.Space:
+    if config.mode == "text":
+        from webfactory_env.observation.text import text_space
+
+        return text_space(config.max_chars)
     n, k = config.max_elements, config.max_tokens
     parts: dict[str, spaces.Space] = {}
     if config.tokens:

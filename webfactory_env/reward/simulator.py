@@ -78,7 +78,11 @@ class RewardSimulator:
         parts = {"step": spec.step_penalty}
         if not action.valid:
             parts["invalid"] = spec.invalid_penalty
-        permitted = action.valid and action.sid is not None and action.sid in self.task.permitted
+        # Progress counts only through witness elements, or by ending the episode (the only
+        # way to reach the agent's own `agent.*` state: answers and infeasibility claims).
+        permitted = action.valid and (
+            action.done or (action.sid is not None and action.sid in self.task.permitted)
+        )
         newly: list[str] = []
         undone: list[str] = []
         uncredited: list[str] = []

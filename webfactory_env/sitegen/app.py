@@ -3,38 +3,96 @@
 A `SiteApp` owns one site's mutable state. The browser sends it `AppEvent`s; it answers
 with a `Patch` of re-rendered regions, only those whose HTML changed since they were last
 sent. Rewards and the task compiler read `state_view()` directly, with no browser.
+
+The base class also owns what every family shares: UI state (open menus and pickers,
+active tabs, the open dialog, how much of an infinite list is loaded), the server
+behaviour axes (logical latency, injected errors with a Retry button), theme CSS, and the
+page frame (top bar or sidebar navigation).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import traceback
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from webfactory_env.core.resources import read_text
+from webfactory_env.core.seeding import hash_to_int
+from webfactory_env.sitegen.copy import Copy
 from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.spec import AppEvent, PageView, Patch
+from webfactory_env.sitegen.variation import Variation
 
 if TYPE_CHECKING:
     from webfactory_env.sitegen.registry import Site
 
 Handler = Callable[[Any, AppEvent], str | None]
 Transport = Literal["queue", "fetch"]
+ERROR_RATE = 0.2  # share of changes that fail when the `errors` axis is "some"
+DEBOUNCE_MS = 300
 
 
-def handler(name: str) -> Callable[[Handler], Handler]:
-    """Mark an app method as the handler of the page events named `name`."""
+def handler(name: str, *, mutating: bool = False) -> Callable[[Handler], Handler]:
+    """Mark an app method as the handler of the page events named `name`.
+
+    `mutating` handlers change server-side data; they are the ones the `errors` axis may
+    fail and the ones that pay the `latency` axis.
+    """
 
     def mark(fn: Handler) -> Handler:
         fn.__wf_handler__ = name  # type: ignore[attr-defined]
+        fn.__wf_mutating__ = mutating  # type: ignore[attr-defined]
         return fn
 
     return mark
 
 
+@dataclass
+class UiState:
+    """Interface state the app keeps so that pages render the same for everyone."""
+
+    open: set[str] = field(default_factory=set)
+    tabs: dict[str, str] = field(default_factory=dict)
+    months: dict[str, str] = field(default_factory=dict)
+    more: dict[str, int] = field(default_factory=dict)
+    modal: str | None = None
+
+    def view(self) -> dict[str, Any]:
+        return {"open": sorted(self.open), "tabs": dict(self.tabs), "modal": self.modal or ""}
+
+
+@cache
+def _themes() -> dict[str, Any]:
+    return json.loads(read_text("sites", "common", "themes.json"))
+
+
+def theme_css(v: Variation) -> str:
+    """CSS custom properties for the variation's theme, palette, typography and density."""
+    t = _themes()
+    colors = t["theme"][v.theme]
+    accent = t["palette"][v.palette]["dark" if v.theme != "light" else "light"]
+    if v.theme == "high-contrast":
+        accent = "#ffff00"
+    dens = t["density"][v.density]
+    props = {
+        **{k: val for k, val in colors.items()},
+        "accent": accent,
+        "accent-fg": "#000000" if v.theme != "light" else "#ffffff",
+        "font": t["typography"][v.typography],
+        "gap": dens["gap"],
+        "pad": dens["pad"],
+        "size": dens["size"],
+    }
+    body = "; ".join(f"--{k}: {val}" for k, val in props.items())
+    return f":root {{ {body}; }}\n"
+
+
 class SiteApp:
-    """Base class of every family's app. Subclasses implement `render` and `state_view`."""
+    """Base class of every family's app. Subclasses implement `render` and `state`."""
 
     family: ClassVar[str] = ""
     _handlers: ClassVar[dict[str, Handler]] = {}
@@ -52,21 +110,64 @@ class SiteApp:
     def __init__(self, site: Site) -> None:
         self.site = site
         self.spec = site.spec
+        self.v = Variation(**self.spec.variation)
+        self.copy = Copy(self.family, self.v, self.spec.seed)
         self.route = self.spec.start_route
+        self.ui = UiState()
         self.errors: list[dict[str, Any]] = []
+        self.flash = ""  # a one-navigation message ("Added to your cart")
+        self.failed: AppEvent | None = None  # the change an injected error refused
+        self.requests = 0  # mutating requests so far: seeds error injection
         self._sent: dict[str, str] = {}
 
     # ------------------------------------------------------------ for subclasses
     def render(self, route: str) -> PageView:
         raise NotImplementedError
 
-    def state_view(self) -> dict[str, Any]:
+    def state(self) -> dict[str, Any]:
+        """The family's own state, as JSON-like data (rewards read it)."""
         raise NotImplementedError
 
+    def known_route(self, path: str) -> bool:
+        raise NotImplementedError
+
+    def header(self, r: Renderer) -> str:
+        """The navigation region (a top bar or a sidebar, depending on the `nav` axis)."""
+        raise NotImplementedError
+
+    # --------------------------------------------------------------- composition
+    def state_view(self) -> dict[str, Any]:
+        return {**self.state(), "ui": self.ui.view(), "server": {"error": self.failed is not None}}
+
+    def renderer(self) -> Renderer:
+        return Renderer(self.v, salt=f"{self.spec.family}:{self.spec.seed}")
+
+    def page_view(
+        self, r: Renderer, *, route: str, title: str, main: str, status: int = 200
+    ) -> PageView:
+        """Assemble a page: header, main (with any retry banner), nested regions."""
+        if self.failed is not None:
+            from webfactory_env.sitegen.widgets import retry_banner
+
+            message = self.copy(
+                "errors.rolled_back" if self.v.optimistic == "on" else "errors.server"
+            )
+            main = retry_banner(r, message=message, retry_text=self.copy("errors.retry")) + main
+        header = self.header(r)
+        regions = {"header": header, "main": main, **r.subregions}
+        return PageView(
+            route=route,
+            title=f"{title} · {self.spec.brand}",
+            regions=regions,
+            affordances=tuple(r.affordances),
+            status=status,
+        )
+
     def frame(self, r: Renderer) -> str:
-        """The page layout with its regions; families may override (sidebar layouts...)."""
+        """The page layout with its regions."""
+        layout = "layout-sidebar" if self.v.nav == "sidebar" else "layout-top"
         return (
-            '<div class="wf-app">'
+            f'<div class="wf-app {layout} theme-{self.v.theme}">'
             f'<header class="site-header"{r.region("header")}></header>'
             f'<main class="site-main"{r.region("main")}></main>'
             f'<footer class="site-footer">&copy; {esc(self.spec.brand)}</footer>'
@@ -74,12 +175,14 @@ class SiteApp:
         )
 
     def css(self) -> str:
-        return read_text("sites", "common", "base.css") + read_text(
-            "sites", self.family, "theme.css"
+        return (
+            read_text("sites", "common", "base.css")
+            + theme_css(self.v)
+            + read_text("sites", self.family, "theme.css")
         )
 
-    def known_route(self, path: str) -> bool:
-        raise NotImplementedError
+    def today(self) -> dt.date:
+        return dt.date.fromisoformat(self.spec.today)
 
     # ------------------------------------------------------------------ runtime
     def page(self) -> PageView:
@@ -88,15 +191,32 @@ class SiteApp:
     def dispatch(self, event: AppEvent) -> Patch:
         """Apply one page event and return the patch that brings the page up to date."""
         before = self.route
-        target: str | None
+        latency = 0
+        target: str | None = None
         try:
             if event.type == "nav":
                 target = event.path or "/"
+                self.flash = ""
+                self.failed = None
+                self.ui.open.clear()
+                self.ui.modal = None
             else:
-                fn = self._handlers.get(event.handler or "")
+                name = event.handler or ""
+                fn = self._handlers.get(name)
                 if fn is None:
-                    self.errors.append({"kind": "unknown_handler", "handler": event.handler})
+                    self.errors.append({"kind": "unknown_handler", "handler": name})
                     return Patch()
+                mutating = getattr(fn, "__wf_mutating__", False)
+                if event.type == "change" and not name.startswith("ui."):
+                    self.ui.open.clear()  # choosing closes menus and pickers
+                if mutating:
+                    latency += self.v.latency_ms
+                    if self._inject_error():
+                        self.failed = event
+                        return self._patch(event, before, latency)
+                    self.failed = None
+                if event.type == "input" and self.v.debounce == "on":
+                    latency += DEBOUNCE_MS
                 target = fn(self, event)
             if target is not None:
                 self.route = target
@@ -109,32 +229,102 @@ class SiteApp:
                 }
             )
             return self._error_patch()
+        return self._patch(event, before, latency)
+
+    def _patch(self, event: AppEvent, before: str, latency: int) -> Patch:
         navigated = self.route != before or event.type == "nav"
         page = self.page()
         changed = {k: v for k, v in page.regions.items() if self._sent.get(k) != v}
         self._sent.update(changed)
+        if event.type == "input" and event.sid and not navigated:
+            # Never replace the region the user is typing into: only its sub-regions
+            # (suggestions, field errors) change while typing.
+            marker = f'data-wf-sid="{event.sid}"'
+            changed = {k: v for k, v in changed.items() if marker not in v}
         if not navigated:
-            return Patch(regions=changed)
+            return Patch(regions=changed, latency_ms=latency)
         return Patch(
             regions=changed,
             title=page.title,
             route=self.route,
             history="back" if event.back else "push",
             scroll="top",
+            latency_ms=latency,
         )
+
+    def _inject_error(self) -> bool:
+        self.requests += 1
+        if self.v.errors != "some" or self.failed is not None:
+            return False  # never fail a retry: one error, one Retry, then it goes through
+        x = hash_to_int(f"{self.spec.family}:{self.spec.seed}:error:{self.requests}", 32)
+        return x < ERROR_RATE * 2**32
 
     def _error_patch(self) -> Patch:
-        copy = json.loads(read_text("sites", self.family, "copy.json")).get("server_error", {})
         html = (
-            f"<h1>{esc(copy.get('title', 'Server error'))}</h1>"
-            f'<p class="error-summary">{esc(copy.get("body", ""))}</p>'
+            f"<h1>{esc(self.copy('server_error.title'))}</h1>"
+            f'<p class="error-summary">{esc(self.copy("server_error.body"))}</p>'
         )
         self._sent["main"] = html
-        return Patch(regions={"main": html}, title=copy.get("title", "Server error"))
+        return Patch(regions={"main": html}, title=self.copy("server_error.title"))
 
+    # ----------------------------------------------------- shared UI handlers
+    @handler("ui.toggle")
+    def _ui_toggle(self, ev: AppEvent) -> str | None:
+        key = ev.arg or ""
+        if key in self.ui.open:
+            self.ui.open.discard(key)
+        else:
+            # one menu or picker open at a time (accordions stay as they are)
+            if not key.startswith("acc:"):
+                self.ui.open = {k for k in self.ui.open if k.startswith("acc:")}
+            self.ui.open.add(key)
+        return None
+
+    @handler("ui.tab")
+    def _ui_tab(self, ev: AppEvent) -> str | None:
+        group, _, name = (ev.arg or "").partition("=")
+        if group and name:
+            self.ui.tabs[group] = name
+        return None
+
+    @handler("ui.month")
+    def _ui_month(self, ev: AppEvent) -> str | None:
+        picker, _, delta = (ev.arg or "").partition("=")
+        if delta not in ("+1", "-1"):
+            return None
+        year, mon = (int(x) for x in self.month_of(picker).split("-"))
+        mon += int(delta)
+        year, mon = (year + 1, 1) if mon > 12 else (year - 1, 12) if mon < 1 else (year, mon)
+        self.ui.months[picker] = f"{year:04d}-{mon:02d}"
+        return None
+
+    def month_of(self, picker: str) -> str:
+        return self.ui.months.get(picker, self.spec.today[:7])
+
+    @handler("ui.more")
+    def _ui_more(self, ev: AppEvent) -> str | None:
+        key = ev.arg or ""
+        self.ui.more[key] = self.ui.more.get(key, 1) + 1
+        return None
+
+    @handler("ui.modal")
+    def _ui_modal(self, ev: AppEvent) -> str | None:
+        self.ui.modal = ev.arg or None
+        return None
+
+    @handler("retry")
+    def _retry(self, ev: AppEvent) -> str | None:
+        failed, self.failed = self.failed, None
+        if failed is None:
+            return None
+        fn = self._handlers[failed.handler or ""]
+        self.requests += 1
+        return fn(self, failed)
+
+    # ---------------------------------------------------------------- documents
     def mount_payload(self, transport: Transport = "queue") -> dict[str, Any]:
         """Everything the runtime needs to show the current page from scratch."""
-        r = Renderer()
+        r = self.renderer()
         frame = self.frame(r)
         page = self.page()
         self._sent = dict(page.regions)

@@ -12,7 +12,9 @@ import html
 from collections.abc import Iterable, Mapping
 
 from webfactory_env.core.predicates import Predicate
-from webfactory_env.sitegen.spec import Affordance, AttrValue, Option, Verb
+from webfactory_env.core.seeding import short_hash
+from webfactory_env.sitegen.spec import Affordance, AttrValue, Element, Option, Ui, Verb
+from webfactory_env.sitegen.variation import Variation
 
 
 def esc(text: object) -> str:
@@ -32,11 +34,22 @@ def attrs(**values: object) -> str:
 
 
 class Renderer:
-    """Collects the affordances of one page while its HTML is being built."""
+    """Builds one page: collects its affordances and nested regions while HTML is written.
 
-    def __init__(self) -> None:
+    `variation` and `salt` come from the site: widgets read the variation (which widget to
+    use, ARIA labels, tooltips...) and `dom_id` turns stable names into non-semantic DOM ids
+    that differ from seed to seed, as real sites' generated ids do.
+    """
+
+    def __init__(self, variation: Variation | None = None, salt: str = "") -> None:
         self.affordances: list[Affordance] = []
+        self.subregions: dict[str, str] = {}
+        self.variation = variation or Variation()
+        self.salt = salt
         self._sids: set[str] = set()
+
+    def dom_id(self, name: str) -> str:
+        return f"{name.split(':')[0][:4]}-{short_hash(self.salt + '|' + name, 6).lower()}"
 
     def instrument(
         self,
@@ -52,11 +65,31 @@ class Renderer:
         effect: Predicate | None = None,
         sticky: bool = False,
         href: str | None = None,
+        element: Element = "button",
+        ui: Ui | None = None,
+        value: str | None = None,
+        opener: str | None = None,
+        redact: bool = False,
+        event: str | None = None,
+        on: str | None = None,
+        structural: bool = False,
     ) -> str:
-        """Record an affordance and return the instrumentation attributes for its element."""
+        """Record an affordance and return the instrumentation attributes for its element.
+
+        `event="change"` makes a click report a change of `value` (menu options, days);
+        `on="visible"` fires the handler when a scroll brings the element into view.
+        """
         if sid in self._sids:
             raise ValueError(f"semantic id {sid!r} rendered twice on one page")
         self._sids.add(sid)
+        if ui is None:
+            ui = {
+                "a": "link",
+                "select": "native",
+                "input": "input",
+                "textarea": "input",
+                "editable": "input",
+            }.get(element, "button")  # type: ignore[assignment]
         self.affordances.append(
             Affordance(
                 sid=sid,
@@ -70,10 +103,36 @@ class Renderer:
                 handler=handler,
                 arg=arg,
                 href=href,
+                element=element,
+                ui=ui,  # type: ignore[arg-type]
+                value=value,
+                opener=opener,
+                redact=redact,
+                structural=structural,
             )
         )
-        return attrs(data_wf_sid=sid, data_wf_h=handler, data_wf_a=arg)
+        return attrs(
+            data_wf_sid=sid,
+            data_wf_h=handler,
+            data_wf_a=arg,
+            data_wf_ev=event,
+            data_wf_v=value if event else None,
+            data_wf_on=on,
+        )
+
+    def meta(
+        self, *, handler: str | None = None, arg: str | None = None, on: str | None = None
+    ) -> str:
+        """Instrumentation for an element that is not an affordance (a form, a sentinel)."""
+        return attrs(data_wf_h=handler, data_wf_a=arg, data_wf_on=on)
 
     @staticmethod
     def region(name: str) -> str:
         return attrs(data_wf_region=name)
+
+    def subregion(self, name: str, inner: str, *, tag: str = "div", class_: str = "") -> str:
+        """A region nested in the page, patched on its own (so typing elsewhere survives)."""
+        if name in self.subregions:
+            raise ValueError(f"region {name!r} rendered twice on one page")
+        self.subregions[name] = inner
+        return f"<{tag}{attrs(class_=class_ or None)}{self.region(name)}></{tag}>"

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from webfactory_env.core.errors import UnknownNameError
+from webfactory_env.core.errors import ConfigError, UnknownNameError
 from webfactory_env.sitegen.spec import SiteSpec
+from webfactory_env.sitegen.variation import AXIS_BY_NAME, Variation
 
 if TYPE_CHECKING:
     from webfactory_env.sitegen.app import SiteApp
@@ -23,7 +24,7 @@ class Family:
     name: str
     version: str
     description: str
-    generate: Callable[[int, str], SiteSpec]
+    generate: Callable[[int, str, Mapping[str, Any] | None], SiteSpec]
     app_class: type[SiteApp]
     kinds: tuple[str, ...]
     difficulties: tuple[str, ...] = DIFFICULTIES
@@ -65,24 +66,55 @@ def get_family(name: str) -> Family:
         raise UnknownNameError("family", name, _FAMILIES) from None
 
 
-def generate_site(family: str, seed: int, difficulty: str = "easy") -> Site:
-    """Generate (or fetch from the cache) the site that `seed` determines."""
+def generate_site(
+    family: str,
+    seed: int,
+    difficulty: str = "easy",
+    variation: Mapping[str, Any] | Variation | None = None,
+) -> Site:
+    """Generate (or fetch from the cache) the site that `seed` determines.
+
+    `variation` fixes variation axes (`{"theme": "dark"}`); the others are drawn from the
+    seed. A full `Variation` fixes all of them.
+    """
     fam = get_family(family)
     if difficulty not in fam.difficulties:
         raise UnknownNameError("difficulty", difficulty, fam.difficulties)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        from webfactory_env.core.errors import ConfigError
-
         raise ConfigError(f"seed must be a non-negative integer, got {seed!r}")
-    return _generate(family, int(seed), difficulty)
+    if isinstance(variation, Variation):
+        variation = variation.to_json()
+    overrides = tuple(sorted((variation or {}).items()))
+    for name, _ in overrides:
+        if name not in AXIS_BY_NAME:
+            raise UnknownNameError("variation axis", name, AXIS_BY_NAME)
+    return _generate(family, int(seed), difficulty, overrides)
 
 
 @lru_cache(maxsize=128)
-def _generate(family: str, seed: int, difficulty: str) -> Site:
+def _generate(
+    family: str, seed: int, difficulty: str, overrides: tuple[tuple[str, Any], ...]
+) -> Site:
     fam = _FAMILIES[family]
-    return Site(spec=fam.generate(seed, difficulty), family=fam)
+    return Site(spec=fam.generate(seed, difficulty, dict(overrides) or None), family=fam)
+
+
+BUILTIN_FAMILIES = ("shop", "travel", "kanban", "account", "forum", "gallery")
+
+
+_loaded = False
 
 
 def _load_builtin() -> None:
-    if not _FAMILIES:
-        from webfactory_env.sitegen.families import shop  # noqa: F401  (registers itself)
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    import importlib
+
+    for name in BUILTIN_FAMILIES:
+        try:  # each module registers itself on import
+            importlib.import_module(f"webfactory_env.sitegen.families.{name}")
+        except ModuleNotFoundError as exc:  # a family still being written (development only)
+            if exc.name != f"webfactory_env.sitegen.families.{name}":
+                raise

@@ -17,17 +17,29 @@ Verb = Literal["click", "fill", "select", "submit"]
 
 @dataclass(frozen=True, slots=True)
 class Option:
-    """One choice of a select-like affordance; `attrs` refine the affordance's own attrs."""
+    """One choice of a select-like affordance; `attrs` refine the affordance's own attrs.
+
+    `sid` is set when the option is an element of its own (a radio button, an item of a
+    custom dropdown) rather than an entry of a native `<select>`.
+    """
 
     value: str
     label: str
     attrs: tuple[tuple[str, AttrValue], ...] = ()
     aliases: tuple[str, ...] = ()
+    sid: str | None = None
 
     def matches(self, term: str) -> bool:
         """Whether the DSL value `term` names this option (value, label or alias, any case)."""
         t = term.strip().lower()
         return t in {self.value.lower(), self.label.lower(), *(a.lower() for a in self.aliases)}
+
+
+# "option": a clickable element that reports a choice (menu item, calendar day, suggestion).
+Element = Literal[
+    "a", "button", "select", "input", "textarea", "radio", "checkbox", "editable", "group", "option"
+]
+Ui = Literal["link", "button", "native", "choice", "menu", "input", "typeahead", "calendar"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +50,11 @@ class Affordance:
     and stable across every variation of the site. `effect` is the predicate template the
     compiler binds when a task acts on this affordance; `sticky` effects (navigation) stay
     achieved once reached, the others can be undone.
+
+    How the element is operated: `element` is what the page holds (a link, a button, a
+    radio, a text input, ...) and `ui` how a choice is made: `native` (a `<select>`),
+    `choice` (every option is its own element), `menu` (click `opener`, then an option),
+    `typeahead` (type, then pick a suggestion), `calendar` (open, page months, pick a day).
     """
 
     sid: str
@@ -51,6 +68,14 @@ class Affordance:
     handler: str | None = None
     arg: str | None = None
     href: str | None = None
+    element: Element = "button"
+    ui: Ui = "button"
+    value: str | None = None
+    opener: str | None = None
+    redact: bool = False
+    # Part of how a widget works (a pager button, a menu option, a dialog's close button),
+    # not something a site means: such affordances may come and go with the variation.
+    structural: bool = False
 
     def attr_map(self) -> dict[str, AttrValue]:
         return dict(self.attrs)
@@ -62,15 +87,39 @@ class Affordance:
             "verb": self.verb,
             "attrs": dict(self.attrs),
             "label": self.label,
+            "element": self.element,
+            "ui": self.ui,
         }
         if self.options:
             out["options"] = [
-                {"value": o.value, "label": o.label, "attrs": dict(o.attrs)} for o in self.options
+                {"value": o.value, "label": o.label, "attrs": dict(o.attrs), "sid": o.sid}
+                for o in self.options
             ]
         if self.effect is not None:
             out["effect"] = self.effect.to_json()
             out["sticky"] = self.sticky
+        if self.opener:
+            out["opener"] = self.opener
+        if self.structural:
+            out["structural"] = True
+        if self.redact:
+            out["redact"] = True
+        elif self.value is not None:
+            out["value"] = self.value
         return out
+
+    def click_event(self) -> AppEvent:
+        """The event the runtime sends when a person clicks this element."""
+        if self.element in ("radio", "checkbox", "option"):
+            value = self.value or ""
+            if self.element == "checkbox":
+                value = "false" if self.attr_map().get("checked") else "true"
+            return AppEvent(
+                type="change", handler=self.handler, arg=self.arg, sid=self.sid, value=value
+            )
+        if self.handler:
+            return AppEvent(type="click", handler=self.handler, arg=self.arg, sid=self.sid)
+        return AppEvent(type="nav", path=self.href or "/", sid=self.sid)
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +207,7 @@ class Patch:
     route: str | None = None
     history: Literal["push", "replace", "back"] | None = None
     scroll: Literal["top"] | None = None
+    latency_ms: int = 0  # logical time the server took (the `latency` axis)
 
     def to_json(self) -> dict[str, Any]:
         return {

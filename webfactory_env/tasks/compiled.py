@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from webfactory_env.core.predicates import All, Predicate
 
-PlanVerb = Literal["click", "type", "select", "submit"]
+PlanVerb = Literal["click", "type", "select", "submit", "done_success", "done_fail"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ compiled task is a straight line.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import re
 from collections.abc import Iterable, Mapping
@@ -20,8 +21,10 @@ from typing import Any
 
 from webfactory_env.core.errors import did_you_mean
 from webfactory_env.core.predicates import (
+    AGENT_STATE,
     MISSING,
     All,
+    AnswerMatch,
     Any_,
     Eq,
     Gt,
@@ -38,16 +41,31 @@ from webfactory_env.dsl import ast
 from webfactory_env.dsl.errors import DslError
 from webfactory_env.sitegen.registry import Site
 from webfactory_env.sitegen.spec import Affordance, AppEvent, Option
-from webfactory_env.tasks.compiled import CompiledTask, PlanStep, Subgoal
+from webfactory_env.tasks.compiled import CompiledTask, PlanStep, PlanVerb, Subgoal
 
 COMPILER_VERSION = "0.1.0"
 MAX_LOOP_ITEMS = 50
+MAX_REVEAL = 24  # pages forward, or months in a calendar, before giving up
+VALUE_FILTERS = {
+    "last4": lambda v: "".join(c for c in v if c.isdigit())[-4:],
+    "upper": lambda v: v.strip().upper(),
+    "strip": lambda v: v.strip(),
+}
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
 
 
 class CompileError(DslError):
     """The task cannot be compiled against this site; the message says where and why."""
+
+
+@dataclass(frozen=True)
+class _Move:
+    """One oracle action made while compiling a step."""
+
+    verb: PlanVerb
+    sid: str
+    value: str | None = None
 
 
 @dataclass(frozen=True)
@@ -97,6 +115,8 @@ class _Compiler:
         self.surface: list[str] = []
         self.entry_subgoal: str | None = None  # the step that brought us to the current page
         self.steps_seen = 0
+        self.ending: ast.Step | None = None  # the `answer` or `infeasible` that ends the task
+        self.known_paths |= {("agent",), *(("agent", k) for k in AGENT_STATE)}
 
     # ------------------------------------------------------------------ errors
     def error(self, message: str, node: Any, hint: str | None = None) -> CompileError:
@@ -154,6 +174,13 @@ class _Compiler:
 
     def _steps(self, steps: Iterable[ast.Step]) -> None:
         for step in steps:
+            if self.ending is not None:
+                what = "answer" if isinstance(self.ending, ast.Answer) else "infeasible"
+                raise self.error(
+                    f"nothing can follow `{what}`: it is how the task ends",
+                    step,
+                    hint=f"move the `{what}` statement to the end of the task",
+                )
             self.steps_seen += 1
             if isinstance(step, ast.Goto):
                 self._goto(step)
@@ -177,6 +204,10 @@ class _Compiler:
                 self._steps(step.then if taken else step.otherwise)
             elif isinstance(step, ast.For):
                 self._for(step)
+            elif isinstance(step, ast.Answer):
+                self._answer(step)
+            elif isinstance(step, ast.Infeasible):
+                self._infeasible(step)
             else:  # pragma: no cover - the parser builds nothing else
                 raise self.error(f"unsupported statement {type(step).__name__}", step)
 
@@ -248,9 +279,12 @@ class _Compiler:
     def _pick(self, call: ast.Call, name: str) -> Any:
         """A seeded choice among the values an entity attribute takes on this site."""
         args = [self._value(a) for a in call.args]
-        if len(args) != 1 or not isinstance(args[0], str) or "." not in args[0]:
+        if len(args) not in (1, 3) or not isinstance(args[0], str) or "." not in args[0]:
             raise self.error(
-                'pick() takes "entity.attribute"', call, hint='e.g. pick("products.color")'
+                'pick() takes "entity.attribute", optionally followed by a filter attribute '
+                "and value",
+                call,
+                hint='e.g. pick("products.color") or pick("products.title", "stock", 0)',
             )
         table, _, attr = args[0].partition(".")
         entities = self.site.spec.entities
@@ -260,19 +294,23 @@ class _Compiler:
                 call.args[0],
             )
         rows = entities[table]
-        values = sorted({str(getattr(r, attr)) for r in rows if hasattr(r, attr)})
-        if not values:
-            fields = (
-                sorted(
-                    vars(rows[0])
-                    if hasattr(rows[0], "__dict__")
-                    else getattr(rows[0], "__slots__", ())
+        fields = sorted(getattr(rows[0], "__slots__", None) or vars(rows[0])) if rows else []
+        for name, node in (
+            (attr, call.args[0]),
+            *(((args[1], call.args[1]),) if len(args) == 3 else ()),
+        ):
+            if name not in fields:
+                raise self.error(
+                    f"{table} have no attribute {name!r}.{did_you_mean(str(name), fields)}", node
                 )
-                if rows
-                else []
-            )
+        if len(args) == 3:
+            rows = tuple(r for r in rows if getattr(r, str(args[1])) == args[2])
+        values = sorted({str(getattr(r, attr)) for r in rows})
+        if not values:
             raise self.error(
-                f"{table} have no attribute {attr!r}.{did_you_mean(attr, fields)}", call.args[0]
+                f"no {table} with {args[1]} = {args[2]!r} on this site to pick from",
+                call,
+                hint="this task cannot be instantiated on this seed",
             )
         rng = SeedStream(self.site.spec.seed).child("task").child(self.task.name).child(name)
         return rng.choice(values)
@@ -281,7 +319,7 @@ class _Compiler:
     def _page_affordances(self) -> tuple[Affordance, ...]:
         return self.app.page().affordances
 
-    def _resolve(self, target: ast.TargetExpr, verb: str) -> list[_Match]:
+    def _resolve(self, target: ast.TargetExpr, verb: str, quiet: bool = False) -> list[_Match]:
         page = self._page_affordances()
         if isinstance(target, ast.VarRef):
             sid = self.loop_vars.get(target.name)
@@ -293,6 +331,8 @@ class _Compiler:
                 )
             found = [a for a in page if a.sid == sid]
             if not found:
+                if quiet:
+                    return []
                 raise self.error(
                     f"loop item {target.name!r} is not on page {self.app.route}", target
                 )
@@ -306,6 +346,8 @@ class _Compiler:
             )
         candidates = [a for a in page if a.kind == target.kind]
         if not candidates:
+            if quiet:
+                return []
             here = sorted({a.kind for a in page})
             raise self.error(
                 f"no {target.kind} on page {self.app.route}",
@@ -407,8 +449,8 @@ class _Compiler:
     def _act(
         self, step: ast.Step, verb: str, target: ast.TargetExpr, value_node: ast.Value | None
     ) -> None:
-        matches = self._resolve(target, verb)
         value = self._value(value_node) if value_node is not None else None
+        matches, moves = self._locate(target, verb, value, step)
         if verb == "select":
             matches = self._select_option(matches, value, step, target)
         if not matches:
@@ -450,7 +492,75 @@ class _Compiler:
             value,
             surface=surface,
             slug=f"{verb}-{_target_slug(target, primary)}",
+            moves=moves,
         )
+
+    def _locate(
+        self, target: ast.TargetExpr, verb: str, value: Any, step: ast.Step
+    ) -> tuple[list[_Match], list[_Move]]:
+        """Matches of `target`, bringing it into view first if it is further down a
+        paginated list or behind a dialog, a tab, an accordion or a menu."""
+        moves: list[_Move] = []
+        matches = self._resolve(target, verb, quiet=True)
+        for _ in range(MAX_REVEAL):
+            if self._usable(matches, verb, value) or not isinstance(target, ast.Target):
+                break
+            nxt = self._reveal_button()
+            if nxt is None:
+                break
+            move = self._click(nxt, step)
+            if nxt.kind != "More":  # an infinite list loads as the agent scrolls: no click
+                moves.append(move)
+            matches = self._resolve(target, verb, quiet=True)
+        if not self._usable(matches, verb, value):
+            opened = self._reveal_by_ui(target, verb, value, step, depth=2)
+            if opened is not None:
+                moves += opened
+                matches = self._resolve(target, verb, quiet=True)
+        if not matches:
+            matches = self._resolve(target, verb)  # raises the precise error
+        return matches, moves
+
+    def _usable(self, matches: list[_Match], verb: str, value: Any) -> bool:
+        if verb == "select" and value is not None:
+            term = _option_term(value)
+            return any(m.option is not None and m.option.matches(term) for m in matches)
+        return bool(matches)
+
+    def _reveal_by_ui(
+        self, target: ast.TargetExpr, verb: str, value: Any, step: ast.Step, depth: int
+    ) -> list[_Move] | None:
+        """Try the page's UI-only openers (dialogs, tabs, accordions, menus), depth-first,
+        keeping the first path that shows the target and undoing the others."""
+        if depth == 0:
+            return None
+        openers = [
+            a
+            for a in self._page_affordances()
+            if a.handler in ("ui.modal", "ui.tab", "ui.toggle")
+            and not (a.handler == "ui.modal" and not a.arg)
+            and a.kind not in ("Filter", "Sort", "Choice", "DatePicker", "FileUpload")
+        ]
+        for opener in openers:
+            saved = copy.deepcopy(self.app.ui)
+            move = self._click(opener, step)
+            if self._usable(self._resolve(target, verb, quiet=True), verb, value):
+                return [move]
+            deeper = self._reveal_by_ui(target, verb, value, step, depth - 1)
+            if deeper is not None:
+                return [move, *deeper]
+            self.app.ui = saved
+        return None
+
+    def _reveal_button(self) -> Affordance | None:
+        """The control that shows more of a list: a usable "next page" button."""
+        for a in self._page_affordances():
+            attrs = a.attr_map()
+            if a.kind == "Button" and attrs.get("role") == "page" and attrs.get("step") == "next":
+                return None if attrs.get("disabled") else a
+            if a.kind == "More":
+                return a
+        return None
 
     def _select_option(
         self, matches: list[_Match], value: Any, step: ast.Step, target: ast.TargetExpr
@@ -477,27 +587,15 @@ class _Compiler:
         *,
         surface: str,
         slug: str,
+        moves: list[_Move] | None = None,
     ) -> None:
         primary = matches[0]
         aff = primary.affordance
         before = self.app.state_view()
         bound_value: Any = value
-        table_value: str | None = None
         if verb == "select":
             assert primary.option is not None
             bound_value = primary.option.value
-            table_value = primary.option.label
-        elif verb == "fill":
-            table_value = str(value)
-        event = self._event(verb, aff, bound_value, before)
-        n_errors = len(self.app.errors)
-        self.app.dispatch(event)
-        if len(self.app.errors) > n_errors:
-            raise self.error(
-                f"the site failed on this step: {self.app.errors[-1].get('message')}", step
-            )
-        after = self.app.state_view()
-        self.known_paths |= _paths(after)
         if aff.effect is None:
             raise self.error(
                 f"{aff.kind} {aff.label!r} has no declared effect on this site; "
@@ -508,6 +606,8 @@ class _Compiler:
         def resolve(name: str) -> Any:
             if name == "value":
                 return bound_value
+            if name.startswith("value|"):
+                return VALUE_FILTERS[name[6:]](str(bound_value))
             if name.startswith("state:"):
                 return lookup(before, parse_path(name[6:]))
             raise KeyError(name)
@@ -515,13 +615,21 @@ class _Compiler:
         predicate = aff.effect.bind(resolve)
         if predicate.holds(before) and not aff.sticky:
             return  # already true before the step: a no-op here, nothing to learn or reward
+        moves = list(moves or [])
+        moves += self._operate(
+            step, verb, primary, str(bound_value) if bound_value is not None else None, predicate
+        )
+        after = self.app.state_view()
+        self.known_paths |= _paths(after)
         if not predicate.holds(after):
             raise self.error(
                 f"this step does not take effect on this site ({surface.rstrip('.')})",
                 step,
                 hint=_site_feedback(after),
             )
-        sid_witness = tuple(dict.fromkeys(m.affordance.sid for m in matches))
+        sid_witness = tuple(
+            dict.fromkeys([m.affordance.sid for m in matches] + [mv.sid for mv in moves])
+        )
         subgoal_id = self._unique_id(slug)
         prerequisites = self._prerequisites(aff.effect, predicate)
         terminal = verb == "submit"
@@ -539,42 +647,254 @@ class _Compiler:
                 column=step.span.column,
             )
         )
-        plan_verb = {"fill": "type", "submit": "click"}.get(verb, verb)
-        self.plan.append(PlanStep(plan_verb, aff.sid, table_value, subgoal_id))  # type: ignore[arg-type]
-        if table_value is not None:
-            self.values.add(table_value)
+        for mv in moves:
+            self.plan.append(PlanStep(mv.verb, mv.sid, mv.value, subgoal_id))
+            if mv.value is not None:
+                self.values.add(mv.value)
         binding: dict[str, Any] = {"sid": aff.sid, "label": aff.label, **aff.attr_map()}
         if primary.option is not None:
             binding["option"] = primary.option.value
-        if len(sid_witness) > 1:
-            binding["fallbacks"] = list(sid_witness[1:])
+        fallbacks = [m.affordance.sid for m in matches[1:]]
+        if fallbacks:
+            binding["fallbacks"] = list(dict.fromkeys(fallbacks))
         self.bindings[subgoal_id] = binding
         self.surface.append(surface)
         if self.app.route != before["route"]:
             self.entry_subgoal = subgoal_id
 
-    def _event(self, verb: str, aff: Affordance, value: Any, before: Mapping[str, Any]) -> AppEvent:
+    # ------------------------------------------------------------- operating
+    def _operate(
+        self, step: ast.Step, verb: str, match: _Match, value: str | None, goal: Predicate
+    ) -> list[_Move]:
+        """Act on the site the way its widget requires, returning the moves made."""
+        aff = match.affordance
+        moves: list[_Move] = []
         if verb == "click":
-            if aff.handler:
-                return AppEvent(type="click", handler=aff.handler, arg=aff.arg, sid=aff.sid)
-            return AppEvent(type="nav", path=aff.href or "/", sid=aff.sid)
-        if verb == "fill":
-            return AppEvent(
-                type="input", handler=aff.handler, arg=aff.arg, sid=aff.sid, value=str(value)
+            moves.append(self._click(aff, step))
+        elif verb == "submit":
+            # What the browser's FormData would hold: the form's text fields as shown.
+            form = str(aff.attr_map().get("name", ""))
+            values = {
+                str(a.attr_map()["name"]): a.value
+                for a in self._page_affordances()
+                if a.verb == "fill"
+                and a.attr_map().get("form") == form
+                and a.value is not None
+                and "name" in a.attr_map()
+            }
+            event = AppEvent(
+                type="submit", handler=aff.handler, arg=aff.arg, sid=aff.sid, values=values
             )
-        if verb == "select":
-            return AppEvent(
-                type="change", handler=aff.handler, arg=aff.arg, sid=aff.sid, value=str(value)
+            moves.append(self._dispatch(event, _Move("click", aff.sid), step))
+        elif verb == "select":
+            option = match.option
+            assert option is not None and value is not None
+            if aff.ui == "native":
+                event = AppEvent(
+                    type="change", handler=aff.handler, arg=aff.arg, sid=aff.sid, value=value
+                )
+                moves.append(self._dispatch(event, _Move("select", aff.sid, option.label), step))
+            elif aff.element == "checkbox":
+                if bool(aff.attr_map().get("checked")) != (option.value == "true"):
+                    moves.append(self._click(aff, step))
+            else:
+                assert option.sid is not None
+                if self._find(option.sid) is None and aff.opener:
+                    moves.append(self._click(self._need(aff.opener, step), step))
+                moves.append(self._click(self._need(option.sid, step), step))
+        else:  # fill
+            assert value is not None
+            if aff.ui == "calendar":
+                moves += self._pick_date(step, aff, value)
+            else:
+                event = AppEvent(
+                    type="input", handler=aff.handler, arg=aff.arg, sid=aff.sid, value=value
+                )
+                moves.append(self._dispatch(event, _Move("type", aff.sid, value), step))
+                if aff.ui == "typeahead" and not goal.holds(self.app.state_view()):
+                    moves.append(self._click(self._suggestion(aff, value, step), step))
+        # An injected server error leaves a Retry button: use it, as a person would.
+        for _ in range(3):
+            retry = self._find("retry")
+            if retry is None:
+                break
+            moves.append(self._click(retry, step))
+        return moves
+
+    def _find(self, sid: str) -> Affordance | None:
+        return next((a for a in self._page_affordances() if a.sid == sid), None)
+
+    def _need(self, sid: str, step: ast.Step) -> Affordance:
+        found = self._find(sid)
+        if found is None:
+            raise self.error(f"the site does not show {sid!r} on page {self.app.route}", step)
+        return found
+
+    def _click(self, aff: Affordance, step: ast.Step) -> _Move:
+        return self._dispatch(aff.click_event(), _Move("click", aff.sid), step)
+
+    def _dispatch(self, event: AppEvent, move: _Move, step: ast.Step) -> _Move:
+        n_errors = len(self.app.errors)
+        self.app.dispatch(event)
+        if len(self.app.errors) > n_errors:
+            raise self.error(
+                f"the site failed on this step: {self.app.errors[-1].get('message')}", step
             )
-        form = str(aff.attr_map().get("name", ""))
-        values = lookup(before, ("forms", form))
-        return AppEvent(
-            type="submit",
-            handler=aff.handler,
-            arg=aff.arg,
-            sid=aff.sid,
-            values={k: str(v) for k, v in values.items()} if isinstance(values, dict) else {},
+        return move
+
+    def _suggestion(self, field: Affordance, value: str, step: ast.Step) -> Affordance:
+        name = field.attr_map().get("name")
+        want = value.strip().lower()
+        for a in self._page_affordances():
+            attrs = a.attr_map()
+            if (
+                a.kind == "Suggestion"
+                and attrs.get("field") == name
+                and want
+                in (str(attrs.get("value", "")).lower(), str(attrs.get("label", "")).lower())
+            ):
+                return a
+        raise self.error(
+            f"typing {value!r} into {field.label!r} offers no matching suggestion", step
         )
+
+    def _pick_date(self, step: ast.Step, picker: Affordance, iso: str) -> list[_Move]:
+        name = picker.attr_map().get("name")
+        moves: list[_Move] = []
+        try:
+            dt.date.fromisoformat(iso)
+        except ValueError:
+            raise self.error(f"{iso!r} is not a date (YYYY-MM-DD)", step) from None
+        day_sid = f"day:{name}={iso}"
+        if (
+            self._find(day_sid) is None
+            and picker.opener
+            and not any(
+                a.kind == "Day" and a.attr_map().get("picker") == name
+                for a in self._page_affordances()
+            )
+        ):
+            moves.append(self._click(picker, step))
+        for _ in range(MAX_REVEAL):
+            day = self._find(day_sid)
+            if day is not None:
+                moves.append(self._click(day, step))
+                return moves
+            shown = [
+                a.attr_map()["date"]
+                for a in self._page_affordances()
+                if a.kind == "Day" and a.attr_map().get("picker") == name
+            ]
+            if not shown:
+                break
+            role = "next-month" if iso > max(map(str, shown)) else "prev-month"
+            moves.append(self._click(self._need(f"cal:{name}:{role}", step), step))
+        raise self.error(f"the date picker {picker.label!r} never shows {iso}", step)
+
+    def _answer(self, step: ast.Answer) -> None:
+        """The agent must report a fact of the site with `done(true, text)`."""
+        moves: list[_Move] = []
+        if step.target is not None:
+            assert step.attr is not None
+            matches, moves = self._locate(step.target, "any", None, step)
+            aff = matches[0].affordance
+            attrs = aff.attr_map()
+            if step.attr not in attrs:
+                raise self.error(
+                    f"{aff.kind} has no attribute {step.attr!r}.{did_you_mean(step.attr, attrs)}",
+                    step,
+                    hint=f"{aff.kind} attributes: " + ", ".join(sorted(attrs)),
+                )
+            value: Any = attrs[step.attr]
+            what = f"the {step.attr.replace('_', ' ')} of {_describe_target(step.target)}"
+            self.bindings["answer"] = {"sid": aff.sid, "attr": step.attr, "value": value}
+        else:
+            assert step.path is not None
+            state = self.app.state_view()
+            value = lookup(state, step.path)
+            path = ".".join(step.path)
+            if value is MISSING:
+                known = {".".join(p) for p in _paths(state)}
+                raise self.error(f"unknown state path {path!r}.{did_you_mean(path, known)}", step)
+            if isinstance(value, (dict, list)) or value in ("", None):
+                raise self.error(
+                    f"{path} is {value!r} here: not an answer",
+                    step,
+                    hint="answer a single value that the page shows",
+                )
+            what = f"the {' '.join(step.path).replace('_', ' ')}"
+            self.bindings["answer"] = {"path": path, "value": value}
+        expected = _answer_text(value)
+        surface = f"Report {what}."
+        self._ending(
+            step,
+            "answer",
+            All(
+                (
+                    Eq(("agent", "done"), True),
+                    Eq(("agent", "claimed"), True),
+                    AnswerMatch(("agent", "answer"), expected),
+                )
+            ),
+            surface,
+            moves,
+            PlanStep("done_success", "", expected, "answer"),
+        )
+
+    def _infeasible(self, step: ast.Infeasible) -> None:
+        """The task cannot be done here; the agent should stop and say so."""
+        predicate = self._state_pred(step.condition)
+        state = self.app.state_view()
+        if not predicate.holds(state):
+            raise self.error(
+                "the task is not infeasible on this site: the condition does not hold",
+                step.condition,
+                hint=_explain(predicate, state),
+            )
+        self.bindings["infeasible"] = step.reason.value
+        self._ending(
+            step,
+            "infeasible",
+            All(
+                (
+                    Eq(("agent", "done"), True),
+                    Eq(("agent", "claimed"), False),
+                )
+            ),
+            "",
+            [],
+            PlanStep("done_fail", "", step.reason.value, "infeasible"),
+        )
+
+    def _ending(
+        self,
+        step: ast.Step,
+        slug: str,
+        predicate: Predicate,
+        surface: str,
+        moves: list[_Move],
+        final: PlanStep,
+    ) -> None:
+        self.ending = step
+        self._add_subgoal(
+            Subgoal(
+                id=slug,
+                step=self.steps_seen,
+                description=surface or "End the task correctly.",
+                predicate=predicate,
+                witness=tuple(dict.fromkeys(m.sid for m in moves)),
+                sticky=False,
+                terminal=True,
+                prerequisites=tuple(g.id for g in self.subgoals if g.terminal),
+                line=step.span.line,
+                column=step.span.column,
+            )
+        )
+        for mv in moves:
+            self.plan.append(PlanStep(mv.verb, mv.sid, mv.value, slug))
+        self.plan.append(final)
+        if surface:
+            self.surface.append(surface)
 
     def _assert(self, step: ast.Assert) -> None:
         predicate = self._state_pred(step.condition)
@@ -748,6 +1068,14 @@ class _Compiler:
 
 
 # ------------------------------------------------------------------- helpers
+def _answer_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.2f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
+    return str(value)
+
+
 def ast_version() -> str:
     return ast.DSL_VERSION
 

@@ -1,5 +1,29 @@
 """Traces: one JSONL header per episode and one event per step, written as they happen."""
 
-from webfactory_env.trace.recorder import TRACE_SCHEMA_VERSION, TraceRecorder, read_trace
+from webfactory_env.trace.recorder import (
+    EpisodeLog,
+    EpisodeTrace,
+    TraceRecorder,
+    read_trace,
+    write_trace,
+)
+from webfactory_env.trace.schema import (
+    REDACTED,
+    TRACE_SCHEMA_VERSION,
+    StepEvent,
+    TraceHeader,
+    trace_json_schema,
+)
 
-__all__ = ["TRACE_SCHEMA_VERSION", "TraceRecorder", "read_trace"]
+__all__ = [
+    "REDACTED",
+    "TRACE_SCHEMA_VERSION",
+    "EpisodeLog",
+    "EpisodeTrace",
+    "StepEvent",
+    "TraceHeader",
+    "TraceRecorder",
+    "read_trace",
+    "trace_json_schema",
+    "write_trace",
+]

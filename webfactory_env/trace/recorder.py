@@ -1,27 +1,225 @@
 """`TraceRecorder`: a Gymnasium wrapper that writes every episode to a JSONL trace.
 
-Each episode starts with a header line (versions, seed, digests, instruction, executor
-settings); each step appends one event line and flushes it, so a crash loses nothing that
-was already stepped and a partial trace stays readable.
+Each episode starts with a header line and each step appends one event line (see
+`trace.schema`), written and flushed as it happens: a crash loses nothing that was already
+stepped, and a partial trace stays readable (`read_trace` drops a torn last line). With
+`screenshots=True` a full-size PNG of every observation is stored next to the trace as
+`screens/<sha256>.png` and referenced by that hash.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 import gymnasium as gym
+from pydantic import ValidationError
 
 from webfactory_env.__about__ import __version__
-from webfactory_env.env import WebTaskEnv
+from webfactory_env.core.errors import TraceError
+from webfactory_env.env import STEP_MS, WebTaskEnv
+from webfactory_env.trace.redact import Redactor
+from webfactory_env.trace.schema import (
+    LINE_ADAPTER,
+    REDACTED,
+    TRACE_SCHEMA_VERSION,
+    ActionInfo,
+    CompactDom,
+    ExecutorInfo,
+    ObsRecord,
+    PrerequisiteLink,
+    RewardInfo,
+    SiteBuild,
+    StepEvent,
+    SubgoalInfo,
+    SubgoalLabel,
+    TaskInfo,
+    TraceHeader,
+)
 
-TRACE_SCHEMA_VERSION = "0.1.0"
+SCREENS_DIR = "screens"
+
+
+class EpisodeLog:
+    """Turns one episode's env outputs into trace lines.
+
+    Shared by the recorder and by replay verification, so a replayed step is described
+    exactly as the recorded one was (same redaction, same labels).
+    """
+
+    def __init__(
+        self,
+        env: WebTaskEnv,
+        *,
+        run_id: str,
+        episode: int = 1,
+        screens: Path | None = None,
+    ) -> None:
+        self.env = env
+        self.run_id = run_id
+        self.episode = episode
+        self.screens = screens
+        self.redactor = Redactor()
+        self._satisfied_at: dict[str, int] = {}
+
+    def header(self, info: Mapping[str, Any]) -> TraceHeader:
+        env = self.env
+        assert env.site is not None and env.task is not None
+        spec, task, obs = env.site.spec, env.task, env.obs_config
+        session = env.session.config
+        return TraceHeader(
+            schema_version=TRACE_SCHEMA_VERSION,
+            run_id=self.run_id,
+            episode=self.episode,
+            site_build=SiteBuild(
+                factory_version=__version__,
+                generator_version=spec.generator_version,
+                family=spec.family,
+                seed=env.level_seed,
+                difficulty=spec.difficulty,
+                variation=_jsonable(dict(spec.variation)),
+                digest=env.site.digest,
+            ),
+            task=TaskInfo(
+                name=task.name,
+                dsl_version=task.dsl_version,
+                compiler_version=task.compiler_version,
+                compiled_digest=task.digest,
+                instruction=task.instruction,
+                goal=task.goal,
+                n_values=len(task.values),
+                subgoals=[
+                    SubgoalInfo(
+                        id=g.id,
+                        description=g.description,
+                        prerequisites=list(g.prerequisites),
+                        witness=list(g.witness),
+                        terminal=g.terminal,
+                        sticky=g.sticky,
+                    )
+                    for g in task.subgoals
+                ],
+            ),
+            executor=ExecutorInfo(
+                viewport=session.viewport,
+                locale=session.locale,
+                timezone=session.timezone,
+                obs_mode=obs.mode,
+                max_elements=obs.max_elements,
+                max_tokens=obs.max_tokens,
+                vocab_size=obs.vocab_size,
+                screenshot_size=obs.screenshot_size,
+                max_steps=env.max_steps,
+                max_values=env.action_config.max_values,
+                step_ms=STEP_MS,
+                reward=env.reward_spec.model_dump(),
+            ),
+            env_kwargs=_jsonable(env.env_kwargs()),
+            obs=self._obs(info),
+        )
+
+    def step(self, info: Mapping[str, Any], terminated: bool, truncated: bool) -> StepEvent:
+        record = info.get("record")
+        if not record:
+            raise TraceError("env.step returned no info['record']: is this a WebTask-v0 env?")
+        env = self.env
+        assert env.task is not None
+        action = record["action"]
+        redacted = bool(action.get("redact"))
+        if redacted:
+            slot = action["raw"][2] if len(action["raw"]) == 3 else -1
+            if 0 <= slot < len(env.task.values):
+                self.redactor.add(env.task.values[slot])
+        t = int(record["t"])
+        reward = record["reward"]
+        newly = list(reward["subgoals"])
+        for subgoal in newly:
+            self._satisfied_at[subgoal] = t
+        scrub = self.redactor.scrub
+        return StepEvent(
+            t=t,
+            logical_ms=int(record["logical_ms"]),
+            latency_ms=int(record.get("latency_ms", 0)),
+            action=ActionInfo(
+                raw=[int(x) for x in action["raw"]],
+                verb=action["verb"],
+                index=action["index"],
+                target=action["target"],
+                value=REDACTED
+                if redacted and action["value"] is not None
+                else scrub(action["value"]),
+                redacted=redacted,
+                box=action.get("box"),
+            ),
+            valid=bool(record["valid"]),
+            error=scrub(record["error"]),
+            reward=RewardInfo(
+                r=float(reward["r"]),
+                R=float(reward["R"]),
+                subgoals=newly,
+                undone=list(reward["undone"]),
+                components={k: float(v) for k, v in reward["components"].items()},
+            ),
+            labels=[self._label(s) for s in newly],
+            deltas=scrub(_jsonable(record["deltas"])),
+            events=scrub(_jsonable(record["events"])),
+            app_errors=scrub(_jsonable(record["app_errors"])),
+            terminated=bool(terminated),
+            truncated=bool(truncated),
+            success=bool(info.get("success")),
+            obs=self._obs(info),
+        )
+
+    def _label(self, subgoal: str) -> SubgoalLabel:
+        task = self.env.task
+        assert task is not None
+        direct = task.subgoal(subgoal).prerequisites
+        seen: set[str] = set()
+        todo = list(direct)
+        while todo:
+            g = todo.pop()
+            if g not in seen:
+                seen.add(g)
+                todo.extend(task.subgoal(g).prerequisites)
+        steps = sorted({self._satisfied_at[g] for g in seen if g in self._satisfied_at})
+        return SubgoalLabel(
+            subgoal=subgoal,
+            prerequisites=[
+                PrerequisiteLink(subgoal=g, step=self._satisfied_at.get(g)) for g in direct
+            ],
+            prerequisite_steps=steps,
+        )
+
+    def _obs(self, info: Mapping[str, Any]) -> ObsRecord:
+        dom = self.redactor.scrub(self.env.dom.to_json())
+        shot = None
+        if self.screens is not None:
+            png = self.env.screenshot_png()
+            shot = hashlib.sha256(png).hexdigest()
+            path = self.screens / f"{shot}.png"
+            if not path.exists():
+                self.screens.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(png)
+        return ObsRecord(
+            digest=str(info["obs_digest"]),
+            route=self.redactor.scrub(str(info["route"])),
+            dom=CompactDom.model_validate(dom),
+            screenshot=shot,
+        )
 
 
 class TraceRecorder(gym.Wrapper[Any, Any, Any, Any]):
-    """Record episodes of a `WebTask-v0` env to `path` (one JSONL file, episodes appended)."""
+    """Record episodes of a `WebTask-v0` env to `path` (one JSONL file, episodes appended).
+
+    Works for any agent: it only watches `reset` and `step`. Call `close_trace()` to end
+    the file but keep the env open (e.g. to record the next episode elsewhere); `close()`
+    closes both.
+    """
 
     def __init__(
         self,
@@ -30,6 +228,7 @@ class TraceRecorder(gym.Wrapper[Any, Any, Any, Any]):
         *,
         run_id: str | None = None,
         screenshots: bool = False,
+        fsync: bool = False,
     ) -> None:
         super().__init__(env)
         if not isinstance(env.unwrapped, WebTaskEnv):
@@ -38,90 +237,190 @@ class TraceRecorder(gym.Wrapper[Any, Any, Any, Any]):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.run_id = run_id
         self.screenshots = screenshots
+        self.fsync = fsync
         self._file: TextIO | None = None
-        self.episodes = 0
+        self._log: EpisodeLog | None = None
+        self.episodes = _episodes_in(self.path)
 
-    def _write(self, obj: dict[str, Any]) -> None:
+    @property
+    def screens_dir(self) -> Path:
+        return self.path.parent / SCREENS_DIR
+
+    def _write(self, line: TraceHeader | StepEvent) -> None:
         if self._file is None:
+            torn = self.path.exists() and not _ends_with_newline(self.path)
             self._file = self.path.open("a", encoding="utf-8")
-        self._file.write(json.dumps(obj, ensure_ascii=False, sort_keys=True, default=str) + "\n")
+            if torn:
+                self._file.write("\n")  # end the torn line a crashed writer left
+        self._file.write(dump_line(line))
         self._file.flush()
+        if self.fsync:
+            os.fsync(self._file.fileno())
 
     def reset(self, **kwargs: Any) -> Any:
         obs, info = self.env.reset(**kwargs)
         base: WebTaskEnv = self.env.unwrapped  # type: ignore[assignment]
-        assert base.site is not None and base.task is not None
+        assert base.task is not None
         self.episodes += 1
-        self._write(
-            {
-                "type": "header",
-                "schema_version": TRACE_SCHEMA_VERSION,
-                "run_id": self.run_id or f"seed-{base.level_seed}/{base.task.name}/{self.episodes}",
-                "site_build": {
-                    "factory_version": __version__,
-                    "generator_version": base.site.spec.generator_version,
-                    "family": base.site.spec.family,
-                    "seed": base.level_seed,
-                    "difficulty": base.site.spec.difficulty,
-                    "variation": dict(base.site.spec.variation),
-                    "digest": base.site.digest,
-                },
-                "task": {
-                    "name": base.task.name,
-                    "dsl_version": base.task.dsl_version,
-                    "compiler_version": base.task.compiler_version,
-                    "compiled_digest": base.task.digest,
-                    "instruction": base.task.instruction,
-                    "values": list(base.task.values),
-                    "subgoals": [g.to_json() for g in base.task.subgoals],
-                },
-                "executor": {
-                    "viewport": list(base._session_config.viewport),
-                    "obs_mode": base.obs_config.mode,
-                    "max_elements": base.obs_config.max_elements,
-                    "screenshot_size": list(base.obs_config.screenshot_size),
-                },
-                "obs": self._obs_entry(info, base),
-            }
+        run_id = self.run_id or f"{base.task.family}-{base.level_seed}-{base.task.name}"
+        self._log = EpisodeLog(
+            base,
+            run_id=run_id,
+            episode=self.episodes,
+            screens=self.screens_dir if self.screenshots else None,
         )
+        self._write(self._log.header(info))
         return obs, info
 
     def step(self, action: Any) -> Any:
+        if self._log is None:
+            raise TraceError("call reset() before step(): a trace starts with an episode header")
         obs, reward, terminated, truncated, info = self.env.step(action)
-        base: WebTaskEnv = self.env.unwrapped  # type: ignore[assignment]
-        record = dict(info.get("record") or {})
-        record.update(
-            type="step",
-            terminated=terminated,
-            truncated=truncated,
-            success=bool(info.get("success")),
-            obs=self._obs_entry(info, base),
-        )
-        self._write(record)
+        self._write(self._log.step(info, terminated, truncated))
         return obs, reward, terminated, truncated, info
 
-    def _obs_entry(self, info: dict[str, Any], base: WebTaskEnv) -> dict[str, Any]:
-        entry: dict[str, Any] = {"digest": info.get("obs_digest"), "route": info.get("route")}
-        dom = base.dom
-        entry["dom"] = dom.to_json()
-        if self.screenshots:
-            entry["screen_hash"] = hashlib.sha256(base.screenshot_png()).hexdigest()
-        return entry
-
-    def close(self) -> None:
+    def close_trace(self) -> None:
+        """Close the trace file; the wrapped env stays open."""
         if self._file is not None:
             self._file.close()
             self._file = None
+        self._log = None
+
+    def close(self) -> None:
+        self.close_trace()
         super().close()
 
 
-def read_trace(path: str | Path) -> list[dict[str, Any]]:
-    """Every line of a trace; a torn last line (a crash mid-write) is skipped."""
-    out = []
-    with Path(path).open(encoding="utf-8") as fh:
-        for line in fh:
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError:
-                break
-    return out
+@dataclass(frozen=True)
+class EpisodeTrace:
+    """One episode read back from a trace: its header and steps, validated."""
+
+    header: TraceHeader
+    steps: tuple[StepEvent, ...]
+    torn: bool = False  # the file ended (or broke off) inside this episode
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.steps) and (self.steps[-1].terminated or self.steps[-1].truncated)
+
+    @property
+    def total_return(self) -> float:
+        return self.steps[-1].reward.R if self.steps else 0.0
+
+    @property
+    def success(self) -> bool:
+        return bool(self.steps) and self.steps[-1].success
+
+    def observations(self) -> list[Any]:
+        """Observation records in order: the reset observation, then one per step."""
+        return [self.header.obs, *(s.obs for s in self.steps)]
+
+
+def dump_line(line: TraceHeader | StepEvent) -> str:
+    """One trace line: canonical JSON (sorted keys, exact floats) and a newline."""
+    data = line.model_dump(mode="json")
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+
+
+def write_trace(path: str | Path, episodes: Iterable[EpisodeTrace]) -> None:
+    """Write episodes to a new trace file (bundles, tests)."""
+    with Path(path).open("w", encoding="utf-8") as fh:
+        for ep in episodes:
+            fh.write(dump_line(ep.header))
+            for step in ep.steps:
+                fh.write(dump_line(step))
+
+
+def read_trace(path: str | Path) -> list[EpisodeTrace]:
+    """Every episode of a trace file, validated against the schema.
+
+    A line that is not JSON — what a crash mid-write leaves — ends its episode (marked
+    `torn`); anything else that does not fit the schema raises `TraceError` naming the line.
+    """
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8", errors="strict")
+    except FileNotFoundError:
+        raise TraceError(f"trace {str(file)!r} does not exist") from None
+    except UnicodeDecodeError as exc:
+        raise TraceError(f"{file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    episodes: list[EpisodeTrace] = []
+    header: TraceHeader | None = None
+    steps: list[StepEvent] = []
+    torn = False
+
+    def finish() -> None:
+        if header is not None:
+            episodes.append(EpisodeTrace(header, tuple(steps), torn))
+
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError:
+            torn = True
+            continue
+        if isinstance(data, dict) and data.get("type") == "header":
+            _check_version(file, lineno, data.get("schema_version"))
+        try:
+            parsed = LINE_ADAPTER.validate_python(data)
+        except ValidationError as exc:
+            problem = _first_error(exc)
+            raise TraceError(f"{file}:{lineno}: not a valid trace line: {problem}") from None
+        if isinstance(parsed, TraceHeader):
+            finish()
+            header, steps, torn = parsed, [], False
+        elif header is None:
+            raise TraceError(f"{file}:{lineno}: a step before any episode header")
+        elif torn:
+            raise TraceError(f"{file}:{lineno}: a step after a broken line; the trace is corrupt")
+        else:
+            steps.append(parsed)
+    finish()
+    return episodes
+
+
+def _check_version(file: Path, lineno: int, version: Any) -> None:
+    ours = TRACE_SCHEMA_VERSION.split(".")
+    theirs = str(version).split(".")
+    ok = (
+        len(theirs) >= 2
+        and theirs[0] == ours[0]
+        and theirs[1].isdigit()
+        and int(theirs[1]) <= int(ours[1])
+    )
+    if not ok:
+        raise TraceError(
+            f"{file}:{lineno}: trace schema version {version!r} cannot be read by webfactory"
+            f" {__version__} (it reads {ours[0]}.0 to {TRACE_SCHEMA_VERSION});"
+            " upgrade webfactory_env, or re-record the trace with this version"
+        )
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"])
+    return f"{where}: {err['msg']}" if where else err["msg"]
+
+
+def _episodes_in(path: Path) -> int:
+    """Headers already in an existing trace, so appended episodes keep counting."""
+    if not path.exists():
+        return 0
+    with path.open(encoding="utf-8", errors="replace") as fh:
+        return sum(1 for line in fh if line.startswith('{"') and '"type":"header"' in line)
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with path.open("rb") as fh:
+        fh.seek(0, os.SEEK_END)
+        if fh.tell() == 0:
+            return True
+        fh.seek(-1, os.SEEK_END)
+        return fh.read(1) == b"\n"
+
+
+def _jsonable(obj: Any) -> Any:
+    """Plain JSON types (tuples become lists, unknown objects their str)."""
+    return json.loads(json.dumps(obj, default=str))

@@ -1,9 +1,12 @@
-"""The `shop` family: catalog with filters and sort, product pages, cart, checkout, orders."""
+"""The `shop` family: catalog with filters, sort and pagination, product pages, cart with
+coupons, checkout with shipping and payment, order history and shipment tracking."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -12,14 +15,18 @@ from webfactory_env.__about__ import __version__
 from webfactory_env.core.predicates import All, Any_, Contains, Eq, Not, Ref
 from webfactory_env.core.resources import read_text, tree_digest
 from webfactory_env.core.seeding import SeedStream, short_hash
+from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.app import SiteApp, handler
 from webfactory_env.sitegen.html import Renderer, attrs, esc
 from webfactory_env.sitegen.registry import Family, register_family
 from webfactory_env.sitegen.spec import AppEvent, Option, PageView, SiteSpec
+from webfactory_env.sitegen.variation import Variation
 
-FAMILY_VERSION = "1"
+FAMILY_VERSION = "2"
 CATALOG_SIZE = {"easy": 24, "medium": 40, "hard": 64}
+HISTORY_SIZE = {"easy": 3, "medium": 5, "hard": 8}
 SHIPPING_FIELDS = ("full_name", "address_line1", "city", "postal_code")
+CARD_FIELDS = ("card_number", "expiry", "cvc", "card_name")
 SORTS = ("featured", "price-asc", "price-desc", "rating-desc")
 SORT_ATTRS = {
     "featured": {"key": "featured", "order": "asc"},
@@ -35,6 +42,9 @@ SORT_ALIASES = {
 }
 MUG_COUNT = 5  # every catalog holds mugs in several colours, at least two of them red
 PAGE_SIZE = 12
+STREET = re.compile(
+    r"\b(st|street|ave|avenue|rd|road|blvd|ln|lane|dr|drive|way|ct|pl|sq)\b\.?", re.I
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,14 +64,26 @@ class Product:
     featured_rank: int
 
 
+@dataclass(frozen=True, slots=True)
+class Coupon:
+    code: str
+    percent: int
+    expired: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PastOrder:
+    id: str
+    date: str
+    items: tuple[tuple[str, int], ...]
+    total_cents: int
+    status: str
+    tracking: str
+
+
 @cache
 def _vocab() -> dict[str, Any]:
     return json.loads(read_text("sites", "shop", "vocab.json"))
-
-
-@cache
-def _copy() -> dict[str, Any]:
-    return json.loads(read_text("sites", "shop", "copy.json"))
 
 
 def money(cents: int) -> str:
@@ -69,14 +91,28 @@ def money(cents: int) -> str:
 
 
 # --------------------------------------------------------------------- generation
-def generate(seed: int, difficulty: str) -> SiteSpec:
-    """The shop that `seed` determines: brand, catalog and start page."""
+def generate(seed: int, difficulty: str, overrides: Mapping[str, Any] | None = None) -> SiteSpec:
+    """The shop that `seed` determines: brand, catalog, coupons, past orders, variation."""
     root = SeedStream(seed).child("shop")
     vocab = _vocab()
     brand_rng = root.child("copy").child("brand")
     brand = f"{brand_rng.choice(vocab['brand_first'])} {brand_rng.choice(vocab['brand_second'])}"
     products = _catalog(root.child("content").child("catalog"), CATALOG_SIZE[difficulty])
-    routes = ("/", "/shop", "/cart", "/checkout", *(f"/product/{p.sku}" for p in products))
+    coupons = _coupons(root.child("content").child("coupons"))
+    history = _history(
+        root.child("content").child("history"), products, HISTORY_SIZE[difficulty], seed
+    )
+    variation = Variation.draw(seed, difficulty, overrides)
+    routes = (
+        "/",
+        "/shop",
+        "/cart",
+        "/checkout",
+        "/orders",
+        "/track",
+        *(f"/order/{o.id}" for o in history),
+        *(f"/product/{p.sku}" for p in products),
+    )
     return SiteSpec(
         family="shop",
         seed=seed,
@@ -84,8 +120,8 @@ def generate(seed: int, difficulty: str) -> SiteSpec:
         generator_version=f"{__version__}+shop.{FAMILY_VERSION}."
         + tree_digest("sites", "common", "runtime", "shop"),
         brand=brand,
-        variation={"theme": "light", "layout": "topnav"},
-        entities={"products": tuple(products)},
+        variation=variation.to_json(),
+        entities={"products": tuple(products), "coupons": coupons, "orders": history},
         routes=routes,
         start_route="/",
         today="2026-01-05",
@@ -177,6 +213,10 @@ def _catalog(rng: SeedStream, size: int) -> list[Product]:
     for d in cheapest.values():
         if d["stock"] == 0:
             d["stock"] = 5
+    # ... and at least one product is sold out, so "out of stock" tasks exist on every site.
+    if all(d["stock"] > 0 for d in drafts):
+        spare = [d for d in drafts if d not in cheapest.values()]
+        max(spare or drafts, key=lambda d: (d["price_cents"], d["sku"]))["stock"] = 0
 
     order = list(range(len(drafts)))
     rng.child("featured").shuffle(order)
@@ -190,43 +230,114 @@ def _draw_price(rng: SeedStream, low: int, high: int) -> int:
     return dollars * 100 + rng.choice((99, 49, 0, 95))
 
 
+def _coupons(rng: SeedStream) -> tuple[Coupon, ...]:
+    words = ("SPRING", "HELLO", "WELCOME", "THANKS", "FRESH", "SUNNY")
+    expired_words = ("WINTER", "XMAS", "AUTUMN", "OLDIE")
+    pct = rng.choice((10, 15, 20))
+    live = Coupon(f"{rng.choice(words)}{pct}", pct, False)
+    old_pct = rng.choice((5, 25, 30))
+    old = Coupon(f"{rng.choice(expired_words)}{old_pct}", old_pct, True)
+    return (live, old)
+
+
+def _history(rng: SeedStream, products: list[Product], n: int, seed: int) -> tuple[PastOrder, ...]:
+    today = dt.date(2026, 1, 5)
+    out = []
+    for i in range(n):
+        days = rng.randint(3, 200)
+        date = today - dt.timedelta(days=days)
+        count = rng.randint(1, 3)
+        chosen = rng.sample(products, count)
+        items = tuple((p.sku, rng.randint(1, 2)) for p in chosen)
+        total = sum(p.price_cents * q for p, (_, q) in zip(chosen, items, strict=True))
+        status = (
+            "delivered"
+            if days > 14
+            else rng.choice(("shipped", "processing"))
+            if days > 4
+            else "processing"
+        )
+        if rng.chance(0.12):
+            status = "cancelled"
+        oid = "ORD-" + short_hash(f"{seed}|history|{i}", 6)
+        tracking = "TRK" + short_hash(f"{seed}|tracking|{i}", 9)
+        out.append(PastOrder(oid, date.isoformat(), items, total, status, tracking))
+    out.sort(key=lambda o: o.date, reverse=True)
+    return tuple(out)
+
+
 # ------------------------------------------------------------------- validation
 _NAME = re.compile(r"^[^\W\d_]+(?:[ '\-.][^\W\d_]+)+$")
 _ZIP = re.compile(r"^\d{5}(?:-\d{4})?$")
 
 
-def validate_shipping(values: dict[str, str]) -> dict[str, str]:
-    """Field -> message for every invalid shipping field (empty when the form is valid)."""
-    msg = _copy()["errors"]
+def validate_shipping(values: Mapping[str, str], strict: bool = False) -> dict[str, str]:
+    """Field -> error key for every invalid shipping field (empty when valid)."""
     errors: dict[str, str] = {}
     for name in SHIPPING_FIELDS:
         if not values.get(name, "").strip():
-            errors[name] = msg["required"]
+            errors[name] = "required"
     name = values.get("full_name", "").strip()
     if "full_name" not in errors and not _NAME.match(name):
-        errors["full_name"] = msg["full_name"]
+        errors["full_name"] = "full_name"
     addr = values.get("address_line1", "").strip()
     has_digit = any(c.isdigit() for c in addr)
     has_alpha = any(c.isalpha() for c in addr)
-    if "address_line1" not in errors and not (has_digit and has_alpha and len(addr) >= 5):
-        errors["address_line1"] = msg["address_line1"]
+    ok_addr = has_digit and has_alpha and len(addr) >= 5 and (not strict or STREET.search(addr))
+    if "address_line1" not in errors and not ok_addr:
+        errors["address_line1"] = "address_line1"
     city = values.get("city", "").strip()
     if "city" not in errors and (
         len(city) < 2 or not all(c.isalpha() or c in " .-'" for c in city)
     ):
-        errors["city"] = msg["city"]
+        errors["city"] = "city"
     if "postal_code" not in errors and not _ZIP.match(values.get("postal_code", "").strip()):
-        errors["postal_code"] = msg["postal_code"]
+        errors["postal_code"] = "postal_code"
+    return errors
+
+
+def luhn_ok(number: str) -> bool:
+    digits = [int(c) for c in number if c.isdigit()]
+    if not 13 <= len(digits) <= 19 or any(not (c.isdigit() or c in " -") for c in number):
+        return False
+    total = 0
+    for i, d in enumerate(reversed(digits)):
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def validate_card(values: Mapping[str, str], today: dt.date) -> dict[str, str]:
+    errors: dict[str, str] = {}
+    if not luhn_ok(values.get("card_number", "")):
+        errors["card_number"] = "card_number"
+    m = re.match(r"^\s*(\d{2})\s*/\s*(\d{2})\s*$", values.get("expiry", ""))
+    if (
+        not m
+        or not 1 <= int(m.group(1)) <= 12
+        or (2000 + int(m.group(2)), int(m.group(1))) < (today.year, today.month)
+    ):
+        errors["expiry"] = "expiry"
+    if not re.match(r"^\d{3}$", values.get("cvc", "").strip()):
+        errors["cvc"] = "cvc"
+    if len(values.get("card_name", "").strip()) < 3:
+        errors["card_name"] = "card_name"
     return errors
 
 
 # --------------------------------------------------------------------------- app
+def _last4(number: str) -> str:
+    digits = "".join(ch for ch in number if ch.isdigit())
+    return digits[-4:] if len(digits) >= 4 else ""
+
+
 def _route_effect(route: str) -> Eq:
     return Eq(("route",), route)
 
 
 class ShopApp(SiteApp):
-    """The running shop: filters, sort, cart, shipping form and orders."""
+    """The running shop: filters, sort, cart, coupons, checkout, orders, tracking."""
 
     family = "shop"
 
@@ -234,14 +345,26 @@ class ShopApp(SiteApp):
         super().__init__(site)
         self.products: tuple[Product, ...] = self.spec.entities["products"]
         self.by_sku = {p.sku: p for p in self.products}
+        self.coupons = {c.code: c for c in self.spec.entities["coupons"]}
+        self.history: tuple[PastOrder, ...] = self.spec.entities["orders"]
         self.filters = {"color": "", "category": ""}
         self.sort = "featured"
         self.page_no = 1
         self.cart: dict[str, int] = {}
-        self.shipping = dict.fromkeys(SHIPPING_FIELDS, "")
+        self.coupon = ""
+        self.wishlist: list[str] = []
+        self.forms: dict[str, dict[str, str]] = {
+            "shipping": dict.fromkeys(SHIPPING_FIELDS, ""),
+            "payment": {"method": "cod", **dict.fromkeys(CARD_FIELDS, "")},
+            "coupon": {"code": ""},
+            "track": {"number": ""},
+            "newsletter": {"email": ""},
+        }
         self.form_errors: dict[str, str] = {}
-        self.notice = ""
+        self.coupon_error = ""
+        self.track_result = ""
         self.orders: list[dict[str, Any]] = []
+        self.strict = self.spec.difficulty == "hard"
 
     # ------------------------------------------------------------------ state
     def listing(self) -> list[Product]:
@@ -259,7 +382,17 @@ class ShopApp(SiteApp):
             items.sort(key=lambda p: (-p.rating, p.featured_rank))
         return items
 
-    def state_view(self) -> dict[str, Any]:
+    def _pages(self) -> int:
+        return max(1, -(-len(self.listing()) // PAGE_SIZE))
+
+    def _subtotal(self) -> int:
+        return sum(self.by_sku[s].price_cents * q for s, q in self.cart.items())
+
+    def _discount(self) -> int:
+        c = self.coupons.get(self.coupon)
+        return self._subtotal() * c.percent // 100 if c else 0
+
+    def state(self) -> dict[str, Any]:
         order = (
             self.orders[-1]
             if self.orders
@@ -269,7 +402,14 @@ class ShopApp(SiteApp):
                 "skus": [],
                 "shipping": {},
                 "total_cents": 0,
+                "payment": "",
+                "tracking": "",
             }
+        )
+        shown = (
+            min(len(self.listing()), self.ui.more.get("listing", 1) * PAGE_SIZE)
+            if self.v.list_mode == "infinite"
+            else None
         )
         return {
             "route": self.route,
@@ -280,45 +420,102 @@ class ShopApp(SiteApp):
                 "count": len(self.listing()),
                 "page": self.page_no,
                 "pages": self._pages(),
+                "shown": shown if shown is not None else min(PAGE_SIZE, len(self.listing())),
             },
-            "product": {"sku": self._product_sku(self.route) or ""},
+            "product": self._product_state(),
+            "viewed_order": self._viewed_order(),
             "cart": {
                 "skus": list(self.cart),
                 "items": dict(self.cart),
                 "count": sum(self.cart.values()),
                 "subtotal_cents": self._subtotal(),
+                "coupon": self.coupon,
+                "discount_cents": self._discount(),
+                "total_cents": self._subtotal() - self._discount(),
             },
-            "forms": {"shipping": dict(self.shipping)},
+            "wishlist": {"skus": list(self.wishlist)},
+            # Card numbers and security codes never enter state (rewards, traces): only
+            # the last four digits and whether a code was given.
+            "forms": {
+                **{name: dict(values) for name, values in self.forms.items() if name != "payment"},
+                "payment": {
+                    "method": self.forms["payment"]["method"],
+                    "expiry": self.forms["payment"]["expiry"],
+                    "card_name": self.forms["payment"]["card_name"],
+                    "card_last4": _last4(self.forms["payment"]["card_number"]),
+                    "cvc_given": bool(self.forms["payment"]["cvc"].strip()),
+                },
+            },
             "checkout": {"errors": dict(self.form_errors)},
+            "coupon": {"error": self.coupon_error},
             "order": {k: (list(v) if isinstance(v, list) else v) for k, v in order.items()},
-            "orders": {"count": len(self.orders)},
+            "orders": {"count": len(self.orders) + len(self.history), "placed": len(self.orders)},
+            "tracking": {"query": self.forms["track"]["number"], "result": self.track_result},
         }
 
-    def _pages(self) -> int:
-        return max(1, -(-len(self.listing()) // PAGE_SIZE))
+    def _product_state(self) -> dict[str, Any]:
+        p = self.by_sku.get(self._product_sku(self.route) or "")
+        if p is None:
+            return {"sku": "", "title": "", "in_stock": False, "price": 0.0, "stock": 0}
+        return {
+            "sku": p.sku,
+            "title": p.title,
+            "in_stock": p.stock > 0,
+            "price": p.price_cents / 100,
+            "stock": p.stock,
+        }
 
-    def _subtotal(self) -> int:
-        return sum(self.by_sku[s].price_cents * q for s, q in self.cart.items())
+    def _viewed_order(self) -> dict[str, Any]:
+        o = self._order(self.route[7:]) if self.route.startswith("/order/") else None
+        if o is None:
+            return {"id": "", "status": "", "tracking": "", "total": 0.0}
+        return {
+            "id": o["id"],
+            "status": o["status"],
+            "tracking": o["tracking"],
+            "total": o["total_cents"] / 100,
+        }
 
     @staticmethod
     def _product_sku(route: str) -> str | None:
         return route[len("/product/") :] if route.startswith("/product/") else None
 
     def _page_kind(self, route: str) -> str:
-        if route == "/":
-            return "home"
-        if route == "/shop":
-            return "listing"
-        if route == "/cart":
-            return "cart"
-        if route == "/checkout":
-            return "checkout"
+        fixed = {
+            "/": "home",
+            "/shop": "listing",
+            "/cart": "cart",
+            "/checkout": "checkout",
+            "/orders": "orders",
+            "/track": "track",
+        }
+        if route in fixed:
+            return fixed[route]
         sku = self._product_sku(route)
         if sku is not None and sku in self.by_sku:
             return "product"
-        if route.startswith("/order/") and any(o["id"] == route[7:] for o in self.orders):
+        if route.startswith("/order/") and self._order(route[7:]) is not None:
             return "order"
         return "not_found"
+
+    def _order(self, order_id: str) -> dict[str, Any] | None:
+        for o in self.orders:
+            if o["id"] == order_id:
+                return o
+        for h in self.history:
+            if h.id == order_id:
+                return {
+                    "status": h.status,
+                    "id": h.id,
+                    "skus": [s for s, _ in h.items],
+                    "items": dict(h.items),
+                    "total_cents": h.total_cents,
+                    "tracking": h.tracking,
+                    "date": h.date,
+                    "shipping": {},
+                    "payment": "card",
+                }
+        return None
 
     def known_route(self, path: str) -> bool:
         return self._page_kind(path) != "not_found"
@@ -334,6 +531,7 @@ class ShopApp(SiteApp):
         if name in allowed and (value == "" or value in allowed[name]):
             self.filters[name] = value
             self.page_no = 1
+            self.ui.more.pop("listing", None)
         return None
 
     @handler("sort")
@@ -341,6 +539,7 @@ class ShopApp(SiteApp):
         if ev.value in SORTS:
             self.sort = ev.value
             self.page_no = 1
+            self.ui.more.pop("listing", None)
         return None
 
     @handler("page")
@@ -349,34 +548,92 @@ class ShopApp(SiteApp):
             self.page_no = int(ev.arg or 1)
         return None
 
-    @handler("add_to_cart")
+    @handler("add_to_cart", mutating=True)
     def on_add(self, ev: AppEvent) -> str | None:
         product = self.by_sku.get(ev.arg or "")
         if product is not None and product.stock > 0:
             self.cart[product.sku] = min(self.cart.get(product.sku, 0) + 1, product.stock)
-            self.notice = _copy()["product"]["added"]
+            self.flash = self.copy("product.added")
         return None
 
-    @handler("remove_from_cart")
+    @handler("wishlist", mutating=True)
+    def on_wishlist(self, ev: AppEvent) -> str | None:
+        if ev.arg in self.by_sku and ev.arg not in self.wishlist:
+            self.wishlist.append(ev.arg or "")
+            self.flash = self.copy("product.wished")
+        return None
+
+    @handler("remove_from_cart", mutating=True)
     def on_remove(self, ev: AppEvent) -> str | None:
         self.cart.pop(ev.arg or "", None)
+        if not self.cart:
+            self.coupon = ""
         return None
 
     @handler("field")
     def on_field(self, ev: AppEvent) -> str | None:
         form, _, name = (ev.arg or "").partition(".")
-        if form == "shipping" and name in self.shipping:
-            self.shipping[name] = (ev.value or "")[:200]
+        if form in self.forms and name in self.forms[form]:
+            self.forms[form][name] = (ev.value or "")[:200]
+            if self.v.validation == "sync" and form == "shipping" and name in self.form_errors:
+                still = validate_shipping(self.forms["shipping"], self.strict)
+                if name not in still:
+                    self.form_errors.pop(name)
         return None
 
-    @handler("submit_shipping")
+    @handler("payment_method")
+    def on_payment_method(self, ev: AppEvent) -> str | None:
+        if ev.value in ("cod", "card"):
+            self.forms["payment"]["method"] = ev.value
+        return None
+
+    @handler("apply_coupon", mutating=True)
+    def on_coupon(self, ev: AppEvent) -> str | None:
+        if ev.values is not None and "code" in ev.values:
+            self.forms["coupon"]["code"] = ev.values["code"][:40]
+        code = self.forms["coupon"]["code"].strip().upper()
+        found = self.coupons.get(code)
+        if found is None:
+            self.coupon_error = self.copy("errors.coupon_unknown")
+        elif found.expired:
+            self.coupon_error = self.copy("errors.coupon_expired")
+        else:
+            self.coupon, self.coupon_error = code, ""
+            self.flash = self.copy("cart.coupon_ok", code=code, pct=found.percent)
+            self.ui.modal = None
+        return None
+
+    @handler("track", mutating=False)
+    def on_track(self, ev: AppEvent) -> str | None:
+        if ev.values is not None and "number" in ev.values:
+            self.forms["track"]["number"] = ev.values["number"][:40]
+        number = self.forms["track"]["number"].strip().upper()
+        match = next((h for h in self.history if h.tracking == number), None)
+        placed = next((o for o in self.orders if o["tracking"] == number), None)
+        status = match.status if match else placed["status"] if placed else ""
+        self.track_result = status or "unknown"
+        return None
+
+    @handler("newsletter", mutating=True)
+    def on_newsletter(self, ev: AppEvent) -> str | None:
+        if ev.values is not None:
+            self.forms["newsletter"]["email"] = ev.values.get("email", "")[:200]
+        return None
+
+    @handler("submit_shipping", mutating=True)
     def on_submit(self, ev: AppEvent) -> str | None:
         for name in SHIPPING_FIELDS:
             if ev.values is not None and name in ev.values:
-                self.shipping[name] = ev.values[name][:200]
-        errors = validate_shipping(self.shipping)
+                self.forms["shipping"][name] = ev.values[name][:200]
+        payment = self.forms["payment"]
+        for name in CARD_FIELDS:
+            if ev.values is not None and name in ev.values:
+                payment[name] = ev.values[name][:200]
+        errors = validate_shipping(self.forms["shipping"], self.strict)
+        if payment["method"] == "card":
+            errors.update(validate_card(payment, self.today()))
         if not self.cart:
-            errors["_cart"] = _copy()["errors"]["cart_empty"]
+            errors["_cart"] = "cart_empty"
         self.form_errors = errors
         if errors:
             return None
@@ -387,76 +644,51 @@ class ShopApp(SiteApp):
                 "id": order_id,
                 "skus": list(self.cart),
                 "items": dict(self.cart),
-                "shipping": {k: v.strip() for k, v in self.shipping.items()},
-                "total_cents": self._subtotal(),
+                "shipping": {k: v.strip() for k, v in self.forms["shipping"].items()},
+                "total_cents": self._subtotal() - self._discount(),
+                "coupon": self.coupon,
+                "payment": payment["method"],
+                "tracking": "TRK"
+                + short_hash(f"{self.spec.seed}|new-tracking|{len(self.orders)}", 9),
             }
         )
         self.cart = {}
+        self.coupon = ""
         return f"/order/{order_id}"
-
-    def dispatch(self, event: AppEvent):
-        # A notice ("Added to your cart") lasts until the next navigation.
-        if event.type == "nav":
-            self.notice = ""
-        return super().dispatch(event)
 
     # -------------------------------------------------------------- rendering
     def render(self, route: str) -> PageView:
-        r = Renderer()
+        r = self.renderer()
         kind = self._page_kind(route)
         title, main = getattr(self, f"_render_{kind}")(r, route)
-        header = self._render_header(r)
-        return PageView(
-            route=route,
-            title=f"{title} · {self.spec.brand}",
-            regions={"header": header, "main": main},
-            affordances=tuple(r.affordances),
-            status=404 if kind == "not_found" else 200,
+        return self.page_view(
+            r, route=route, title=title, main=main, status=404 if kind == "not_found" else 200
         )
 
-    def _link(
-        self,
-        r: Renderer,
-        sid: str,
-        route: str,
-        text: str,
-        *,
-        region: str,
-        class_: str | None = None,
-    ) -> str:
-        inst = r.instrument(
-            sid,
-            "Link",
-            "click",
-            {"route": route, "text": text, "region": region},
-            label=text,
-            effect=_route_effect(route),
-            sticky=True,
-            href=route,
-        )
-        return f"<a{attrs(href=route, class_=class_)}{inst}>{esc(text)}</a>"
-
-    def _render_header(self, r: Renderer) -> str:
-        nav = _copy()["nav"]
+    def header(self, r: Renderer) -> str:
+        c = self.copy
         count = sum(self.cart.values())
-        cart_text = f"{nav['cart']} ({count})" if count else nav["cart"]
-        links = [
-            self._link(r, "nav:/", "/", nav["home"], region="nav"),
-            self._link(r, "nav:/shop", "/shop", nav["shop"], region="nav"),
-            self._link(r, "nav:/cart", "/cart", cart_text, region="nav"),
-            self._link(r, "nav:/checkout", "/checkout", nav["checkout"], region="nav"),
+        cart_text = f"{c('nav.cart')} ({count})" if count else c("nav.cart")
+        entries = [
+            ("/", c("nav.home")),
+            ("/shop", c("nav.shop")),
+            ("/cart", cart_text),
+            ("/checkout", c("nav.checkout")),
+            ("/orders", c("nav.orders")),
+            ("/track", c("nav.track")),
         ]
-        return (
-            f'<span class="brand">{esc(self.spec.brand)}</span>'
-            f'<nav aria-label="Main">{"".join(links)}</nav>'
-        )
+        nav = w.site_nav(r, entries, label=c("nav.label"))
+        return f'<span class="brand">{esc(self.spec.brand)}</span>{nav}'
 
     def _card(self, r: Renderer, p: Product, rank: int) -> str:
-        inst = r.instrument(
-            f"item:{p.sku}",
-            "Item",
-            "click",
-            {
+        link = w.link(
+            r,
+            sid=f"item:{p.sku}",
+            href=f"/product/{p.sku}",
+            text=p.title,
+            kind="Item",
+            class_="title",
+            attrs_={
                 "type": "product",
                 "title": p.title,
                 "sku": p.sku,
@@ -468,340 +700,600 @@ class ShopApp(SiteApp):
                 "in_stock": p.stock > 0,
                 "rank": rank,
             },
-            label=p.title,
             effect=_route_effect(f"/product/{p.sku}"),
-            sticky=True,
-            href=f"/product/{p.sku}",
         )
+        extra = ""
+        if self.v.distractors == "many":
+            extra = w.button(
+                r,
+                sid=f"compare:{p.sku}",
+                text=self.copy("distractors.compare"),
+                handler="wishlist",
+                arg=p.sku,
+                variant="secondary",
+                attrs_={"role": "compare", "sku": p.sku, "distractor": True},
+            )
         return (
             '<article class="card">'
-            f'<div class="swatch swatch-{p.color.lower()}"></div>'
-            f'<a class="title" href="/product/{esc(p.sku)}"{inst}>{esc(p.title)}</a>'
+            f'<div class="swatch swatch-{p.color.lower()}"></div>{link}'
             f'<span class="price">{money(p.price_cents)}</span>'
             f'<span class="muted">Color: {esc(p.color)} · {esc(p.category)}</span>'
             f"<span>★ {p.rating:.1f} ({p.reviews} reviews)</span>"
-            f"{self._stock_html(p)}"
-            "</article>"
+            f"{self._stock_html(p)}{extra}</article>"
         )
 
     def _stock_html(self, p: Product) -> str:
-        c = _copy()["product"]
         if p.stock == 0:
-            return f'<span class="stock-out">{esc(c["out"])}</span>'
+            return f'<span class="stock-out">{esc(self.copy("product.out"))}</span>'
         if p.stock <= 5:
-            return f'<span class="stock-low">{esc(c["low"].format(n=p.stock))}</span>'
-        return f'<span class="muted">{esc(c["in"])}</span>'
+            return f'<span class="stock-low">{esc(self.copy("product.low", n=p.stock))}</span>'
+        return f'<span class="muted">{esc(self.copy("product.in"))}</span>'
 
-    def _render_home(self, r: Renderer, route: str) -> tuple[str, str]:
-        c = _copy()["home"]
-        featured = self.products[:4]
-        cta = self._link(r, "home:cta", "/shop", c["cta"], region="main", class_="button")
-        cards = "".join(self._card(r, p, i + 1) for i, p in enumerate(featured))
-        title = c["title"].format(brand=self.spec.brand)
-        return title, (
-            f'<section class="hero"><h1>{esc(title)}</h1><p>{esc(c["tagline"])}</p>{cta}</section>'
-            f'<h2>{esc(c["featured"])}</h2><div class="grid">{cards}</div>'
-        )
-
-    def _select(
-        self,
-        r: Renderer,
-        *,
-        sid: str,
-        kind: str,
-        attrs_: dict[str, Any],
-        label: str,
-        field_id: str,
-        name: str,
-        options: list[Option],
-        selected: str,
-        handler_: str,
-        arg: str | None,
-        effect: Any,
-    ) -> str:
-        inst = r.instrument(
-            sid,
-            kind,
-            "select",
-            attrs_,
-            label=label,
-            handler=handler_,
-            arg=arg,
-            options=options,
-            effect=effect,
-        )
-        opts = "".join(
-            f"<option{attrs(value=o.value, selected=o.value == selected)}>{esc(o.label)}</option>"
-            for o in options
+    def _distractor_banner(self, r: Renderer) -> str:
+        if self.v.distractors == "none":
+            return ""
+        c = self.copy
+        field = w.text_field(
+            r,
+            sid="field:newsletter.email",
+            name="email",
+            label=c("distractors.email"),
+            value=self.forms["newsletter"]["email"],
+            handler="field",
+            arg="newsletter.email",
+            effect=Eq(("forms", "newsletter", "email"), Ref("value")),
+            form="newsletter",
+            input_type="email",
+            attrs_={"distractor": True},
         )
         return (
-            f'<div class="field"><label for="{field_id}">{esc(label)}</label>'
-            f"<select{attrs(id=field_id, name=name)}{inst}>{opts}</select></div>"
+            '<aside class="promo distractor">'
+            f"<strong>{esc(c('distractors.newsletter'))}</strong>"
+            + w.form(
+                r,
+                name="newsletter",
+                handler="newsletter",
+                body=field,
+                submit_sid="form:newsletter",
+                submit_text=c("distractors.subscribe"),
+                label=c("distractors.newsletter"),
+                attrs_={"distractor": True},
+                effect=Eq(("forms", "newsletter", "email"), Ref("state:forms.newsletter.email")),
+            )
+            + "</aside>"
+        )
+
+    def _render_home(self, r: Renderer, route: str) -> tuple[str, str]:
+        c = self.copy
+        featured = self.products[:4]
+        cta = w.link(r, sid="home:cta", href="/shop", text=c("home.cta"), class_="button")
+        cards = "".join(self._card(r, p, i + 1) for i, p in enumerate(featured))
+        title = c("home.title", brand=self.spec.brand)
+        live = next(x for x in self.coupons.values() if not x.expired)
+        promo = f'<p class="promo">{esc(c("home.promo", code=live.code, pct=live.percent))}</p>'
+        return title, (
+            f'<section class="hero"><h1>{esc(title)}</h1><p>{esc(c("home.tagline"))}</p>{cta}'
+            f'</section>{promo}<h2>{esc(c("home.featured"))}</h2><div class="grid">{cards}</div>'
+            f"{self._distractor_banner(r)}"
         )
 
     def _render_listing(self, r: Renderer, route: str) -> tuple[str, str]:
-        c = _copy()["listing"]
-        sort_copy = _copy()["sort"]
+        c = self.copy
         colors = sorted({p.color for p in self.products})
         categories = sorted({p.category for p in self.products})
-        color_sel = self._select(
+        color_sel = w.choice(
             r,
             sid="filter:color",
             kind="Filter",
-            attrs_={"name": "color"},
-            label=c["color"],
-            field_id="filter-color",
             name="color",
-            options=[Option("", c["all_colors"]), *(Option(x, x) for x in colors)],
+            label=c("listing.color"),
+            options=[
+                Option("", c("listing.all_colors"), aliases=("all", "any")),
+                *(Option(x, x) for x in colors),
+            ],
             selected=self.filters["color"],
-            handler_="filter",
+            handler="filter",
             arg="color",
             effect=Eq(("listing", "filters", "color"), Ref("value")),
+            is_open="filter:color" in self.ui.open,
         )
-        cat_sel = self._select(
+        cat_sel = w.choice(
             r,
             sid="filter:category",
             kind="Filter",
-            attrs_={"name": "category"},
-            label=c["category"],
-            field_id="filter-category",
             name="category",
-            options=[Option("", c["all_categories"]), *(Option(x, x) for x in categories)],
+            label=c("listing.category"),
+            options=[
+                Option("", c("listing.all_categories"), aliases=("all", "any")),
+                *(Option(x, x) for x in categories),
+            ],
             selected=self.filters["category"],
-            handler_="filter",
+            handler="filter",
             arg="category",
             effect=Eq(("listing", "filters", "category"), Ref("value")),
+            is_open="filter:category" in self.ui.open,
         )
-        sort_sel = self._select(
+        sort_sel = w.choice(
             r,
             sid="sort",
             kind="Sort",
-            attrs_={"name": "sort"},
-            label=c["sort"],
-            field_id="sort",
             name="sort",
+            label=c("listing.sort"),
             options=[
-                Option(s, sort_copy[s], tuple(sorted(SORT_ATTRS[s].items())), SORT_ALIASES[s])
+                Option(s, c(f"sort.{s}"), tuple(sorted(SORT_ATTRS[s].items())), SORT_ALIASES[s])
                 for s in SORTS
             ],
             selected=self.sort,
-            handler_="sort",
+            handler="sort",
             arg=None,
             effect=Eq(("listing", "sort"), Ref("value")),
+            is_open="sort" in self.ui.open,
         )
         items = self.listing()
-        count = c["count_one"] if len(items) == 1 else c["count_many"].format(n=len(items))
-        first = (self.page_no - 1) * PAGE_SIZE
-        shown = items[first : first + PAGE_SIZE]
-        cards = "".join(self._card(r, p, first + i + 1) for i, p in enumerate(shown))
-        body = f'<div class="grid">{cards}</div>' if items else f"<p>{esc(c['empty'])}</p>"
-        return c["title"], (
-            f"<h1>{esc(c['title'])}</h1>"
-            f'<div class="toolbar">{color_sel}{cat_sel}{sort_sel}'
-            f'<p class="muted" role="status">{esc(count)}</p></div>{body}{self._pager(r)}'
-        )
-
-    def _pager(self, r: Renderer) -> str:
-        pages = self._pages()
-        if pages == 1:
-            return ""
-        c = _copy()["listing"]
-        buttons = []
-        targets = [("prev", self.page_no - 1, c["prev"])]
-        targets += [(str(n), n, str(n)) for n in range(1, pages + 1)]
-        targets += [("next", self.page_no + 1, c["next"])]
-        for key, n, text in targets:
-            usable = 1 <= n <= pages and n != self.page_no
-            inst = r.instrument(
-                f"pager:{key}",
-                "Button",
-                "click",
-                {"role": "page", "page": n, "text": text, "disabled": not usable},
-                label=text,
+        count = c("listing.count_one") if len(items) == 1 else c("listing.count_many", n=len(items))
+        if self.v.list_mode == "infinite":
+            first, shown = 0, items[: self.ui.more.get("listing", 1) * PAGE_SIZE]
+            more = w.load_more(
+                r, key="listing", has_more=len(shown) < len(items), text=c("listing.loading")
+            )
+        else:
+            first = (self.page_no - 1) * PAGE_SIZE
+            shown = items[first : first + PAGE_SIZE]
+            more = w.pager(
+                r,
+                key="listing",
+                page=self.page_no,
+                pages=self._pages(),
                 handler="page",
-                arg=str(n),
-                effect=Eq(("listing", "page"), n),
+                label=c("listing.pages"),
+                prev_text=c("listing.prev"),
+                next_text=c("listing.next"),
+                state_path=("listing", "page"),
             )
-            current = ' aria-current="page"' if n == self.page_no and key.isdigit() else ""
-            buttons.append(
-                f'<button type="button" class="secondary"{attrs(disabled=not usable)}'
-                f"{current}{inst}>{esc(text)}</button>"
-            )
-        return f'<nav class="pager" aria-label="{esc(c["pages"])}">{"".join(buttons)}</nav>'
+        cards = "".join(self._card(r, p, first + i + 1) for i, p in enumerate(shown))
+        body = f'<div class="grid">{cards}</div>' if items else f"<p>{esc(c('listing.empty'))}</p>"
+        help_ = (
+            f'<p class="hint">{esc(c("listing.filters_help"))}</p>'
+            if self.v.helper_text == "on"
+            else ""
+        )
+        return c("listing.title"), (
+            f"<h1>{esc(c('listing.title'))}</h1>{help_}"
+            f'<div class="toolbar">{color_sel}{cat_sel}{sort_sel}'
+            f'<p class="muted" role="status">{esc(count)}</p></div>{body}{more}'
+        )
 
     def _render_product(self, r: Renderer, route: str) -> tuple[str, str]:
-        c = _copy()["product"]
+        c = self.copy
         p = self.by_sku[route[len("/product/") :]]
-        crumb = self._link(r, "crumb:/shop", "/shop", c["back"], region="main")
-        inst = r.instrument(
-            f"add-to-cart:{p.sku}",
-            "Button",
-            "click",
-            {"role": "add-to-cart", "sku": p.sku, "title": p.title, "disabled": p.stock == 0},
-            label=c["add"],
+        crumbs = w.breadcrumbs(
+            r, [(c("product.back"), "/shop"), (p.category, None)], label=c("product.crumbs")
+        )
+        add = w.button(
+            r,
+            sid=f"add-to-cart:{p.sku}",
+            text=c("product.add"),
             handler="add_to_cart",
             arg=p.sku,
+            disabled=p.stock == 0,
+            attrs_={"role": "add-to-cart", "sku": p.sku, "title": p.title},
             effect=Any_((Contains(("cart", "skus"), p.sku), Contains(("order", "skus"), p.sku))),
         )
+        wish = ""
+        if self.v.distractors != "none":
+            wish = w.button(
+                r,
+                sid=f"wishlist:{p.sku}",
+                text=c("product.wishlist"),
+                handler="wishlist",
+                arg=p.sku,
+                variant="secondary",
+                attrs_={"role": "wishlist", "sku": p.sku, "title": p.title, "distractor": True},
+                effect=Contains(("wishlist", "skus"), p.sku),
+            )
         notice = ""
-        if self.notice:
-            view = self._link(r, "notice:/cart", "/cart", c["view_cart"], region="main")
-            notice = f'<p class="notice" role="status">{esc(self.notice)} {view}</p>'
-        button = (
-            f"<button{attrs(type='button', disabled=p.stock == 0)}{inst}>{esc(c['add'])}</button>"
+        if self.flash:
+            view = w.link(r, sid="notice:/cart", href="/cart", text=c("product.view_cart"))
+            notice = f'<p class="notice" role="status">{esc(self.flash)} {view}</p>'
+        tab = self.ui.tabs.get("product", "description")
+        panels = {
+            "description": f"<p>{esc(p.description)}</p>",
+            "details": w.detail_view(
+                [
+                    ("Color", p.color),
+                    ("Material", p.material),
+                    ("Category", p.category),
+                    ("SKU", p.sku),
+                ]
+            ),
+            "reviews": f"<p>{esc(c('product.reviews_body', n=p.reviews, rating=p.rating))}</p>",
+        }
+        tabs = w.tabs(
+            r,
+            group="product",
+            items=[(k, c(f"product.{k}")) for k in ("description", "details", "reviews")],
+            active=tab,
+            panel=panels[tab],
+            label=p.title,
         )
         return p.title, (
-            f'<nav class="breadcrumb" aria-label="Breadcrumb">{crumb} › {esc(p.category)}</nav>'
+            f"{crumbs}"
             f'<div class="product"><div class="swatch swatch-{p.color.lower()}"></div><div>'
             f"<h1>{esc(p.title)}</h1>"
             f'<p class="price">{money(p.price_cents)}</p>'
-            f"<p>Color: {esc(p.color)}</p><p>Material: {esc(p.material)}</p>"
-            f"<p>Category: {esc(p.category)}</p>"
+            f"<p>Color: {esc(p.color)}</p>"
             f"<p>★ {p.rating:.1f} · {p.reviews} reviews</p>"
-            f"<p>{self._stock_html(p)}</p><p>{esc(p.description)}</p>"
-            f"{button}{notice}</div></div>"
+            f"<p>{self._stock_html(p)}</p>"
+            f'<div class="actions">{add}{wish}</div>{notice}{tabs}</div></div>'
+        )
+
+    def _coupon_form(self, r: Renderer) -> str:
+        c = self.copy
+        field = w.text_field(
+            r,
+            sid="field:coupon.code",
+            name="code",
+            label=c("cart.coupon"),
+            value=self.forms["coupon"]["code"],
+            handler="field",
+            arg="coupon.code",
+            effect=Eq(("forms", "coupon", "code"), Ref("value")),
+            form="coupon",
+            error=self.coupon_error,
+            helper=c("cart.coupon_help"),
+        )
+        return w.form(
+            r,
+            name="coupon",
+            handler="apply_coupon",
+            body=field,
+            submit_sid="form:coupon",
+            submit_text=c("cart.apply"),
+            label=c("cart.coupon"),
+            effect=Eq(("cart", "coupon"), Ref("state:forms.coupon.code")),
         )
 
     def _render_cart(self, r: Renderer, route: str) -> tuple[str, str]:
-        c = _copy()["cart"]
+        c = self.copy
         if not self.cart:
-            link = self._link(r, "cart:/shop", "/shop", _copy()["home"]["cta"], region="main")
-            return c["title"], f"<h1>{esc(c['title'])}</h1><p>{esc(c['empty'])}</p><p>{link}</p>"
+            link = w.link(r, sid="cart:/shop", href="/shop", text=c("home.cta"))
+            return c("cart.title"), (
+                f"<h1>{esc(c('cart.title'))}</h1>"
+                f"{w.toast(self.flash)}<p>{esc(c('cart.empty'))}</p><p>{link}</p>"
+            )
         rows = []
         for sku, qty in self.cart.items():
             p = self.by_sku[sku]
-            link = self._link(r, f"cart-item:{sku}", f"/product/{sku}", p.title, region="main")
-            inst = r.instrument(
-                f"remove:{sku}",
-                "Button",
-                "click",
-                {"role": "remove-from-cart", "sku": sku, "title": p.title},
-                label=c["remove"],
+            link = w.link(r, sid=f"cart-item:{sku}", href=f"/product/{sku}", text=p.title)
+            remove = w.button(
+                r,
+                sid=f"remove:{sku}",
+                text=c("cart.remove"),
                 handler="remove_from_cart",
                 arg=sku,
+                variant="secondary",
+                attrs_={"role": "remove-from-cart", "sku": sku, "title": p.title},
                 effect=Not(Contains(("cart", "skus"), sku)),
             )
-            rows.append(
-                f"<tr><td>{link}</td><td>{c['qty']} {qty}</td>"
-                f"<td>{money(p.price_cents * qty)}</td>"
-                f'<td><button type="button" class="secondary"{inst}>{esc(c["remove"])}</button>'
-                "</td></tr>"
-            )
-        proceed = self._link(
-            r, "cart:proceed", "/checkout", c["proceed"], region="main", class_="button"
+            rows.append([link, f"{esc(c('cart.qty'))} {qty}", money(p.price_cents * qty), remove])
+        table = (
+            "<table><tbody>"
+            + "".join("<tr>" + "".join(f"<td>{x}</td>" for x in row) + "</tr>" for row in rows)
+            + "</tbody></table>"
         )
-        return c["title"], (
-            f"<h1>{esc(c['title'])}</h1><table><tbody>{''.join(rows)}</tbody></table>"
-            f"<p><strong>{esc(c['subtotal'])}: {money(self._subtotal())}</strong></p>"
+        if self.v.form_mode == "modal":
+            coupon = (
+                w.modal(
+                    r,
+                    name="coupon",
+                    title=c("cart.have_coupon"),
+                    body=self._coupon_form(r),
+                    close_text=c("cart.close"),
+                )
+                if self.ui.modal == "coupon"
+                else w.modal_opener(
+                    r, name="coupon", text=c("cart.have_coupon"), attrs_={"form": "coupon"}
+                )
+            )
+        else:
+            coupon = (
+                f'<section class="coupon"><h2>{esc(c("cart.have_coupon"))}</h2>'
+                f"{self._coupon_form(r)}</section>"
+            )
+        proceed = w.link(
+            r, sid="cart:proceed", href="/checkout", text=c("cart.proceed"), class_="button"
+        )
+        discount = self._discount()
+        totals = (
+            f"<p>{esc(c('cart.subtotal'))}: {money(self._subtotal())}</p>"
+            + (f"<p>{esc(c('cart.discount'))}: −{money(discount)}</p>" if discount else "")
+            + f"<p><strong>{esc(c('cart.total'))}: {money(self._subtotal() - discount)}"
+            "</strong></p>"
+        )
+        return c("cart.title"), (
+            f"<h1>{esc(c('cart.title'))}</h1>{w.toast(self.flash)}{table}{totals}{coupon}"
             f"<p>{proceed}</p>"
         )
 
+    def _field_order(self, names: tuple[str, ...], key: str) -> list[str]:
+        ordered = list(names)
+        if self.v.field_order == "shuffled":
+            SeedStream(self.spec.seed).child("layout").child(f"fields:{key}").shuffle(ordered)
+        return ordered
+
     def _render_checkout(self, r: Renderer, route: str) -> tuple[str, str]:
-        c = _copy()["checkout"]
-        fields = []
+        c = self.copy
+        ship = self.forms["shipping"]
         autocomplete = {
             "full_name": "name",
             "address_line1": "address-line1",
             "city": "address-level2",
             "postal_code": "postal-code",
         }
-        for name in SHIPPING_FIELDS:
-            label = c[name]
-            inst = r.instrument(
-                f"field:shipping.{name}",
-                "Field",
-                "fill",
-                {"name": name, "form": "shipping", "label": label},
-                label=label,
-                handler="field",
-                arg=f"shipping.{name}",
-                effect=Eq(("forms", "shipping", name), Ref("value")),
-            )
+        helpers = {"postal_code": c("checkout.postal_help"), "full_name": c("checkout.name_help")}
+        fields = []
+        for name in self._field_order(SHIPPING_FIELDS, "shipping"):
             err = self.form_errors.get(name, "")
-            error_html = f'<span class="error" role="alert">{esc(err)}</span>' if err else ""
-            input_attrs = attrs(
-                id=f"ship-{name}",
-                name=name,
-                type="text",
-                value=self.shipping[name],
-                autocomplete=autocomplete[name],
-                aria_invalid="true" if err else None,
-            )
             fields.append(
-                f'<div class="field{" invalid" if err else ""}">'
-                f'<label for="ship-{name}">{esc(label)}</label>'
-                f"<input{input_attrs}{inst}>{error_html}</div>"
-            )
-        submit = r.instrument(
-            "form:shipping",
-            "Form",
-            "submit",
-            {"name": "shipping"},
-            label=c["place"],
-            handler="submit_shipping",
-            effect=All(
-                (
-                    Eq(("order", "status"), "placed"),
-                    Eq(("order", "shipping"), Ref("state:forms.shipping")),
-                    Contains(("order", "skus"), Ref("state:cart.skus")),
+                w.text_field(
+                    r,
+                    sid=f"field:shipping.{name}",
+                    name=name,
+                    label=c(f"checkout.{name}"),
+                    value=ship[name],
+                    handler="field",
+                    arg=f"shipping.{name}",
+                    effect=Eq(("forms", "shipping", name), Ref("value")),
+                    form="shipping",
+                    error=c(f"errors.{err}") if err else "",
+                    helper=helpers.get(name, ""),
+                    autocomplete=autocomplete[name],
                 )
-            ),
+            )
+        pay = self.forms["payment"]
+        method = w.choice(
+            r,
+            sid="choice:payment.method",
+            kind="Choice",
+            name="method",
+            label=c("checkout.method"),
+            options=[
+                Option("cod", c("checkout.cod"), aliases=("cash", "delivery")),
+                Option("card", c("checkout.card"), aliases=("credit card", "credit")),
+            ],
+            selected=pay["method"],
+            handler="payment_method",
+            arg=None,
+            effect=Eq(("forms", "payment", "method"), Ref("value")),
+            is_open="choice:payment.method" in self.ui.open,
+            attrs_={"form": "payment"},
         )
+        card = ""
+        if pay["method"] == "card":
+            for name in CARD_FIELDS:
+                err = self.form_errors.get(name, "")
+                redact = name in ("card_number", "cvc")
+                effect = {
+                    "card_number": Eq(("forms", "payment", "card_last4"), Ref("value|last4")),
+                    "cvc": Eq(("forms", "payment", "cvc_given"), True),
+                }.get(name, Eq(("forms", "payment", name), Ref("value")))
+                card += w.text_field(
+                    r,
+                    sid=f"field:payment.{name}",
+                    name=name,
+                    label=c(f"checkout.{name}"),
+                    value=pay[name],
+                    handler="field",
+                    arg=f"payment.{name}",
+                    effect=effect,
+                    form="payment",
+                    error=c(f"errors.{err}") if err else "",
+                    redact=redact,
+                    inputmode="numeric" if redact else None,
+                    autocomplete={
+                        "card_number": "cc-number",
+                        "expiry": "cc-exp",
+                        "cvc": "cc-csc",
+                        "card_name": "cc-name",
+                    }[name],
+                )
         summary_rows = "".join(
             f"<li>{esc(self.by_sku[s].title)} × {q} — {money(self.by_sku[s].price_cents * q)}</li>"
             for s, q in self.cart.items()
         )
         summary = (
-            f'<aside class="summary"><h2>{esc(c["summary"])}</h2>'
+            f'<aside class="summary"><h2>{esc(c("checkout.summary"))}</h2>'
             + (
-                f"<ul>{summary_rows}</ul><p><strong>{money(self._subtotal())}</strong></p>"
+                f"<ul>{summary_rows}</ul><p><strong>{money(self._subtotal() - self._discount())}"
+                "</strong></p>"
                 if self.cart
-                else f"<p>{esc(c['empty'])}</p>"
+                else f"<p>{esc(c('checkout.empty'))}</p>"
             )
             + "</aside>"
         )
         banner = ""
         if self.form_errors:
-            text = self.form_errors.get("_cart") or c["fix"]
+            text = c("errors.cart_empty") if "_cart" in self.form_errors else c("checkout.fix")
             banner = f'<p class="error-summary" role="alert">{esc(text)}</p>'
-        form = (
-            f"<form{attrs(novalidate=True, aria_label=c['shipping'], data_wf_h='submit_shipping')}>"
-            f"<h2>{esc(c['shipping'])}</h2>{banner}{''.join(fields)}"
-            f'<button type="submit"{submit}>{esc(c["place"])}</button></form>'
+        body = (
+            f"<h2>{esc(c('checkout.shipping'))}</h2>{''.join(fields)}"
+            f"<h2>{esc(c('checkout.payment'))}</h2>{method}{card}"
         )
-        return c["title"], (
-            f'<h1>{esc(c["title"])}</h1><div class="checkout">{form}{summary}</div>'
+        form = w.form(
+            r,
+            name="shipping",
+            handler="submit_shipping",
+            body=body,
+            submit_sid="form:shipping",
+            submit_text=c("checkout.place"),
+            label=c("checkout.shipping"),
+            banner=banner,
+            effect=All(
+                (
+                    Eq(("order", "status"), "placed"),
+                    Eq(("order", "shipping"), Ref("state:forms.shipping")),
+                    Contains(("order", "skus"), Ref("state:cart.skus")),
+                    Eq(("order", "payment"), Ref("state:forms.payment.method")),
+                )
+            ),
+        )
+        return c("checkout.title"), (
+            f'<h1>{esc(c("checkout.title"))}</h1><div class="checkout">{form}{summary}</div>'
         )
 
     def _render_order(self, r: Renderer, route: str) -> tuple[str, str]:
-        c = _copy()["order"]
-        order = next(o for o in self.orders if o["id"] == route[len("/order/") :])
+        c = self.copy
+        order = self._order(route[len("/order/") :])
+        assert order is not None
         items = "".join(
             f"<li>{esc(self.by_sku[s].title)} × {q}</li>" for s, q in order["items"].items()
         )
-        ship = order["shipping"]
-        more = self._link(r, "order:continue", "/shop", c["continue"], region="main")
-        return c["title"], (
-            f"<h1>{esc(c['title'])}</h1>"
-            f'<p role="status">{esc(c["placed"].format(id=order["id"]))}</p>'
-            f"<ul>{items}</ul><h2>{esc(c['ship_to'])}</h2>"
-            f"<p>{esc(ship['full_name'])}<br>{esc(ship['address_line1'])}<br>"
-            f"{esc(ship['city'])} {esc(ship['postal_code'])}</p><p>{more}</p>"
+        ship = order.get("shipping") or {}
+        address = ""
+        if ship:
+            address = (
+                f"<h2>{esc(c('order.ship_to'))}</h2>"
+                f"<p>{esc(ship['full_name'])}<br>{esc(ship['address_line1'])}<br>"
+                f"{esc(ship['city'])} {esc(ship['postal_code'])}</p>"
+            )
+        more = w.link(r, sid="order:continue", href="/shop", text=c("order.continue"))
+        steps = ("placed", "processing", "shipped", "delivered")
+        status = order["status"]
+        reached = steps.index(status) if status in steps else -1
+        timeline = (
+            "".join(
+                f"<li{attrs(class_='done' if i <= reached else None)}>{esc(c(f'status.{s}'))}</li>"
+                for i, s in enumerate(steps)
+            )
+            if status != "cancelled"
+            else f"<li>{esc(c('status.cancelled'))}</li>"
+        )
+        heading = c("order.title") if order in self.orders else order["id"]
+        details = w.detail_view(
+            [
+                (c("order.status"), c(f"status.{status}")),
+                (c("order.tracking"), order["tracking"]),
+                ("Total", money(order["total_cents"])),
+                (
+                    c("order.paid"),
+                    c("checkout.card") if order.get("payment") == "card" else c("checkout.cod"),
+                ),
+            ]
+        )
+        return heading, (
+            f'<h1>{esc(heading)}</h1><p role="status">{esc(c("order.placed", id=order["id"]))}</p>'
+            f"{details}<ul>{items}</ul>{address}"
+            f'<h2>{esc(c("order.timeline"))}</h2><ol class="timeline">{timeline}</ol><p>{more}</p>'
         )
 
+    def _render_orders(self, r: Renderer, route: str) -> tuple[str, str]:
+        c = self.copy
+        all_orders = [
+            *(self._order(o["id"]) for o in reversed(self.orders)),
+            *(self._order(h.id) for h in self.history),
+        ]
+        rows = []
+        for rank, o in enumerate(all_orders, 1):
+            assert o is not None
+            link = w.link(
+                r,
+                sid=f"order:{o['id']}",
+                href=f"/order/{o['id']}",
+                text=o["id"],
+                kind="Item",
+                attrs_={
+                    "type": "order",
+                    "id": o["id"],
+                    "status": o["status"],
+                    "rank": rank,
+                    "total": o["total_cents"] / 100,
+                },
+            )
+            rows.append(
+                [
+                    esc(o.get("date", self.spec.today)),
+                    link,
+                    money(o["total_cents"]),
+                    esc(c(f"status.{o['status']}")),
+                ]
+            )
+        if not rows:
+            return c(
+                "orders.title"
+            ), f"<h1>{esc(c('orders.title'))}</h1><p>{esc(c('orders.none'))}</p>"
+        table = w.data_table(
+            r,
+            key="orders",
+            columns=[
+                ("date", c("orders.date"), False),
+                ("id", c("orders.id"), False),
+                ("total", c("orders.total"), False),
+                ("status", c("orders.status"), False),
+            ],
+            rows=rows,
+            sort=("date", "desc"),
+            sort_handler="noop",
+            caption=c("orders.caption"),
+            sort_path=("orders", "sort"),
+        )
+        return c("orders.title"), f"<h1>{esc(c('orders.title'))}</h1>{table}"
+
+    def _render_track(self, r: Renderer, route: str) -> tuple[str, str]:
+        c = self.copy
+        field = w.text_field(
+            r,
+            sid="field:track.number",
+            name="number",
+            label=c("track.number"),
+            value=self.forms["track"]["number"],
+            handler="field",
+            arg="track.number",
+            effect=Eq(("forms", "track", "number"), Ref("value")),
+            form="track",
+            helper=c("track.help"),
+        )
+        form = w.form(
+            r,
+            name="track",
+            handler="track",
+            body=field,
+            submit_sid="form:track",
+            submit_text=c("track.go"),
+            label=c("track.title"),
+            effect=Eq(("tracking", "query"), Ref("state:forms.track.number")),
+        )
+        result = ""
+        if self.track_result == "unknown":
+            result = f'<p class="error-summary" role="alert">{esc(c("track.unknown"))}</p>'
+        elif self.track_result:
+            result = (
+                '<p class="notice" role="status">'
+                + esc(
+                    c(
+                        "track.result",
+                        number=self.forms["track"]["number"].strip().upper(),
+                        status=c(f"status.{self.track_result}"),
+                    )
+                )
+                + "</p>"
+            )
+        return c("track.title"), f"<h1>{esc(c('track.title'))}</h1>{form}{result}"
+
     def _render_not_found(self, r: Renderer, route: str) -> tuple[str, str]:
-        c = _copy()["not_found"]
-        home = self._link(r, "notfound:/", "/", c["home"], region="main")
-        return c["title"], f"<h1>{esc(c['title'])}</h1><p>{esc(c['body'])}</p><p>{home}</p>"
+        c = self.copy
+        home = w.link(r, sid="notfound:/", href="/", text=c("not_found.home"))
+        return c("not_found.title"), (
+            f"<h1>{esc(c('not_found.title'))}</h1><p>{esc(c('not_found.body'))}</p><p>{home}</p>"
+        )
 
 
 FAMILY = Family(
     name="shop",
     version=FAMILY_VERSION,
-    description="An online shop: catalog with colour/category filters and sort, product pages, "
-    "cart, checkout with a validated shipping form, order confirmation.",
+    description="An online shop: catalog with filters, sort and pagination, product pages, "
+    "cart with coupons, checkout with shipping and payment, order history and tracking.",
     generate=generate,
     app_class=ShopApp,
-    kinds=("Button", "Field", "Filter", "Form", "Item", "Link", "Sort"),
+    kinds=("Button", "Choice", "Field", "Filter", "Form", "Item", "Link", "Option", "Sort", "Tab"),
 )
 register_family(FAMILY)

@@ -1,0 +1,166 @@
+"""The trace format: schema file, round trips, torn lines, versions, redaction, auto-labels."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from webfactory_env.core.errors import TraceError
+from webfactory_env.replay.bundle import TRACE_FILE, open_bundle
+from webfactory_env.trace import EpisodeLog, read_trace, trace_json_schema, write_trace
+from webfactory_env.trace.recorder import dump_line
+from webfactory_env.trace.schema import LINE_ADAPTER, TRACE_SCHEMA_VERSION, schema_text
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "tests" / "golden" / "bundles" / "shop.tar.gz"
+
+
+@pytest.fixture(scope="module")
+def golden_trace_text() -> str:
+    with open_bundle(GOLDEN) as root:
+        return (root / TRACE_FILE).read_text(encoding="utf-8")
+
+
+def test_committed_json_schema_matches_the_models():
+    committed = (ROOT / "docs" / "trace-schema.json").read_text(encoding="utf-8")
+    assert committed == schema_text(), (
+        "docs/trace-schema.json is stale: run `webfactory trace-schema --out"
+        " docs/trace-schema.json` and commit it"
+    )
+    schema = trace_json_schema()
+    assert TRACE_SCHEMA_VERSION in schema["title"]
+    assert {"TraceHeader", "StepEvent"} <= set(schema["$defs"])
+
+
+def test_trace_round_trips_byte_for_byte(tmp_path, golden_trace_text):
+    src = tmp_path / "in.jsonl"
+    src.write_text(golden_trace_text, encoding="utf-8")
+    episodes = read_trace(src)
+    assert len(episodes) == 1 and episodes[0].complete and not episodes[0].torn
+    ep = episodes[0]
+    assert ep.header.site_build.family == "shop" and ep.header.task.name == "buy_red_mug"
+    assert [s.t for s in ep.steps] == list(range(1, len(ep.steps) + 1))
+    out = tmp_path / "out.jsonl"
+    write_trace(out, episodes)
+    assert out.read_text(encoding="utf-8") == golden_trace_text
+    # Every line is an instance of the exported schema's model.
+    for line in golden_trace_text.splitlines():
+        assert dump_line(LINE_ADAPTER.validate_json(line)) == line + "\n"
+
+
+def test_a_torn_last_line_is_dropped_and_the_rest_kept(tmp_path, golden_trace_text):
+    lines = golden_trace_text.splitlines(keepends=True)
+    path = tmp_path / "crashed.jsonl"
+    path.write_text("".join(lines[:5]) + lines[5][: len(lines[5]) // 2], encoding="utf-8")
+    (ep,) = read_trace(path)
+    assert len(ep.steps) == 4 and ep.torn and not ep.complete
+
+
+def test_a_corrupt_line_in_the_middle_is_an_error_naming_it(tmp_path, golden_trace_text):
+    lines = golden_trace_text.splitlines(keepends=True)
+    data = json.loads(lines[3])
+    data["reward"]["r"] = "lots"
+    lines[3] = json.dumps(data) + "\n"
+    path = tmp_path / "bad.jsonl"
+    path.write_text("".join(lines), encoding="utf-8")
+    with pytest.raises(TraceError, match=r"bad\.jsonl:4: not a valid trace line: .*reward\.r"):
+        read_trace(path)
+
+
+def test_newer_or_older_schema_versions_are_refused_with_advice(tmp_path, golden_trace_text):
+    lines = golden_trace_text.splitlines(keepends=True)
+    header = json.loads(lines[0])
+    for version in ("0.1.0", "2.0", f"1.{int(TRACE_SCHEMA_VERSION.split('.')[1]) + 1}"):
+        header["schema_version"] = version
+        path = tmp_path / "v.jsonl"
+        path.write_text(json.dumps(header) + "\n", encoding="utf-8")
+        with pytest.raises(TraceError, match="upgrade webfactory_env, or re-record"):
+            read_trace(path)
+
+
+def test_steps_carry_labels_from_the_subgoal_dag(golden_trace_text, tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_text(golden_trace_text, encoding="utf-8")
+    (ep,) = read_trace(path)
+    satisfied = {label.subgoal: s.t for s in ep.steps for label in s.labels}
+    subgoals = {g.id: g for g in ep.header.task.subgoals}
+    assert set(satisfied) == set(subgoals)  # the oracle reaches every subgoal
+    for step in ep.steps:
+        for label in step.labels:
+            direct = subgoals[label.subgoal].prerequisites
+            assert [p.subgoal for p in label.prerequisites] == direct
+            for link in label.prerequisites:
+                assert link.step == satisfied[link.subgoal] <= step.t
+            assert set(label.prerequisite_steps) >= {p.step for p in label.prerequisites}
+
+
+# ------------------------------------------------------------------------- redaction
+def _fake_env(values: tuple[str, ...], dom_value: str) -> Any:
+    dom = {
+        "route": "/login",
+        "title": "Sign in",
+        "scroll_y": 0,
+        "elements": [["input", "textbox", "Password", dom_value, [10, 20, 200, 30], 2]],
+    }
+    task = SimpleNamespace(values=values, subgoal=lambda _id: SimpleNamespace(prerequisites=()))
+    return SimpleNamespace(task=task, dom=SimpleNamespace(to_json=lambda: dom))
+
+
+def _record(t: int, *, slot: int, redact: bool, value: str) -> dict[str, Any]:
+    return {
+        "t": t,
+        "action": {
+            "raw": [1, 0, slot],
+            "verb": "type",
+            "index": 0,
+            "target": "field:login.password",
+            "value": "REDACTED" if redact else value,
+            "redact": redact,
+            "box": [10, 20, 200, 30],
+        },
+        "valid": True,
+        "error": None,
+        "reward": {"r": -0.01, "R": -0.01, "subgoals": [], "undone": [], "components": {}},
+        "deltas": {"auth.password": value, "auth.user": "alice"},
+        "events": [{"type": "input", "sid": "field:login.password", "value": value}],
+        "app_errors": [{"kind": "app_exception", "message": f"bad password {value}"}],
+        "logical_ms": 100 * t,
+    }
+
+
+def test_values_typed_into_redacted_fields_never_reach_the_trace():
+    secret = "hunter2-correct-horse"
+    env = _fake_env(("alice", secret), dom_value=secret)
+    log = EpisodeLog(env, run_id="r")
+    info = {
+        "record": _record(1, slot=1, redact=True, value=secret),
+        "obs_digest": "0" * 64,
+        "route": f"/login?echo={secret}",
+        "success": False,
+    }
+    event = log.step(info, False, False)
+    line = dump_line(event)
+    assert secret not in line
+    assert event.action.value == "REDACTED" and event.action.redacted
+    assert event.action.raw == [1, 0, 1]  # replay still has the slot to re-type it
+    assert event.deltas["auth.password"] == "REDACTED" and event.deltas["auth.user"] == "alice"
+    assert event.obs.dom.elements[0][3] == "REDACTED"
+    # Once known, the secret is scrubbed from later steps too, wherever it shows up.
+    later = {**info, "record": _record(2, slot=0, redact=False, value=f"x{secret}y")}
+    assert secret not in dump_line(log.step(later, False, False))
+
+
+def test_values_of_ordinary_fields_are_kept():
+    env = _fake_env(("alice",), dom_value="alice")
+    info = {
+        "record": _record(1, slot=0, redact=False, value="alice"),
+        "obs_digest": "0" * 64,
+        "route": "/login",
+        "success": False,
+    }
+    event = EpisodeLog(env, run_id="r").step(info, False, False)
+    assert event.action.value == "alice" and not event.action.redacted

@@ -1,0 +1,368 @@
+"""The widget library: each widget's affordance tags, and each one operated in the browser."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from webfactory_env.core.predicates import Eq, Ref
+from webfactory_env.sitegen import generate_site
+from webfactory_env.sitegen import widgets as w
+from webfactory_env.sitegen.html import Renderer
+from webfactory_env.sitegen.spec import Option
+from webfactory_env.sitegen.variation import Variation
+from webfactory_env.tasks import compile_for_site
+
+OPTIONS = [Option("r", "Red"), Option("g", "Green")]
+EFFECT = Eq(("x",), Ref("value"))
+
+
+def _r(**axes: str) -> Renderer:
+    return Renderer(Variation.plain(**axes), salt="test")
+
+
+def _sids_in(html: str) -> list[str]:
+    return re.findall(r'data-wf-sid="([^"]+)"', html)
+
+
+def _check_html_matches(r: Renderer, html: str) -> None:
+    """Every recorded affordance is exactly one element of the HTML, and vice versa."""
+    full = html + "".join(r.subregions.values())
+    assert sorted(_sids_in(full)) == sorted(a.sid for a in r.affordances)
+
+
+def test_link_and_breadcrumbs():
+    r = _r()
+    html = w.link(r, sid="nav:/x", href="/x", text="X <y>") + w.breadcrumbs(
+        r, [("Shop", "/shop"), ("Here", None)], label="Crumbs"
+    )
+    a = r.affordances[0]
+    assert (a.kind, a.verb, a.element, a.ui, a.href, a.sticky) == (
+        "Link",
+        "click",
+        "a",
+        "link",
+        "/x",
+        True,
+    )
+    assert a.effect == Eq(("route",), "/x") and a.click_event().type == "nav"
+    assert "X &lt;y&gt;" in html and r.affordances[1].attr_map()["role"] == "breadcrumb"
+    _check_html_matches(r, html)
+
+
+@pytest.mark.parametrize("style", ["select", "radio", "menu"])
+def test_choice_styles_share_one_semantic_affordance(style):
+    r = _r(choice_widget=style)
+    html = w.choice(
+        r,
+        sid="f:c",
+        kind="Filter",
+        name="color",
+        label="Colour",
+        options=OPTIONS,
+        selected="",
+        handler="filter",
+        arg="color",
+        effect=EFFECT,
+        is_open=True,
+    )
+    main = r.affordances[0]
+    assert (main.sid, main.kind, main.verb, main.attr_map()) == (
+        "f:c",
+        "Filter",
+        "select",
+        {"name": "color"},
+    )
+    assert [o.value for o in main.options] == ["r", "g"]
+    if style == "select":
+        assert main.ui == "native" and main.element == "select" and len(r.affordances) == 1
+    else:
+        opts = r.affordances[1:]
+        assert [o.sid for o in opts] == ["f:c=r", "f:c=g"] == [o.sid for o in main.options]
+        for o in opts:  # every style reports the same change to the app
+            ev = o.click_event()
+            assert (ev.type, ev.handler, ev.arg, ev.value) == ("change", "filter", "color", o.value)
+        assert main.ui == ("choice" if style == "radio" else "menu")
+        if style == "menu":
+            assert main.opener == "f:c" and main.click_event().handler == w.UI_TOGGLE
+    _check_html_matches(r, html)
+
+
+def test_closed_menu_shows_no_options():
+    r = _r(choice_widget="menu")
+    w.choice(
+        r,
+        sid="f:c",
+        kind="Filter",
+        name="color",
+        label="Colour",
+        options=OPTIONS,
+        selected="",
+        handler="filter",
+        arg="color",
+        effect=EFFECT,
+        is_open=False,
+    )
+    assert [a.sid for a in r.affordances] == ["f:c"]
+
+
+def test_toggle_text_password_otp_and_editor():
+    r = _r()
+    html = w.toggle(
+        r,
+        sid="t",
+        kind="Toggle",
+        name="agree",
+        label="Agree",
+        checked=True,
+        handler="set",
+        arg="agree",
+        effect=EFFECT,
+    )
+    t = r.affordances[0]
+    assert (t.element, t.ui, t.verb) == ("checkbox", "choice", "select")
+    assert t.click_event().value == "false"  # clicking a checked box unchecks it
+    html += w.text_field(
+        r,
+        sid="f",
+        name="n",
+        label="Name",
+        value="Al",
+        handler="set",
+        arg="n",
+        effect=EFFECT,
+        form="x",
+        error="Bad",
+        helper="Hint",
+    )
+    html += w.password_field(
+        r,
+        sid="p",
+        name="pw",
+        label="Password",
+        value="s3cret",
+        handler="set",
+        arg="pw",
+        effect=None,
+        form="x",
+    )
+    html += w.otp_field(
+        r,
+        sid="o",
+        name="otp",
+        label="Code",
+        value="123456",
+        handler="set",
+        arg="otp",
+        effect=None,
+        form="x",
+    )
+    html += w.rich_text(
+        r,
+        sid="e",
+        name="bio",
+        label="Bio",
+        value="Hi",
+        handler="set",
+        arg="bio",
+        effect=EFFECT,
+        form="x",
+        format_handler="fmt",
+        bold=True,
+        italic=False,
+    )
+    by = {a.sid: a for a in r.affordances}
+    assert by["f"].verb == "fill" and by["f"].value == "Al" and by["f"].attr_map()["form"] == "x"
+    assert by["p"].redact and by["o"].redact and "s3cret" not in html and "123456" not in html
+    assert 'type="password"' in html and 'autocomplete="one-time-code"' in html
+    assert by["e"].element == "editable" and 'contenteditable="true"' in html
+    assert by["e:bold"].attr_map() == {"role": "format-bold", "editor": "bio", "pressed": True}
+    assert r.subregions["err:f"].count("Bad") == 1  # field errors live in their own region
+    _check_html_matches(r, html)
+
+
+def test_typeahead_date_picker_and_upload():
+    r = _r(date_widget="popover")
+    html = w.typeahead(
+        r,
+        sid="a",
+        name="origin",
+        label="From",
+        text="sf",
+        handler="t",
+        arg="origin",
+        effect=EFFECT,
+        form="s",
+        pick_handler="pick",
+        suggestions=[("SFO", "SFO — San Francisco")],
+    )
+    html += w.date_picker(
+        r,
+        sid="d",
+        name="depart",
+        label="Depart",
+        value="",
+        handler="set",
+        arg="depart",
+        effect=EFFECT,
+        form="s",
+        month="2026-01",
+        is_open=True,
+        today="2026-01-05",
+    )
+    html += w.file_upload(
+        r,
+        sid="u",
+        name="file",
+        label="File",
+        files=[w.SyntheticFile("a.pdf", 3, "PDF")],
+        chosen="",
+        handler="set",
+        arg="file",
+        effect=EFFECT,
+        is_open=True,
+    )
+    by = {a.sid: a for a in r.affordances}
+    assert by["a"].ui == "typeahead"
+    s = by["suggest:origin=SFO"]
+    assert s.kind == "Suggestion" and s.attr_map()["field"] == "origin"
+    assert s.click_event().value == "SFO" and s.click_event().handler == "pick"
+    assert by["d"].ui == "calendar" and by["d"].opener == "d"
+    days = [a for a in r.affordances if a.kind == "Day"]
+    assert len(days) == 31 and days[0].attr_map() == {
+        "picker": "depart",
+        "date": "2026-01-01",
+        "weekday": "thursday",
+    }
+    assert {"cal:depart:prev-month", "cal:depart:next-month"} <= set(by)
+    assert by["u"].ui == "menu" and by["u=a.pdf"].click_event().value == "a.pdf"
+    _check_html_matches(r, html)
+    closed = _r(date_widget="popover")
+    w.date_picker(
+        closed,
+        sid="d",
+        name="depart",
+        label="Depart",
+        value="",
+        handler="set",
+        arg="depart",
+        effect=EFFECT,
+        form="s",
+        month="2026-01",
+        is_open=False,
+        today="2026-01-05",
+    )
+    assert [a.sid for a in closed.affordances] == ["d"]
+    typed = _r(date_widget="text")
+    w.date_picker(
+        typed,
+        sid="d",
+        name="depart",
+        label="Depart",
+        value="",
+        handler="set",
+        arg="depart",
+        effect=EFFECT,
+        form="s",
+        month="2026-01",
+        is_open=False,
+        today="2026-01-05",
+    )
+    assert typed.affordances[0].ui == "input" and typed.affordances[0].kind == "DatePicker"
+
+
+def test_navigation_widgets():
+    r = _r()
+    html = w.tabs(
+        r, group="g", items=[("a", "A"), ("b", "B")], active="a", panel="<p>A</p>", label="T"
+    )
+    html += w.accordion(r, group="q", sections=[("x", "X", "<p>x</p>")], open_keys={"acc:q:x"})
+    html += w.nested_menu(
+        r,
+        name="m",
+        label="M",
+        open_keys={"menu:m:acct"},
+        items=[w.MenuItem("acct", "Account", children=(w.MenuItem("s", "Settings", href="/s"),))],
+    )
+    html += w.modal(r, name="d", title="Dialog", body="<p>b</p>", close_text="Close")
+    html += w.pager(
+        r,
+        key="l",
+        page=1,
+        pages=3,
+        handler="page",
+        label="P",
+        prev_text="Prev",
+        next_text="Next",
+        state_path=("listing", "page"),
+    )
+    html += w.load_more(r, key="l", has_more=True, text="More")
+    html += w.data_table(
+        r,
+        key="t",
+        columns=[("price", "Price", True), ("name", "Name", False)],
+        rows=[["1", "a"]],
+        sort=("price", "asc"),
+        sort_handler="sort",
+        caption="C",
+        sort_path=("t", "sort"),
+    )
+    by = {a.sid: a for a in r.affordances}
+    assert by["tab:g:b"].effect == Eq(("ui", "tabs", "g"), "b")
+    assert by["acc:q:x"].kind == "Accordion" and by["menu:m:acct/s"].href == "/s"
+    assert by["modal:d:close"].attr_map()["role"] == "close" and 'role="dialog"' in html
+    assert (
+        by["pager:l:prev"].attr_map()["disabled"] and not by["pager:l:next"].attr_map()["disabled"]
+    )
+    assert by["more:l"].kind == "More" and 'data-wf-on="visible"' in html
+    assert by["sort:t:price"].attr_map()["order"] == "desc"  # clicking flips ascending
+    _check_html_matches(r, html)
+
+
+def test_aria_and_tooltip_axes_change_only_markup():
+    on = _r(aria="on", tooltips="on")
+    off = _r(aria="off", tooltips="off")
+    args = dict(sid="b", text="Delete", handler="h", attrs_={"role": "delete"}, icon="🗑")
+    html_on, html_off = w.button(on, **args), w.button(off, **args)
+    assert 'aria-label="Delete"' in html_on and 'title="Delete"' in html_on
+    assert "aria-label" not in html_off and "title=" not in html_off
+    assert on.affordances == off.affordances
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("style", ["select", "radio", "menu"])
+@pytest.mark.parametrize("date", ["popover", "inline", "text"])
+def test_every_widget_works_in_the_browser(make_env, style, date):
+    """The oracle operates every widget of the gallery through the env's own actions."""
+    from webfactory_env.agents import OracleAgent
+
+    env = make_env(
+        family="gallery",
+        task="tests/tasks/gallery_all.task",
+        obs_mode="tokens",
+        max_steps=60,
+        variation={"choice_widget": style, "date_widget": date},
+    )
+    oracle = OracleAgent(env)
+    obs, info = env.reset(seed=0)
+    while True:
+        obs, _, terminated, truncated, info = env.step(oracle.act(obs, info))
+        assert info["action_error"] is None
+        if terminated or truncated:
+            break
+    assert info["success"]
+    values = env.unwrapped.app.state_view()["values"]
+    assert values["color"] == "Green" and values["airport"] == "JFK"
+    assert values["date"] == "2026-02-14" and values["file"] == "notes.txt"
+    assert values["bio"] == "Hello there" and values["agree"] == "true"
+
+
+def test_gallery_task_compiles_for_every_widget_style():
+    for style in ("select", "radio", "menu"):
+        for date in ("popover", "inline", "text"):
+            site = generate_site(
+                "gallery", 0, variation=Variation.plain(choice_widget=style, date_widget=date)
+            )
+            task = compile_for_site("tests/tasks/gallery_all.task", site)
+            assert task.plan[-1].sid == "form:gallery"

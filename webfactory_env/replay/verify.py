@@ -1,0 +1,265 @@
+"""`verify_bundle`: prove a replay bundle re-executes exactly, or name where it stops doing so.
+
+In order: every file's checksum; the site re-created from the manifest (digest and static
+pages); the bundled task source recompiled (digest); then the recorded raw actions
+re-executed in a fresh env, comparing per step validity, route, observation digest, reward,
+subgoals, state deltas and episode end. The first difference is the verdict.
+
+Screenshots stored in a bundle are not compared: their bytes depend on the machine's fonts,
+and what an agent saw is already pinned by the observation digest (which, in the pixel
+observation modes, covers the downscaled screenshot).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from webfactory_env.core.errors import BundleError, TraceError, WebfactoryError
+from webfactory_env.dsl import DslError, parse_task_source
+from webfactory_env.env import WebTaskEnv
+from webfactory_env.replay.bundle import (
+    TASK_SOURCE,
+    BundleManifest,
+    build_hash,
+    bundle_trace,
+    check_files,
+    export_site,
+    load_manifest,
+    open_bundle,
+)
+from webfactory_env.sitegen import generate_site
+from webfactory_env.sitegen.registry import Site
+from webfactory_env.tasks import compile_task
+from webfactory_env.trace.recorder import EpisodeLog
+from webfactory_env.trace.schema import StepEvent
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of verifying a bundle. `message` is what the CLI prints."""
+
+    ok: bool
+    message: str
+    steps: int = 0
+    file: str | None = None
+    step: int | None = None
+    field: str | None = None
+    notes: tuple[str, ...] = ()
+
+
+class _Diverged(Exception):
+    def __init__(self, verdict: Verdict) -> None:
+        super().__init__(verdict.message)
+        self.verdict = verdict
+
+
+def verify_bundle(
+    path: str | Path, *, on_step: Callable[[int, int], None] | None = None
+) -> Verdict:
+    """Verify the bundle at `path` (a directory or `.tar.gz`).
+
+    Raises `ConfigError` only when `path` is not a bundle at all; a bundle that fails, for
+    whatever reason, is a `Verdict` with `ok=False` naming the file or the step and field.
+    `on_step(t, total)` is called after each replayed step.
+    """
+    notes: list[str] = []
+    try:
+        with open_bundle(path) as root:
+            problem = check_files(root)
+            if problem is not None:
+                return Verdict(False, str(problem), file=problem.file)
+            manifest = load_manifest(root)
+            if manifest.build_hash != build_hash():
+                notes.append(
+                    f"recorded by build {manifest.build_hash}, replaying on {build_hash()}"
+                )
+            episode = bundle_trace(root)
+            site = _check_site(root, manifest)
+            task_path = _check_task(root, manifest, site)
+            steps = _replay(manifest, episode.header.obs.digest, episode.steps, task_path, on_step)
+    except _Diverged as exc:
+        v = exc.verdict
+        return Verdict(False, v.message, v.steps, v.file, v.step, v.field, tuple(notes))
+    except (BundleError, TraceError) as exc:  # a corrupt archive, an unreadable trace
+        return Verdict(False, str(exc), file=Path(path).name, notes=tuple(notes))
+    return Verdict(True, f"verified {steps} steps", steps, notes=tuple(notes))
+
+
+def _fail(message: str, **kw: Any) -> _Diverged:
+    return _Diverged(Verdict(False, message, **kw))
+
+
+def _check_site(root: Path, manifest: BundleManifest) -> Site:
+    try:
+        # The env's variation overrides (axes fixed by the user), if any, as recorded.
+        fixed = manifest.env_kwargs.get("variation")
+        site = generate_site(manifest.family, manifest.seed, manifest.difficulty, fixed)
+    except WebfactoryError as exc:
+        raise _fail(f"site cannot be re-created: {exc}", field="site") from None
+    if site.digest != manifest.site_digest:
+        raise _fail(
+            f"site digest differs: bundled {manifest.site_digest}, re-created {site.digest}"
+            f" (generator {manifest.generator_version} recorded,"
+            f" {site.spec.generator_version} installed)",
+            field="site_digest",
+        )
+    pages, files = export_site(site)
+    by_file = {rel: route for route, rel in pages.items()}
+    for rel, text in files.items():
+        path = root / rel
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            what = f"site page {by_file[rel]}" if rel in by_file else "site asset"
+            raise _fail(
+                f"{what} ({rel}) differs from what this build renders", file=rel, field="site"
+            )
+    return site
+
+
+def _check_task(root: Path, manifest: BundleManifest, site: Site) -> Path:
+    source_path = root / TASK_SOURCE
+    source = source_path.read_text(encoding="utf-8")
+    try:
+        parsed = parse_task_source(source, filename=TASK_SOURCE)
+        compiled = compile_task(parsed, site, manifest.task)
+    except DslError as exc:
+        raise _fail(
+            f"{TASK_SOURCE} does not compile against the re-created site: {exc}",
+            file=TASK_SOURCE,
+            field="task",
+        ) from None
+    if compiled.digest != manifest.task_digest:
+        raise _fail(
+            f"task digest differs: bundled {manifest.task_digest}, recompiled {compiled.digest}"
+            f" (compiler {manifest.compiler_version} recorded, {compiled.compiler_version} now)",
+            field="task_digest",
+        )
+    # The env takes a task file when it holds just this task: then the replay runs the
+    # bundled source, not whatever the installed library holds under that name.
+    return source_path if len(parsed.tasks) == 1 else Path(manifest.task)
+
+
+def _replay(
+    manifest: BundleManifest,
+    reset_digest: str,
+    recorded: tuple[StepEvent, ...],
+    task: Path,
+    on_step: Callable[[int, int], None] | None,
+) -> int:
+    kwargs = {**manifest.env_kwargs, "task": str(task)}
+    with _env(kwargs) as env:
+        base: WebTaskEnv = env.unwrapped  # type: ignore[assignment]
+        _obs, info = env.reset(seed=manifest.seed)
+        expected = {"site_digest": manifest.site_digest, "task_digest": manifest.task_digest}
+        for key, want in expected.items():
+            if info[key] != want:
+                raise _fail(
+                    f"step 0: {key.replace('_', ' ')} differs: bundled {want},"
+                    f" replay env has {info[key]}",
+                    step=0,
+                    field=key,
+                )
+        if info["obs_digest"] != reset_digest:
+            raise _fail(
+                "step 0: observation digest differs after reset:"
+                f" recorded {_short(reset_digest)}, replayed {_short(info['obs_digest'])}",
+                step=0,
+                field="obs.digest",
+            )
+        log = EpisodeLog(base, run_id="replay")
+        ended = False
+        for i, rec in enumerate(recorded):
+            if ended:  # the env would refuse another step: say where the recordings part
+                raise _fail(
+                    f"step {rec.t}: the replayed episode already ended at step {i}",
+                    step=rec.t,
+                    field="terminated",
+                    steps=i,
+                )
+            action = np.asarray(rec.action.raw, dtype=np.int64)
+            _, _, terminated, truncated, info = env.step(action)
+            ended = terminated or truncated
+            replayed = log.step(info, terminated, truncated)
+            difference = first_difference(rec, replayed)
+            if difference is not None:
+                field, message = difference
+                raise _fail(f"step {rec.t}: {message}", step=rec.t, field=field, steps=i)
+            if on_step is not None:
+                on_step(rec.t, len(recorded))
+    return len(recorded)
+
+
+@contextlib.contextmanager
+def _env(kwargs: Mapping[str, Any]) -> Iterator[gym.Env[Any, Any]]:
+    try:
+        env = gym.make("WebTask-v0", **kwargs)
+    except WebfactoryError as exc:
+        raise _fail(f"the recorded env cannot be re-created: {exc}", field="env_kwargs") from None
+    try:
+        yield env
+    finally:
+        env.close()
+
+
+def first_difference(recorded: StepEvent, replayed: StepEvent) -> tuple[str, str] | None:
+    """(field, message) of the first checked field that differs, or None."""
+    checks: list[tuple[str, str, Any, Any]] = [
+        ("action.target", "target element", recorded.action.target, replayed.action.target),
+        ("valid", "validity", recorded.valid, replayed.valid),
+        ("error", "action error", recorded.error, replayed.error),
+        ("obs.route", "route", recorded.obs.route, replayed.obs.route),
+        ("obs.digest", "observation digest", recorded.obs.digest, replayed.obs.digest),
+        ("reward.r", "reward", recorded.reward.r, replayed.reward.r),
+        ("reward.subgoals", "subgoals", recorded.reward.subgoals, replayed.reward.subgoals),
+        ("reward.undone", "undone subgoals", recorded.reward.undone, replayed.reward.undone),
+    ]
+    for field, name, a, b in checks:
+        if a != b:
+            if field == "obs.digest":
+                a, b = _short(a), _short(b)
+            return field, f"{name} differs: recorded {_show(a)}, replayed {_show(b)}"
+    deltas = _delta_difference(recorded.deltas, replayed.deltas)
+    if deltas is not None:
+        return "deltas", deltas
+    for field, a, b in (
+        ("reward.R", recorded.reward.R, replayed.reward.R),
+        ("terminated", recorded.terminated, replayed.terminated),
+        ("truncated", recorded.truncated, replayed.truncated),
+        ("success", recorded.success, replayed.success),
+    ):
+        if a != b:
+            return field, f"{field} differs: recorded {_show(a)}, replayed {_show(b)}"
+    return None
+
+
+def _delta_difference(recorded: dict[str, Any], replayed: dict[str, Any]) -> str | None:
+    # Compare as JSON: the recorded side went through a file.
+    a, b = _as_json(recorded), _as_json(replayed)
+    for path in sorted(set(a) | set(b)):
+        if path not in a or path not in b or a[path] != b[path]:
+            left = _show(a[path]) if path in a else "(unchanged)"
+            right = _show(b[path]) if path in b else "(unchanged)"
+            return f"state deltas differ at {path}: recorded {left}, replayed {right}"
+    return None
+
+
+def _as_json(obj: Any) -> Any:
+    return json.loads(json.dumps(obj, sort_keys=True, default=str))
+
+
+def _short(digest: Any) -> str:
+    return f"{str(digest)[:12]}…"
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str) and value.endswith("…"):
+        return value
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 120 else text[:117] + "..."

@@ -1,0 +1,382 @@
+"""`gallery`: every widget of the library on one page, with real app state behind each.
+
+Not a benchmark family: it exists so that tests (and people, via `webfactory serve
+--family gallery`) can exercise each widget in isolation, in Python and in the browser.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from webfactory_env.__about__ import __version__
+from webfactory_env.core.predicates import Eq, Ref
+from webfactory_env.core.resources import tree_digest
+from webfactory_env.sitegen import widgets as w
+from webfactory_env.sitegen.app import SiteApp, handler
+from webfactory_env.sitegen.html import Renderer, esc
+from webfactory_env.sitegen.registry import Family, register_family
+from webfactory_env.sitegen.spec import AppEvent, Option, PageView, SiteSpec
+from webfactory_env.sitegen.variation import Variation
+
+AIRPORTS = (
+    ("SFO", "SFO — San Francisco"),
+    ("JFK", "JFK — New York JFK"),
+    ("LGA", "LGA — New York LaGuardia"),
+    ("EWR", "EWR — Newark"),
+    ("LAX", "LAX — Los Angeles"),
+    ("SEA", "SEA — Seattle"),
+)
+FILES = (
+    w.SyntheticFile("report.pdf", 120, "PDF"),
+    w.SyntheticFile("photo.png", 840, "image"),
+    w.SyntheticFile("notes.txt", 3, "text"),
+)
+
+
+def generate(seed: int, difficulty: str, overrides: Mapping[str, Any] | None = None) -> SiteSpec:
+    return SiteSpec(
+        family="gallery",
+        seed=seed,
+        difficulty=difficulty,
+        generator_version=f"{__version__}+gallery.1."
+        + tree_digest("sites", "common", "runtime", "gallery"),
+        brand="Widget Gallery",
+        variation=Variation.draw(seed, difficulty, overrides).to_json(),
+        entities={},
+        routes=("/", "/other"),
+        start_route="/",
+        today="2026-01-05",
+    )
+
+
+class GalleryApp(SiteApp):
+    family = "gallery"
+
+    def __init__(self, site: Any) -> None:
+        super().__init__(site)
+        self.values: dict[str, str] = {
+            "color": "",
+            "airport": "",
+            "airport_text": "",
+            "date": "",
+            "note": "",
+            "bio": "",
+            "file": "",
+            "agree": "false",
+            "password": "",
+            "code": "",
+        }
+        self.format = {"bold": False, "italic": False}
+        self.submitted: dict[str, str] = {}
+        self.clicks = 0
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "route": self.route,
+            "values": dict(self.values),
+            "submitted": dict(self.submitted),
+            "clicks": self.clicks,
+            "editors": {"bio": dict(self.format)},
+        }
+
+    def known_route(self, path: str) -> bool:
+        return path in ("/", "/other")
+
+    def header(self, r: Renderer) -> str:
+        return (
+            '<span class="brand">Widget Gallery</span><nav>'
+            + w.link(r, sid="nav:/", href="/", text="Gallery", region="nav")
+            + w.link(r, sid="nav:/other", href="/other", text="Other", region="nav")
+            + "</nav>"
+        )
+
+    @handler("set")
+    def on_set(self, ev: AppEvent) -> str | None:
+        if ev.arg in self.values:
+            self.values[ev.arg or ""] = (ev.value or "")[:500]
+        return None
+
+    @handler("airport_text")
+    def on_airport_text(self, ev: AppEvent) -> str | None:
+        self.values["airport_text"] = (ev.value or "")[:40]
+        return None
+
+    @handler("format")
+    def on_format(self, ev: AppEvent) -> str | None:
+        _, _, style = (ev.arg or "").partition("=")
+        if style in self.format:
+            self.format[style] = not self.format[style]
+        return None
+
+    @handler("count", mutating=True)
+    def on_count(self, ev: AppEvent) -> str | None:
+        self.clicks += 1
+        return None
+
+    @handler("submit")
+    def on_submit(self, ev: AppEvent) -> str | None:
+        self.submitted = dict(ev.values or {})
+        return None
+
+    def render(self, route: str) -> PageView:
+        r = self.renderer()
+        if not self.known_route(route):
+            return self.page_view(
+                r,
+                route=route,
+                title="Not found",
+                status=404,
+                main="<h1>Not found</h1>" + w.link(r, sid="back:/", href="/", text="Back"),
+            )
+        if route == "/other":
+            main = "<h1>Other page</h1>" + w.link(r, sid="back:/", href="/", text="Back")
+            return self.page_view(r, route=route, title="Other", main=main)
+        v = self.values
+        colors = [Option(c, c) for c in ("Red", "Green", "Blue")]
+        text = v["airport_text"].strip().lower()
+        suggestions = [
+            (code, label)
+            for code, label in AIRPORTS
+            if text and (text in code.lower() or text in label.lower())
+        ]
+        sections = [
+            (
+                "choice",
+                w.choice(
+                    r,
+                    sid="choice:color",
+                    kind="Filter",
+                    name="color",
+                    label="Colour",
+                    options=colors,
+                    selected=v["color"],
+                    handler="set",
+                    arg="color",
+                    effect=Eq(("values", "color"), Ref("value")),
+                    is_open="choice:color" in self.ui.open,
+                ),
+            ),
+            (
+                "toggle",
+                w.toggle(
+                    r,
+                    sid="toggle:agree",
+                    kind="Toggle",
+                    name="agree",
+                    label="I agree",
+                    checked=v["agree"] == "true",
+                    handler="set",
+                    arg="agree",
+                    effect=Eq(("values", "agree"), Ref("value")),
+                ),
+            ),
+            (
+                "typeahead",
+                w.typeahead(
+                    r,
+                    sid="field:airport",
+                    name="airport",
+                    label="Airport",
+                    text=v["airport_text"],
+                    handler="airport_text",
+                    arg="airport",
+                    effect=Eq(("values", "airport"), Ref("value")),
+                    form="gallery",
+                    pick_handler="set",
+                    suggestions=suggestions,
+                ),
+            ),
+            (
+                "date",
+                w.date_picker(
+                    r,
+                    sid="date:when",
+                    name="when",
+                    label="When",
+                    value=v["date"],
+                    handler="set",
+                    arg="date",
+                    effect=Eq(("values", "date"), Ref("value")),
+                    form="gallery",
+                    month=self.month_of("when"),
+                    is_open="date:when" in self.ui.open,
+                    today=self.spec.today,
+                ),
+            ),
+            (
+                "upload",
+                w.file_upload(
+                    r,
+                    sid="upload:file",
+                    name="file",
+                    label="Attachment",
+                    files=FILES,
+                    chosen=v["file"],
+                    handler="set",
+                    arg="file",
+                    effect=Eq(("values", "file"), Ref("value")),
+                    is_open="upload:file" in self.ui.open,
+                ),
+            ),
+            (
+                "rich",
+                w.rich_text(
+                    r,
+                    sid="editor:bio",
+                    name="bio",
+                    label="Bio",
+                    value=v["bio"],
+                    handler="set",
+                    arg="bio",
+                    effect=Eq(("values", "bio"), Ref("value")),
+                    form="gallery",
+                    format_handler="format",
+                    bold=self.format["bold"],
+                    italic=self.format["italic"],
+                ),
+            ),
+            (
+                "tabs",
+                w.tabs(
+                    r,
+                    group="g",
+                    items=[("one", "One"), ("two", "Two")],
+                    active=self.ui.tabs.get("g", "one"),
+                    panel=f"<p>Panel {esc(self.ui.tabs.get('g', 'one'))}</p>",
+                    label="Tabs",
+                ),
+            ),
+            (
+                "accordion",
+                w.accordion(
+                    r,
+                    group="faq",
+                    sections=[("a", "First", "<p>A body</p>"), ("b", "Second", "<p>B body</p>")],
+                    open_keys=self.ui.open,
+                ),
+            ),
+            (
+                "menu",
+                w.nested_menu(
+                    r,
+                    name="main",
+                    label="Menu",
+                    open_keys=self.ui.open,
+                    items=[
+                        w.MenuItem(
+                            "acct",
+                            "Account",
+                            children=(w.MenuItem("settings", "Settings", href="/other"),),
+                        ),
+                        w.MenuItem("help", "Help", href="/other"),
+                    ],
+                ),
+            ),
+            (
+                "button",
+                w.button(
+                    r,
+                    sid="button:count",
+                    text="Count",
+                    handler="count",
+                    attrs_={"role": "count"},
+                    effect=Eq(("clicks",), 1),
+                )
+                + f"<span>Clicked {self.clicks} times</span>",
+            ),
+            (
+                "modal",
+                w.modal(r, name="m", title="Dialog", body="<p>Hello</p>", close_text="Close")
+                if self.ui.modal == "m"
+                else w.modal_opener(r, name="m", text="Open dialog", attrs_={}),
+            ),
+            (
+                "form",
+                w.form(
+                    r,
+                    name="gallery",
+                    handler="submit",
+                    submit_sid="form:gallery",
+                    submit_text="Send",
+                    label="Gallery form",
+                    effect=Eq(("submitted", "note"), Ref("state:values.note")),
+                    body=w.text_field(
+                        r,
+                        sid="field:note",
+                        name="note",
+                        label="Note",
+                        value=v["note"],
+                        handler="set",
+                        arg="note",
+                        effect=Eq(("values", "note"), Ref("value")),
+                        form="gallery",
+                    )
+                    + w.password_field(
+                        r,
+                        sid="field:password",
+                        name="password",
+                        label="Password",
+                        value=v["password"],
+                        handler="set",
+                        arg="password",
+                        effect=None,
+                        form="gallery",
+                    )
+                    + w.otp_field(
+                        r,
+                        sid="field:code",
+                        name="code",
+                        label="Code",
+                        value=v["code"],
+                        handler="set",
+                        arg="code",
+                        effect=None,
+                        form="gallery",
+                    ),
+                ),
+            ),
+            (
+                "list",
+                w.load_more(
+                    r, key="list", has_more=self.ui.more.get("list", 1) < 3, text="Loading more"
+                )
+                + f"<p>Batches loaded: {self.ui.more.get('list', 1)}</p>",
+            ),
+        ]
+        main = (
+            '<div class="gallery"><h1>Widget gallery</h1>'
+            + "".join(
+                f'<section id="{r.dom_id(name)}"><h2>{esc(name)}</h2>{html}</section>'
+                for name, html in sections
+            )
+            + "</div>"
+        )
+        return self.page_view(r, route=route, title="Gallery", main=main)
+
+
+FAMILY = Family(
+    name="gallery",
+    version="1",
+    description="Every widget of the library on one page (a test fixture, not a benchmark).",
+    generate=generate,
+    app_class=GalleryApp,
+    kinds=(
+        "Accordion",
+        "Button",
+        "DatePicker",
+        "Editor",
+        "Field",
+        "FileUpload",
+        "Filter",
+        "Form",
+        "Link",
+        "MenuItem",
+        "More",
+        "Option",
+        "Suggestion",
+        "Tab",
+        "Toggle",
+    ),
+)
+register_family(FAMILY)

@@ -1,0 +1,181 @@
+"""Conformance checks for site families, public so that a new family is checked in one call.
+
+    from webfactory_env.testing import check_family, check_family_in_browser
+    check_family("shop")                 # pure: generation, rendering, variation invariants
+    check_family_in_browser("shop")      # the live DOM: one node per affordance, no leaks
+
+Each check raises `AssertionError` with a message naming the seed, page and element.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from webfactory_env.core.predicates import MISSING, lookup
+from webfactory_env.sitegen.app import SiteApp
+from webfactory_env.sitegen.registry import Site, generate_site, get_family
+from webfactory_env.sitegen.spec import Affordance
+from webfactory_env.sitegen.variation import AXES, Variation
+
+COPY_ATTRS = frozenset({"text", "label", "region"})
+UI_HANDLERS = ("ui.modal", "ui.tab", "ui.toggle")
+
+
+def static_routes(site: Site) -> tuple[str, ...]:
+    return site.spec.routes
+
+
+def page_affordances(app: SiteApp, route: str, *, reveal: bool = True) -> list[Affordance]:
+    """Affordances of `route`, including those behind dialogs, tabs, accordions and menus."""
+    app.route = route
+    found: dict[str, Affordance] = {}
+    seen_ui: set[str] = set()
+
+    def walk(depth: int) -> None:
+        page = app.page()
+        for a in page.affordances:
+            found.setdefault(a.sid, a)
+        if not reveal or depth == 0:
+            return
+        for a in page.affordances:
+            if a.handler in UI_HANDLERS and a.arg and a.sid not in seen_ui:
+                seen_ui.add(a.sid)
+                saved = copy.deepcopy(app.ui)
+                app.dispatch(a.click_event())
+                walk(depth - 1)
+                app.ui = saved
+
+    walk(2)
+    return list(found.values())
+
+
+def _semantic(a: Affordance) -> tuple[Any, ...] | None:
+    attrs = a.attr_map()
+    if a.structural or attrs.get("distractor"):
+        return None
+    kept = tuple(sorted((k, v) for k, v in attrs.items() if k not in COPY_ATTRS))
+    options = tuple(o.value for o in a.options)
+    effect = json.dumps(a.effect.to_json(), sort_keys=True) if a.effect else None
+    return (a.sid, a.kind, a.verb, kept, options, effect)
+
+
+def semantic_graph(site: Site) -> frozenset[tuple[Any, ...]]:
+    """What a site *means*: its non-structural, non-distractor affordances on every static
+    page (with their kind, attributes, options and effect), its entities and its state.
+    Variation axes must leave this unchanged."""
+    app = site.new_app()
+    out: set[tuple[Any, ...]] = set()
+    for route in static_routes(site):
+        for a in page_affordances(site.new_app(), route):
+            sem = _semantic(a)
+            if sem is not None:
+                out.add((route, *sem))
+    state = {k: v for k, v in app.state_view().items() if k not in ("ui",)}
+    out.add(("state", repr(sorted(_flatten(state)))))
+    out.add(("entities", repr(site.spec.to_json()["entities"])))
+    return frozenset(out)
+
+
+def _flatten(d: Any, prefix: str = "") -> Iterable[tuple[str, Any]]:
+    if isinstance(d, dict):
+        for k, v in d.items():
+            yield from _flatten(v, f"{prefix}{k}.")
+    else:
+        yield prefix.rstrip("."), repr(d)
+
+
+def check_site(site: Site) -> None:
+    """Rendering invariants of one site (pure)."""
+    app = site.new_app()
+    where = f"{site.spec.family} seed {site.spec.seed} ({site.spec.difficulty})"
+    state = app.state_view()
+    for route in static_routes(site):
+        app.route = route
+        page = app.page()
+        assert page.status == 200, f"{where}: static route {route} renders status {page.status}"
+        sids = [a.sid for a in page.affordances]
+        dup = {s for s in sids if sids.count(s) > 1}
+        assert not dup, f"{where} {route}: semantic ids rendered twice: {sorted(dup)}"
+        html = "".join(page.regions.values())
+        for sid in sids:
+            n = html.count(f'data-wf-sid="{sid}"')
+            assert n == 1, f"{where} {route}: {sid!r} is {n} elements, not one"
+        assert "://" not in html, f"{where} {route}: an absolute URL is in the page"
+        bad = re.findall(r'(?:href|src|action)="(?!/(?!/))[^"]*"', html)
+        assert not bad, f"{where} {route}: non-local URLs {bad[:3]}"
+        assert "<script" not in html.lower(), f"{where} {route}: a script in generated HTML"
+        for a in page.affordances:
+            if a.effect is None:
+                continue
+            for path in a.effect.paths():
+                assert lookup(state, path) is not MISSING or path[0] in state, (
+                    f"{where} {route}: {a.sid} affects unknown state path {'.'.join(path)}"
+                )
+    assert app.render("/__no_such_page__").status == 404, f"{where}: unknown routes are not 404"
+
+
+def check_family(
+    family: str, seeds: Sequence[int] = tuple(range(12)), difficulties: Sequence[str] | None = None
+) -> None:
+    """Generation, rendering and variation invariants over many seeds (no browser)."""
+    fam = get_family(family)
+    for difficulty in difficulties or fam.difficulties:
+        for seed in seeds:
+            site = generate_site(family, seed, difficulty)
+            again = fam.generate(seed, difficulty, None)
+            assert again.digest == site.digest, f"{family} seed {seed}: generation is not stable"
+            check_site(site)
+    # Every axis value leaves the meaning of the site unchanged.
+    for seed in seeds[:2]:
+        base = Variation.plain()
+        reference = semantic_graph(generate_site(family, seed, "medium", base))
+        for axis in AXES:
+            for value in axis.values[1:]:
+                varied = generate_site(
+                    family, seed, "medium", Variation.plain(**{axis.name: value})
+                )
+                graph = semantic_graph(varied)
+                if graph != reference:
+                    lost = sorted(reference - graph)[:3]
+                    gained = sorted(graph - reference)[:3]
+                    raise AssertionError(
+                        f"{family} seed {seed}: axis {axis.name}={value} changes meaning:\n"
+                        f"  lost {lost}\n  gained {gained}"
+                    )
+
+
+def check_family_in_browser(
+    family: str, seeds: Sequence[int] = (0, 1), variations: Sequence[dict[str, str]] = ({},)
+) -> None:
+    """In Chromium: each affordance of each static page is exactly one live node, no
+    instrumentation attribute is left in the DOM, and every URL stays on the site."""
+    from webfactory_env.executor import ObserveConfig, PageSession
+
+    session = PageSession()
+    try:
+        for seed in seeds:
+            for variation in variations:
+                site = generate_site(family, seed, "medium", variation or None)
+                for route in static_routes(site):
+                    app = site.new_app()
+                    app.route = route
+                    expected = sorted(a.sid for a in app.page().affordances)
+                    session.load(app, seed=seed, observe=ObserveConfig())
+                    audit = session._js("audit", [])
+                    where = f"{family} seed {seed} {variation} {route}"
+                    assert sorted(audit["sids"]) == expected, (
+                        f"{where}: live semantic ids differ from the page's affordances: "
+                        f"missing {sorted(set(expected) - set(audit['sids']))[:5]}, "
+                        f"extra {sorted(set(audit['sids']) - set(expected))[:5]}"
+                    )
+                    assert audit["dataAttrs"] == 0, f"{where}: data-wf attributes in the DOM"
+                    for url in audit["urls"]:
+                        assert "://" not in url and not url.startswith("//"), (
+                            f"{where}: external URL {url[:80]!r}"
+                        )
+    finally:
+        session.close()

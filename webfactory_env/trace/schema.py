@@ -1,0 +1,186 @@
+"""The trace file format: versioned pydantic models of a header line and one line per step.
+
+A trace is JSONL. Each episode starts with a `TraceHeader` line (what was run: versions,
+seed, variation vector, digests, task, executor settings, the env's keyword arguments and
+the first observation) followed by one `StepEvent` line per `env.step`. Files are read back
+through these models (they cross a trust boundary: disk), and `trace_json_schema()` is the
+same contract for other languages, committed as `docs/trace-schema.json`:
+
+    webfactory trace-schema --out docs/trace-schema.json
+
+Versioning: `schema_version` is MAJOR.MINOR. A reader accepts its own major version at
+any minor version up to its own; adding a field bumps the minor, changing or removing one
+bumps the major.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+TRACE_SCHEMA_VERSION = "1.0"
+REDACTED = "REDACTED"
+
+Box = tuple[int, int, int, int]
+# One observed element, agent-visible only: tag, role, text, value, box (x, y, w, h), flags.
+Element = tuple[str, str, str, str, Box, int]
+
+
+class _Model(BaseModel):
+    # Unknown fields are an error: a newer writer bumps the version, and we say so first.
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CompactDom(_Model):
+    """The observed page without any semantic id (`DomSnapshot.to_json()`)."""
+
+    route: str
+    title: str
+    scroll_y: int
+    elements: list[Element]
+
+
+class ObsRecord(_Model):
+    """One observation: the digest of the agent's arrays, the page it shows, a screenshot."""
+
+    digest: str = Field(description="SHA-256 over the observation arrays (env.observation_digest)")
+    route: str
+    dom: CompactDom
+    screenshot: str | None = Field(
+        default=None, description="SHA-256 of the full-size PNG, stored as screens/<hash>.png"
+    )
+
+
+class SiteBuild(_Model):
+    factory_version: str
+    generator_version: str
+    family: str
+    seed: int
+    difficulty: str
+    variation: dict[str, Any] = Field(description="the variation vector of the site")
+    digest: str
+
+
+class SubgoalInfo(_Model):
+    id: str
+    description: str
+    prerequisites: list[str] = Field(description="hard edges of the subgoal DAG")
+    witness: list[str]
+    terminal: bool
+    sticky: bool
+
+
+class TaskInfo(_Model):
+    name: str
+    dsl_version: str
+    compiler_version: str
+    compiled_digest: str
+    instruction: str
+    goal: str | None = None
+    n_values: int = Field(description="size of the value table (its strings are not traced)")
+    subgoals: list[SubgoalInfo]
+
+
+class ExecutorInfo(_Model):
+    viewport: tuple[int, int]
+    locale: str
+    timezone: str
+    obs_mode: str
+    max_elements: int
+    max_tokens: int
+    vocab_size: int
+    screenshot_size: tuple[int, int]
+    max_steps: int
+    max_values: int
+    step_ms: int = Field(description="logical time per step")
+    reward: dict[str, float]
+
+
+class TraceHeader(_Model):
+    type: Literal["header"] = "header"
+    schema_version: str
+    run_id: str
+    episode: int = Field(ge=1, description="1-based index of the episode within the file")
+    site_build: SiteBuild
+    task: TaskInfo
+    executor: ExecutorInfo
+    env_kwargs: dict[str, Any] = Field(description="gymnasium.make kwargs re-creating the env")
+    obs: ObsRecord
+
+
+class ActionInfo(_Model):
+    raw: list[int] = Field(description="the action as given to env.step: [verb, element, slot]")
+    verb: str | None
+    index: int | None
+    target: str | None = Field(description="semantic id of the acted-on element")
+    value: str | None = Field(description=f"typed or selected text; {REDACTED!r} for secrets")
+    redacted: bool = False
+    box: Box | None = Field(
+        default=None, description="the element's box (px) in the observation before the action"
+    )
+
+
+class RewardInfo(_Model):
+    r: float
+    R: float = Field(description="return so far")
+    subgoals: list[str] = Field(description="subgoals newly satisfied by this step")
+    undone: list[str]
+    components: dict[str, float]
+
+
+class PrerequisiteLink(_Model):
+    subgoal: str
+    step: int | None = Field(description="the step that last satisfied it (None: never)")
+
+
+class SubgoalLabel(_Model):
+    """Auto-label: this step satisfied `subgoal`, building on these earlier steps."""
+
+    subgoal: str
+    prerequisites: list[PrerequisiteLink]
+    prerequisite_steps: list[int] = Field(
+        description="steps that satisfied any transitive prerequisite, ascending"
+    )
+
+
+class StepEvent(_Model):
+    type: Literal["step"] = "step"
+    t: int = Field(ge=1, description="logical step number")
+    logical_ms: int
+    latency_ms: int = Field(default=0, description="simulated network latency (none yet)")
+    action: ActionInfo
+    valid: bool
+    error: str | None
+    reward: RewardInfo
+    labels: list[SubgoalLabel]
+    deltas: dict[str, Any] = Field(description="app-state paths that changed, new values")
+    events: list[dict[str, Any]]
+    app_errors: list[dict[str, Any]]
+    terminated: bool
+    truncated: bool
+    success: bool
+    obs: ObsRecord
+
+
+TraceLine = Annotated[TraceHeader | StepEvent, Field(discriminator="type")]
+LINE_ADAPTER: TypeAdapter[TraceHeader | StepEvent] = TypeAdapter(TraceLine)
+
+
+def trace_json_schema() -> dict[str, Any]:
+    """The JSON Schema of one trace line (either a header or a step event)."""
+    schema = LINE_ADAPTER.json_schema()
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": f"webfactory trace line, schema_version {TRACE_SCHEMA_VERSION}",
+        "description": (
+            "One line of a webfactory JSONL trace: each episode is a header line followed by"
+            " one step line per env.step."
+        ),
+        **schema,
+    }
+
+
+def schema_text() -> str:
+    return json.dumps(trace_json_schema(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
