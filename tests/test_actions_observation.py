@@ -146,39 +146,45 @@ def test_text_ids_are_stable_across_processes():
 TEXT = act.ActionConfig(max_elements=8, max_values=4, mode="text")
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("click(3)", act.Decoded("click", 3)),
-    ("  click( 3 )  ", act.Decoded("click", 3)),
-    ('type(1, "Alice \\"Al\\" Nguyen")', act.Decoded("type", 1, 'Alice "Al" Nguyen')),
-    ("fill(1, 'x')", act.Decoded("type", 1, "x")),
-    ('select(2, "Red")', act.Decoded("select", 2, "Red")),
-    ("submit(1)", act.Decoded("submit", 1)),
-    ('press("Enter")', act.Decoded("press_enter", -1, key="Enter")),
-    ('press(1, "Tab")', act.Decoded("press_enter", 1, key="Tab")),
-    ("scroll(down)", act.Decoded("scroll_down")),
-    ('scroll("up")', act.Decoded("scroll_up")),
-    ("back()", act.Decoded("back")),
-    ('done(true, "$6.99")', act.Decoded("done_success", text="$6.99")),
-    ("done(false)", act.Decoded("done_fail")),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("click(3)", act.Decoded("click", 3)),
+        ("  click( 3 )  ", act.Decoded("click", 3)),
+        ('type(1, "Alice \\"Al\\" Nguyen")', act.Decoded("type", 1, 'Alice "Al" Nguyen')),
+        ("fill(1, 'x')", act.Decoded("type", 1, "x")),
+        ('select(2, "Red")', act.Decoded("select", 2, "Red")),
+        ("submit(1)", act.Decoded("submit", 1)),
+        ('press("Enter")', act.Decoded("press_enter", -1, key="Enter")),
+        ('press(1, "Tab")', act.Decoded("press_enter", 1, key="Tab")),
+        ("scroll(down)", act.Decoded("scroll_down")),
+        ('scroll("up")', act.Decoded("scroll_up")),
+        ("back()", act.Decoded("back")),
+        ('done(true, "$6.99")', act.Decoded("done_success", text="$6.99")),
+        ("done(false)", act.Decoded("done_fail")),
+    ],
+)
 def test_text_actions_parse(text, expected):
     assert act.decode(text, TEXT, VALUES) == expected
 
 
-@pytest.mark.parametrize("attack", [
-    '__import__("os").system("rm -rf /")',
-    "click(__import__('os'))",
-    "click(1); click(2)",
-    "click(1) or exec('x')",
-    'type(1, "a") + "b"',
-    "eval('1')",
-    "click(-1)",
-    "click(1, 2, 3)",
-    'press("Control+W")',
-    "done(maybe)",
-    "x" * 3000,
-    "",
-])
+@pytest.mark.parametrize(
+    "attack",
+    [
+        '__import__("os").system("rm -rf /")',
+        "click(__import__('os'))",
+        "click(1); click(2)",
+        "click(1) or exec('x')",
+        'type(1, "a") + "b"',
+        "eval('1')",
+        "click(-1)",
+        "click(1, 2, 3)",
+        'press("Control+W")',
+        "done(maybe)",
+        "x" * 3000,
+        "",
+    ],
+)
 def test_text_action_parser_rejects_everything_else(attack):
     result = act.decode(attack, TEXT, VALUES)
     assert isinstance(result, str) and result  # an explanation, never an exception

@@ -206,3 +206,17 @@ def test_bad_constructor_arguments(make_env):
 def test_made_through_gymnasium_registry():
     spec = gym.spec("WebTask-v0")
     assert spec.entry_point == "webfactory_env.env:WebTaskEnv"
+
+
+def test_drift_re_renders_under_the_agent_and_actions_re_find_their_element(make_env):
+    """The `drift` axis replaces every element between observation and action; typed and
+    selected values still land, through derived selectors with logical-time backoff."""
+    env = make_env(obs_mode="tokens", variation={"drift": "on"})
+    oracle = OracleAgent(env)
+    total, steps, last, infos = run(env, oracle, 3)
+    assert last["success"]
+    retries = [r for info in infos for r in info["record"]["retries"]]
+    assert retries and all(r["event"] == "executor_web.retry" for r in retries)
+    assert all(r["backoff_ms"] == 200 and r["attempt"] == 1 for r in retries)
+    # the backoff was paid on the logical clock, not the wall clock
+    assert last["record"]["logical_ms"] == 100 * steps + 200 * len(retries)

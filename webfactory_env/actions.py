@@ -271,11 +271,11 @@ def check(d: Decoded, dom: DomSnapshot) -> tuple[BrowserOp | None, str | None]:
     if v == "press_enter":
         if not (dom.has(i, f.CLICKABLE) or dom.has(i, f.EDITABLE)):
             return None, f"element {i} ({dom.roles[i]}) cannot take a key press"
-        return BrowserOp("press", i, d.key), None
+        return BrowserOp("press", i, d.key, label=dom.texts[i]), None
     if v == "submit":
         if not dom.has(i, f.IN_FORM):
             return None, f"element {i} is not part of a form"
-        return BrowserOp("submit", i), None
+        return BrowserOp("submit", i, label=dom.texts[i]), None
     if d.value is None:
         return None, f"{v} needs a value"
     if v == "type":
@@ -283,14 +283,14 @@ def check(d: Decoded, dom: DomSnapshot) -> tuple[BrowserOp | None, str | None]:
             return None, f"element {i} is read-only"
         if not dom.has(i, f.EDITABLE):
             return None, f"element {i} ({dom.roles[i]}) is not a text field"
-        return BrowserOp("type", i, d.value), None
+        return BrowserOp("type", i, d.value, label=dom.texts[i]), None
     if v == "select":
         if not dom.has(i, f.SELECTABLE):
             return None, f"element {i} ({dom.roles[i]}) is not a dropdown"
         options = dom.options[i] or ()
         if d.value.strip().lower() not in {o.strip().lower() for o in options}:
             return None, f"element {i} has no option {d.value!r}"
-        return BrowserOp("select", i, d.value), None
+        return BrowserOp("select", i, d.value, label=dom.texts[i]), None
     return None, f"unknown verb {v!r}"  # pragma: no cover
 
 

@@ -146,6 +146,7 @@ class WebTaskEnv(gym.Env):
         self._state: dict[str, Any] = {}
         self._agent: dict[str, Any] = dict(AGENT_STATE)
         self._steps = 0
+        self._clock_ms = 0
         self._ended = False
         self.level_seed = 0
         self._episode: dict[str, Any] = dict(self._defaults)
@@ -187,6 +188,7 @@ class WebTaskEnv(gym.Env):
         if self._session is None:
             self._session = PageSession(self._session_config)
         self._steps = 0
+        self._clock_ms = 0
         self._ended = False
         self._dom = self._session.load(
             self.app, seed=level_seed, observe=self._observe, clock_ms=EPOCH_MS
@@ -213,6 +215,9 @@ class WebTaskEnv(gym.Env):
             error = decoded
         else:
             op, error = act.check(decoded, dom_before)
+        retries: list[dict[str, Any]] = []
+        latency = 0
+        self._clock_ms += STEP_MS  # every attempt takes a step of logical time
         valid = error is None
         sid = None
         redact = False
@@ -222,9 +227,13 @@ class WebTaskEnv(gym.Env):
             # Asked before acting: the action may change the page that declares the field.
             redact = op.verb in ("type", "select") and self._redacted(sid)
             result = self._session.perform(
-                op, observe=self._observe, clock_ms=EPOCH_MS + self._steps * STEP_MS
+                op, observe=self._observe, clock_ms=EPOCH_MS + self._clock_ms
             )
             self._dom, events = result.dom, result.events
+            retries = [r.model_dump() for r in result.retries]
+            # Server latency and retry backoff pass on the logical clock, never for real.
+            latency = result.latency_ms
+            self._clock_ms += result.latency_ms + result.backoff_ms
             if not result.ok:
                 valid, error = False, result.error
             self._obs = self._encode(self._dom)
@@ -277,7 +286,9 @@ class WebTaskEnv(gym.Env):
             "deltas": state_delta(before, self._state),
             "events": events,
             "app_errors": list(self.app.errors),
-            "logical_ms": self._steps * STEP_MS,
+            "logical_ms": self._clock_ms,
+            "latency_ms": latency,
+            "retries": retries,
         }
         self.app.errors.clear()
         info = self._info(record=record)

@@ -360,6 +360,33 @@
     return events;
   }
 
+  // What a replaced element was called, to find its successor (selector drift).
+  function describe(el) {
+    return {
+      tag: el.tagName.toLowerCase(), id: el.id || "", name: el.getAttribute("name") || "",
+      testid: el.getAttribute("data-testid") || "", aria: el.getAttribute("aria-label") || "",
+      placeholder: el.getAttribute("placeholder") || "", type: el.getAttribute("type") || "",
+      text: squash(el.textContent || "", 80), label: "",
+    };
+  }
+
+  // Point observation row `index` at the element `selector` finds now; its centre, or null.
+  function retarget(index, selector) {
+    let found = null;
+    const m = /^([a-z0-9]+):text-is\((".*")\)$/.exec(selector);
+    if (m) {
+      const want = JSON.parse(m[2]);
+      found = Array.from(document.getElementsByTagName(m[1])).find(
+        (e) => squash(e.innerText || "", 80) === want && e.checkVisibility()) || null;
+    } else {
+      try { found = document.querySelector(selector); } catch (err) { found = null; }
+    }
+    if (!found || !found.checkVisibility()) return null;
+    elements[index] = found;
+    const r = found.getBoundingClientRect();
+    return [r.left + r.width / 2, r.top + r.height / 2];
+  }
+
   function setNativeValue(el, value) {
     const proto = el.tagName === "TEXTAREA" ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
     Object.getOwnPropertyDescriptor(proto, "value").set.call(el, value);
@@ -369,7 +396,10 @@
   // key presses come from real input events sent by the executor.
   function act(verb, index, value) {
     const el = index >= 0 ? elements[index] : null;
-    if (index >= 0 && (!el || !el.isConnected)) return {ok: false, error: "stale element", events: drain()};
+    if (index >= 0 && (!el || !el.isConnected)) {
+      return {ok: false, stale: true, error: "the element was replaced since it was observed",
+              descriptor: el ? describe(el) : null, events: drain()};
+    }
     switch (verb) {
       case "type":
         el.focus();
@@ -414,53 +444,6 @@
     return {ok: true, events: drain()};
   }
 
-  // ------------------------------------------------------------ web executor
-  // Interactive elements and the attributes a selector might have named them by, for
-  // deriving alternatives when a selector no longer matches (selector drift).
-  const CONTROL = "input:not([type=hidden]), textarea, select, button, a[href], [role=button], " +
-    "[role=link], [role=checkbox], [role=tab], [contenteditable=true]";
-  function candidates() {
-    const out = [];
-    for (const el of document.querySelectorAll(CONTROL)) {
-      if (!el.checkVisibility()) continue;
-      const label = el.labels && el.labels.length ? el.labels[0].textContent : "";
-      out.push({
-        tag: el.tagName.toLowerCase(), id: el.id || "", name: el.getAttribute("name") || "",
-        testid: el.getAttribute("data-testid") || "", aria: el.getAttribute("aria-label") || "",
-        placeholder: el.getAttribute("placeholder") || "", label: squash(label, 80),
-        text: squash(el.innerText || el.value || "", 80), type: el.getAttribute("type") || "",
-      });
-    }
-    return out;
-  }
-
-  // A sanitised copy of the snapshot element: no scripts, styles or handlers, and the
-  // current value of every field, with secret ones shown as REDACTED.
-  function excerpt(selector, redact, max) {
-    const root = document.querySelector(selector || "body") || document.body;
-    const copy = root.cloneNode(true);
-    const live = root.querySelectorAll("input, textarea, select");
-    const dead = copy.querySelectorAll("input, textarea, select");
-    live.forEach((el, i) => {
-      const c = dead[i];
-      if (!c) return;
-      const secret = el.type === "password" || redact.includes(el.value) ||
-        (el.getAttribute("autocomplete") || "").startsWith("cc-");
-      if (el.tagName === "SELECT") return;
-      const v = secret && el.value ? "REDACTED" : el.value;
-      if (el.tagName === "TEXTAREA") c.textContent = v; else c.setAttribute("value", v);
-    });
-    copy.querySelectorAll("script, style, template, noscript").forEach((e) => e.remove());
-    for (const e of copy.querySelectorAll("*")) {
-      for (const a of Array.from(e.attributes)) {
-        if (a.name.startsWith("on") || a.name === "style") e.removeAttribute(a.name);
-      }
-    }
-    let html = copy.outerHTML.replace(/\s+/g, " ");
-    for (const secret of redact) if (secret) html = html.split(secret).join("REDACTED");
-    return html.length > max ? html.slice(0, max) : html;
-  }
-
   // For conformance tests: the semantic ids of live elements (with repeats) and every URL
   // the document refers to.
   function audit() {
@@ -485,7 +468,7 @@
   function step(payload) {
     if (payload.clock && window.__wfShim) window.__wfShim.setClock(payload.clock);
     applyPatch(payload.patch);
-    return observe(payload.observe);
+    return payload.observe ? observe(payload.observe) : null;
   }
 
   // The executor's entry points take and return JSON text: Playwright's structured-clone
@@ -496,8 +479,6 @@
     value: Object.freeze({
       mount, applyPatch, drain, observe, act, step,
       settled: () => inflight.then(() => true, () => true),
-      candidates: (keys) => JSON.stringify(candidates(keys)),
-      excerpt: (selector, redact, max) => excerpt(selector, redact, max),
       j: Object.freeze({
         mount: json((p, clock, seed, opts) => {
           if (window.__wfShim) window.__wfShim.reset(clock, seed);
@@ -505,7 +486,7 @@
           return observe(opts);
         }),
         drain: json(drain), observe: json(observe), act: json(act), step: json(step),
-        audit: json(audit),
+        audit: json(audit), retarget: json(retarget),
       }),
     }),
     enumerable: false,

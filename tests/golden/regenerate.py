@@ -2,26 +2,30 @@
 
     .venv/bin/python tests/golden/regenerate.py
 
-Run it after a deliberate change to generation, rendering or compilation (the golden bundle
-test then fails with "site digest differs" or "task digest differs"), and commit the new
-files with that change. Each bundle is the oracle on level seed 0 of the family's first
+Run it after a deliberate change to generation, rendering or compilation (the golden tests
+then fail with "site digest differs" or "task digest differs"), and commit the new files
+(`digests.json` and the bundles) with that change. Each bundle is the oracle on level
+seed 0 of the family's first
 library task, tokens observations, no screenshots: a few tens of KB. Families without a
 library task are skipped.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 
 import webfactory_env  # noqa: F401  (registers WebTask-v0)
 from webfactory_env.agents import OracleAgent
 from webfactory_env.replay import verify_bundle, write_bundle
+from webfactory_env.sitegen import generate_site
 from webfactory_env.sitegen.registry import families
-from webfactory_env.tasks import library_tasks
+from webfactory_env.tasks import compile_for_site, library_tasks
 from webfactory_env.trace import TraceRecorder
 
 OUT = Path(__file__).resolve().parent / "bundles"
@@ -65,7 +69,28 @@ def regenerate(family: str, out: Path) -> Path:
     return target
 
 
+DIGESTS = Path(__file__).resolve().parent / "digests.json"
+DIGEST_SEEDS = ((0, "easy"), (42, "easy"), (7, "hard"))
+
+
+def golden_digests() -> dict[str, Any]:
+    """Site digests of a few seeds per family, and each family's first task digest."""
+    sites = {
+        f"{family}/{seed}/{difficulty}": generate_site(family, seed, difficulty).digest
+        for family in sorted(families())
+        for seed, difficulty in DIGEST_SEEDS
+    }
+    tasks = {
+        f"{family}/{t.name}/0": compile_for_site(t.name, generate_site(family, 0)).digest
+        for family in golden_families()
+        for t in library_tasks(family)[:1]
+    }
+    return {"sites": sites, "tasks": tasks}
+
+
 def main() -> int:
+    DIGESTS.write_text(json.dumps(golden_digests(), indent=2, sort_keys=True) + "\n")
+    print(f"wrote {DIGESTS}")
     for family in golden_families():
         print(f"wrote {regenerate(family, OUT)}")
     for family in sorted(set(families()) - set(golden_families())):

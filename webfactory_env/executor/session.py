@@ -25,7 +25,14 @@ from webfactory_env.core.dom import DomSnapshot
 from webfactory_env.core.errors import BrowserCrashedError
 from webfactory_env.core.resources import read_text
 from webfactory_env.executor.browser import BrowserConfig, SharedBrowser, shared_browser
-from webfactory_env.sitegen.app import SiteApp, bootstrap_document
+from webfactory_env.executor.drift import (
+    LogicalClock,
+    RetryEvent,
+    SelectorsExhausted,
+    derive_candidates,
+    retry_candidates,
+)
+from webfactory_env.sitegen.app import SiteApp, Transport, bootstrap_document
 from webfactory_env.sitegen.spec import AppEvent, Patch
 
 if TYPE_CHECKING:
@@ -48,6 +55,9 @@ class SessionConfig:
     timezone: str = "UTC"
     browser: BrowserConfig = field(default_factory=BrowserConfig)
     timeout_ms: int = 15_000
+    # Origins (scheme://host:port) whose requests go to the network; everything that is
+    # neither the fake origin nor one of these is aborted. Empty in the env.
+    allowed_origins: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -67,6 +77,7 @@ class BrowserOp:
     index: int = -1
     value: str = ""
     point: tuple[float, float] | None = None
+    label: str = ""  # the element's observed name: a clue if it must be found again
 
 
 @dataclass
@@ -75,6 +86,9 @@ class StepResult:
     events: list[dict[str, Any]]
     ok: bool = True
     error: str | None = None
+    retries: list[RetryEvent] = field(default_factory=list)
+    backoff_ms: int = 0
+    latency_ms: int = 0
 
 
 def merge_patches(patches: list[Patch]) -> Patch:
@@ -103,8 +117,17 @@ def merge_patches(patches: list[Patch]) -> Patch:
 class PageSession:
     """A browser context + page showing one site app at a time."""
 
-    def __init__(self, config: SessionConfig | None = None, shared: SharedBrowser | None = None):
+    def __init__(
+        self,
+        config: SessionConfig | None = None,
+        shared: SharedBrowser | None = None,
+        transport: Transport = "queue",
+    ):
+        """`transport="queue"`: the env drives each step and drains page events itself;
+        `"fetch"`: pages post their events to `/__wf/event` like in `webfactory serve`, so
+        plain Playwright actions (the web executor) work unaided."""
         self.config = config or SessionConfig()
+        self.transport: Transport = transport
         self._shared = shared or shared_browser()
         self.app: SiteApp | None = None
         self.blocked: list[str] = []
@@ -151,19 +174,38 @@ class PageSession:
     def _on_route(self, route: Route) -> None:
         url = route.request.url
         if not (url == ORIGIN or url.startswith(ORIGIN + "/")):
+            if any(url == o or url.startswith(o + "/") for o in self.config.allowed_origins):
+                route.continue_()
+                return
             self.blocked.append(url[:200])
             route.abort("blockedbyclient")
             return
         path = url[len(ORIGIN) :] or "/"
+        if path == "/__wf/event" and route.request.method == "POST" and self.app is not None:
+            self._serve_event(route)
+            return
         if path.startswith("/__wf/") or path == "/favicon.ico":
             route.fulfill(status=404, body="")
             return
         if self.app is None:
             body = bootstrap_document()
+            status = 200
         else:
             self.app.route = path.split("#", 1)[0]
-            body = self.app.document(transport="queue")
-        route.fulfill(status=200, content_type="text/html; charset=utf-8", body=body)
+            status = self.app.page().status
+            body = self.app.document(transport=self.transport)
+        route.fulfill(status=status, content_type="text/html; charset=utf-8", body=body)
+
+    def _serve_event(self, route: Route) -> None:
+        assert self.app is not None
+        try:
+            event = AppEvent.model_validate_json(route.request.post_data or "")
+        except ValidationError as exc:
+            self.app.errors.append({"kind": "bad_event", "message": str(exc)[:500]})
+            route.fulfill(status=400, content_type="application/json", body='{"error":"bad event"}')
+            return
+        patch = self.app.dispatch(event)
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(patch.to_json()))
 
     # --------------------------------------------------------------- operations
     def _call(self, fn: Callable[[], Any]) -> Any:
@@ -200,6 +242,14 @@ class PageSession:
         """Run one action, let the app handle what the page reported, patch, observe."""
         page = self._page
         ok, error = True, None
+        clock = LogicalClock()
+        retries: list[RetryEvent] = []
+        assert self.app is not None
+        if self.app.v.drift == "on" and op.index >= 0:
+            # The `drift` axis: the page re-renders between the agent's observation and its
+            # action, so the observed element is gone and must be found again.
+            drift = {"clock": clock_ms, "patch": self.app.drift_patch().to_json(), "observe": None}
+            self._js("step", [drift])
         if op.verb == "click":
             assert op.point is not None
             x, y = op.point
@@ -207,11 +257,13 @@ class PageSession:
             events = self._js("drain", [])
         elif op.verb == "press":
             if op.index >= 0:
-                self._js("act", ["focus", op.index, ""])
-            self._call(lambda: page.keyboard.press(op.value or "Enter"))
+                res = self._act_with_drift(op, "focus", "", clock, retries)
+                ok, error = bool(res["ok"]), res.get("error")
+            if ok:
+                self._call(lambda: page.keyboard.press(op.value or "Enter"))
             events = self._js("drain", [])
         else:
-            res = self._js("act", [op.verb, op.index, op.value])
+            res = self._act_with_drift(op, op.verb, op.value, clock, retries)
             ok, error, events = bool(res["ok"]), res.get("error"), res["events"]
         patch = self._dispatch(events)
         payload = {
@@ -219,7 +271,39 @@ class PageSession:
             "patch": patch.to_json() if patch else None,
             "observe": observe.to_json(),
         }
-        return StepResult(DomSnapshot.from_json(self._js("step", [payload])), events, ok, error)
+        dom = DomSnapshot.from_json(self._js("step", [payload]))
+        latency = patch.latency_ms if patch else 0
+        return StepResult(dom, events, ok, error, retries, clock.now_ms, latency)
+
+    def _act_with_drift(
+        self, op: BrowserOp, verb: str, value: str, clock: LogicalClock, retries: list[RetryEvent]
+    ) -> dict[str, Any]:
+        """`act`, and if the element was replaced, find its successor the way the web
+        executor re-finds a drifted selector (derived alternatives, backoff, retry events)."""
+        res: dict[str, Any] = self._js("act", [verb, op.index, value])
+        if not res.get("stale") or not res.get("descriptor"):
+            return res
+        old = {**res["descriptor"], "label": op.label}
+        requested = _describe_selector(old)
+        elements = self._call(
+            lambda: self._page.evaluate(
+                read_text("sites", "runtime", "inspect.js"), {"op": "candidates"}
+            )
+        )
+        candidates = derive_candidates(requested, elements)
+        try:
+            retry_candidates(
+                requested,
+                candidates,
+                lambda s: self._js("retarget", [op.index, s]) is not None,
+                clock,
+                retries.append,
+            )
+        except SelectorsExhausted as exc:
+            return {"ok": False, "error": str(exc), "events": res["events"]}
+        again: dict[str, Any] = self._js("act", [verb, op.index, value])
+        again["events"] = res["events"] + again["events"]
+        return again
 
     def _dispatch(self, raw_events: list[dict[str, Any]]) -> Patch | None:
         assert self.app is not None
@@ -271,3 +355,14 @@ class PageSession:
     @property
     def page(self) -> Page:
         return self._page
+
+
+def _describe_selector(old: dict[str, str]) -> str:
+    """The selector that named a replaced element (its test id, name, label or text)."""
+    if old.get("testid"):
+        return f"[data-testid={json.dumps(old['testid'])}]"
+    if old.get("name"):
+        return f"{old['tag']}[name={json.dumps(old['name'])}]"
+    if old.get("aria"):
+        return f"[aria-label={json.dumps(old['aria'])}]"
+    return f"{old['tag']}:text-is({json.dumps(old.get('label') or old.get('text') or '')})"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -183,7 +184,7 @@ def _replay(
                     field="terminated",
                     steps=i,
                 )
-            action = np.asarray(rec.action.raw, dtype=np.int64)
+            action = _replayable(rec.action.raw, base)
             _, _, terminated, truncated, info = env.step(action)
             ended = terminated or truncated
             replayed = log.step(info, terminated, truncated)
@@ -263,3 +264,18 @@ def _show(value: Any) -> str:
         return value
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _replayable(raw: list[int] | str, env: Any) -> Any:
+    """The action to step again: numeric arrays as recorded; text actions with their
+    `{{value:K}}` placeholders filled from the (bundled, recompiled) task's values."""
+    if not isinstance(raw, str):
+        return np.asarray(raw, dtype=np.int64)
+    values = env.task.values
+    return re.sub(
+        r"\{\{value:(\d+)\}\}",
+        lambda m: (
+            json.dumps(values[int(m.group(1))]) if int(m.group(1)) < len(values) else m.group(0)
+        ),
+        raw,
+    )

@@ -118,6 +118,7 @@ class SiteApp:
         self.flash = ""  # a one-navigation message ("Added to your cart")
         self.failed: AppEvent | None = None  # the change an injected error refused
         self.requests = 0  # mutating requests so far: seeds error injection
+        self.epoch = 0  # re-renders forced by the `drift` axis (they rename DOM and test ids)
         self._sent: dict[str, str] = {}
 
     # ------------------------------------------------------------ for subclasses
@@ -140,7 +141,15 @@ class SiteApp:
         return {**self.state(), "ui": self.ui.view(), "server": {"error": self.failed is not None}}
 
     def renderer(self) -> Renderer:
-        return Renderer(self.v, salt=f"{self.spec.family}:{self.spec.seed}")
+        return Renderer(self.v, salt=f"{self.spec.family}:{self.spec.seed}:{self.epoch}")
+
+    def drift_patch(self) -> Patch:
+        """Re-render every region with renamed DOM and test ids (the `drift` axis): the
+        page looks the same, but every element of the last observation is replaced."""
+        self.epoch += 1
+        page = self.page()
+        self._sent.update(page.regions)
+        return Patch(regions=dict(page.regions))
 
     def page_view(
         self, r: Renderer, *, route: str, title: str, main: str, status: int = 200

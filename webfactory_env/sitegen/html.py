@@ -9,6 +9,7 @@ table before the fragment enters the live document; the same call records an
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable, Mapping
 
 from webfactory_env.core.predicates import Predicate
@@ -112,6 +113,7 @@ class Renderer:
             )
         )
         return attrs(
+            data_testid=self.testid(sid),
             data_wf_sid=sid,
             data_wf_h=handler,
             data_wf_a=arg,
@@ -119,6 +121,12 @@ class Renderer:
             data_wf_v=value if event else None,
             data_wf_on=on,
         )
+
+    def testid(self, sid: str) -> str:
+        """A `data-testid` as real sites have: readable words plus a build-specific suffix
+        (renamed on every drift re-render); never the semantic id itself."""
+        base = re.sub(r"[^a-z0-9]+", "-", sid.split("=", 1)[0].lower()).strip("-")[:40]
+        return f"{base}-{short_hash(self.salt + '|t|' + sid, 4).lower()}"
 
     def meta(
         self, *, handler: str | None = None, arg: str | None = None, on: str | None = None

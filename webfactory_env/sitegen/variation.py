@@ -150,6 +150,14 @@ AXES: tuple[Axis, ...] = (
         _UNIFORM2,
     ),
     Axis(
+        "drift",
+        "behavior",
+        ("off", "on"),
+        "the page re-renders between observation and action: elements are replaced and "
+        "their ids and test ids renamed (actions re-find them, with retries)",
+        _w((1, 0), (3, 1), (1, 1)),
+    ),
+    Axis(
         "debounce",
         "behavior",
         ("off", "on"),
@@ -200,6 +208,7 @@ class Variation:
     optimistic: str = "off"
     validation: str = "sync"
     debounce: str = "off"
+    drift: str = "off"
     aria: str = "on"
     tooltips: str = "off"
     shortcuts: str = "off"

@@ -131,8 +131,19 @@ class EpisodeLog:
         assert env.task is not None
         action = record["action"]
         redacted = bool(action.get("redact"))
-        if redacted:
-            slot = action["raw"][2] if len(action["raw"]) == 3 else -1
+        raw: list[int] | str = action["raw"]
+        if redacted and isinstance(raw, str):
+            # A text action spells the secret out: keep a placeholder that replay can fill
+            # from the bundled task when the secret is one of the task's values.
+            secret = action["value"] or ""
+            if secret:
+                self.redactor.add(secret)
+                if secret in env.task.values:
+                    slot_text = f"{{{{value:{env.task.values.index(secret)}}}}}"
+                    raw = raw.replace(json.dumps(secret), slot_text)
+                raw = raw.replace(secret, REDACTED)
+        elif redacted and not isinstance(raw, str):
+            slot = int(raw[2]) if len(raw) == 3 else -1
             if 0 <= slot < len(env.task.values):
                 self.redactor.add(env.task.values[slot])
         t = int(record["t"])
@@ -145,8 +156,9 @@ class EpisodeLog:
             t=t,
             logical_ms=int(record["logical_ms"]),
             latency_ms=int(record.get("latency_ms", 0)),
+            retries=scrub(list(record.get("retries", []))),
             action=ActionInfo(
-                raw=[int(x) for x in action["raw"]],
+                raw=raw if isinstance(raw, str) else [int(x) for x in raw],
                 verb=action["verb"],
                 index=action["index"],
                 target=action["target"],

@@ -111,7 +111,10 @@ class TraceHeader(_Model):
 
 
 class ActionInfo(_Model):
-    raw: list[int] = Field(description="the action as given to env.step: [verb, element, slot]")
+    raw: list[int] | str = Field(
+        description="the action as given to env.step: [verb, element, slot], or a text action "
+        "(a redacted value written as {{value:K}}, K its index in the task's value table)"
+    )
     verb: str | None
     index: int | None
     target: str | None = Field(description="semantic id of the acted-on element")
@@ -149,7 +152,11 @@ class StepEvent(_Model):
     type: Literal["step"] = "step"
     t: int = Field(ge=1, description="logical step number")
     logical_ms: int
-    latency_ms: int = Field(default=0, description="simulated network latency (none yet)")
+    latency_ms: int = Field(default=0, description="simulated server latency (the latency axis)")
+    retries: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="executor_web.retry events: the acted element was re-found after drift",
+    )
     action: ActionInfo
     valid: bool
     error: str | None
