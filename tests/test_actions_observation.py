@@ -39,6 +39,7 @@ def _dom(scroll_y=0, can_back=False) -> DomSnapshot:
         flags=tuple(r[4] for r in rows),
         options=tuple(r[5] for r in rows),
         sids=tuple(r[6] for r in rows),
+        secrets=tuple(False for _ in rows),
         offscreen={"item:x": 1},
         scroll_y=scroll_y,
         scroll_height=2000,

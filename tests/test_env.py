@@ -220,3 +220,46 @@ def test_drift_re_renders_under_the_agent_and_actions_re_find_their_element(make
     assert all(r["backoff_ms"] == 200 and r["attempt"] == 1 for r in retries)
     # the backoff was paid on the logical clock, not the wall clock
     assert last["record"]["logical_ms"] == 100 * steps + 200 * len(retries)
+
+
+@pytest.mark.parametrize(
+    ("obs_mode", "action_mode"),
+    [
+        ("tokens", "multidiscrete"),
+        ("pixels", "discrete"),
+        ("text", "text"),
+        ("tokens", "discrete"),
+    ],
+)
+def test_env_checkers_for_every_mode(make_env, obs_mode, action_mode):
+    from gymnasium.utils.env_checker import check_env
+
+    env = make_env(obs_mode=obs_mode, action_mode=action_mode, max_steps=6)
+    check_env(env.unwrapped)
+    if action_mode != "text" and obs_mode != "text":
+        sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
+        sb3_checker.check_env(env.unwrapped, warn=True)
+
+
+def test_discrete_actions_enumerate_what_the_page_accepts(make_env):
+    env = make_env(obs_mode="tokens", action_mode="discrete")
+    env.reset(seed=0)
+    base = env.unwrapped
+    mask = base.action_masks()
+    names = base.valid_actions()
+    assert mask.shape == (512,) and names[:2] == ["done success", "done fail"]
+    assert any(n.startswith("click [") and "'Home'" in n for n in names)
+    # every element action the mask allows is accepted by the page
+    allowed = [k for k in range(5, len(names)) if mask[k]]
+    assert allowed and not mask[len(names) :].any()
+    k = next(k for k in allowed if names[k].startswith("click") and "link" in names[k])
+    *_, info = env.step(k)
+    assert info["action_error"] is None
+    *_, info = env.step(len(base.valid_actions()) + 3)
+    assert "not available now" in info["action_error"]
+
+
+def test_oracle_in_discrete_mode(make_env):
+    env = make_env(obs_mode="tokens", action_mode="discrete")
+    _, steps, info, _ = run(env, OracleAgent(env), 6)
+    assert info["success"]

@@ -34,7 +34,9 @@ VERBS = (
 VERB_INDEX = {v: i for i, v in enumerate(VERBS)}
 ELEMENT_VERBS = ("click", "type", "select", "submit", "press_enter")
 DONE_VERBS = ("done_success", "done_fail")
-ACTION_MODES = ("multidiscrete", "text")
+ACTION_MODES = ("multidiscrete", "discrete", "text")
+# In `discrete` mode these page-level actions keep fixed indices; element actions follow.
+PAGE_ACTIONS = ("done_success", "done_fail", "scroll_down", "scroll_up", "back")
 MAX_TEXT_ACTION = 2000
 KEYS = frozenset(
     {
@@ -65,6 +67,7 @@ class ActionConfig:
     max_elements: int = 128
     max_values: int = 16
     mode: str = "multidiscrete"
+    max_actions: int = 512  # `discrete` mode: size of the action space
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,8 @@ class Decoded:
 def action_space(config: ActionConfig) -> spaces.Space[Any]:
     if config.mode == "text":
         return spaces.Text(max_length=MAX_TEXT_ACTION, min_length=1, charset=_TEXT_CHARSET)
+    if config.mode == "discrete":
+        return spaces.Discrete(config.max_actions)
     return spaces.MultiDiscrete([len(VERBS), config.max_elements, config.max_values])
 
 
@@ -89,8 +94,25 @@ def action_space(config: ActionConfig) -> spaces.Space[Any]:
 _TEXT_CHARSET = frozenset(chr(c) for c in range(32, 127)) | set("\n\t’‘“”–—…€£×·★é")
 
 
-def decode(action: Any, config: ActionConfig, values: Sequence[str]) -> Decoded | str:
-    """The action in env terms, or an explanation of why it is out of range."""
+def decode(
+    action: Any, config: ActionConfig, values: Sequence[str], menu: Sequence[Decoded] = ()
+) -> Decoded | str:
+    """The action in env terms, or an explanation of why it is out of range.
+
+    `menu` is the current enumeration of valid actions (`discrete` mode)."""
+    if config.mode == "discrete":
+        try:
+            k = int(np.asarray(action).reshape(()))
+        except (TypeError, ValueError):
+            raise InvalidActionError(
+                f"this env takes one integer action (an index into the valid actions); got "
+                f"{action!r}"
+            ) from None
+        if not 0 <= k < config.max_actions:
+            return f"action {k} is out of range 0..{config.max_actions - 1}"
+        if k >= len(menu):
+            return f"action {k} is not available now (only {len(menu)} actions are)"
+        return menu[k]
     if config.mode == "text":
         if not isinstance(action, str):
             raise InvalidActionError(
@@ -319,3 +341,41 @@ def action_masks(dom: DomSnapshot, values: Sequence[str], config: ActionConfig) 
     if not slot_ok.any():
         slot_ok[0] = True
     return np.concatenate([verb_ok, elem_ok, slot_ok])
+
+
+def enumerate_actions(
+    dom: DomSnapshot, values: Sequence[str], config: ActionConfig
+) -> list[Decoded]:
+    """Every valid action now, in a stable order: the page actions at fixed indices
+    (`PAGE_ACTIONS`, valid or not), then each element's valid verbs in page order (typing
+    and selecting once per value of the task's value table). Capped at `max_actions`."""
+    menu = [Decoded(name) for name in PAGE_ACTIONS]
+    for i in range(min(len(dom), config.max_elements)):
+        for name in ELEMENT_VERBS:
+            for value in values if name in ("type", "select") else (None,):
+                d = Decoded(name, i, value)
+                if check(d, dom)[1] is None:
+                    menu.append(d)
+                    if len(menu) >= config.max_actions:
+                        return menu
+    return menu
+
+
+def discrete_masks(dom: DomSnapshot, menu: Sequence[Decoded], config: ActionConfig) -> np.ndarray:
+    mask = np.zeros(config.max_actions, bool)
+    for k, d in enumerate(menu):
+        mask[k] = check(d, dom)[1] is None
+    return mask
+
+
+def describe(d: Decoded, dom: DomSnapshot) -> str:
+    """A discrete action in words (for people and debugging)."""
+    if d.verb in PAGE_ACTIONS:
+        return d.verb.replace("_", " ")
+    target = (
+        f"[{d.index}] {dom.roles[d.index]} {dom.texts[d.index]!r}"
+        if d.index < len(dom)
+        else f"[{d.index}]"
+    )
+    value = f" {d.value!r}" if d.value is not None else ""
+    return f"{d.verb}{value} {target}"

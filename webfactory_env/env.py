@@ -4,7 +4,8 @@ observation encoding, actions and the reward simulator."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import gymnasium as gym
@@ -12,7 +13,7 @@ import numpy as np
 
 from webfactory_env import actions as act
 from webfactory_env.core.dom import DomSnapshot
-from webfactory_env.core.errors import ConfigError, UnknownNameError
+from webfactory_env.core.errors import BrowserCrashedError, ConfigError, UnknownNameError
 from webfactory_env.core.predicates import AGENT_STATE
 from webfactory_env.executor.browser import BrowserConfig
 from webfactory_env.executor.session import EPOCH_MS, ObserveConfig, PageSession, SessionConfig
@@ -100,6 +101,7 @@ class WebTaskEnv(gym.Env):
         variation: Mapping[str, str] | None = None,
         action_mode: str = "multidiscrete",
         max_chars: int = 8000,
+        max_actions: int = 512,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ConfigError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
@@ -117,7 +119,7 @@ class WebTaskEnv(gym.Env):
             (int(height), int(width)),
             max_chars=max_chars,
         )
-        self.action_config = act.ActionConfig(max_elements, max_values, action_mode)
+        self.action_config = act.ActionConfig(max_elements, max_values, action_mode, max_actions)
         self.observation_space = observation_space(self.obs_config)
         self.action_space = act.action_space(self.action_config)
         self.reward_spec = (
@@ -145,6 +147,11 @@ class WebTaskEnv(gym.Env):
         self._obs: dict[str, np.ndarray] | None = None
         self._state: dict[str, Any] = {}
         self._agent: dict[str, Any] = dict(AGENT_STATE)
+        self._error_events: list[dict[str, Any]] = []
+        self.typed_secrets: list[str] = []
+        self.artifacts: EpisodeArtifacts | None = None
+        self._menu_cache: list[act.Decoded] = []
+        self._menu_for: DomSnapshot | None = None
         self._steps = 0
         self._clock_ms = 0
         self._ended = False
@@ -194,6 +201,9 @@ class WebTaskEnv(gym.Env):
             self.app, seed=level_seed, observe=self._observe, clock_ms=EPOCH_MS
         )
         self._agent = dict(AGENT_STATE)
+        self.typed_secrets = []
+        self._error_events = []
+        self.artifacts = None
         self._state = self._full_state()
         self._sim = RewardSimulator(self.task, self.reward_spec)
         self._sim.reset(self._state)
@@ -207,7 +217,7 @@ class WebTaskEnv(gym.Env):
             raise ConfigError("the episode has ended; call reset() before stepping again")
         self._steps += 1
         assert self.task is not None
-        decoded = act.decode(action, self.action_config, self.task.values)
+        decoded = act.decode(action, self.action_config, self.task.values, self._menu())
         dom_before = self._dom
         error: str | None
         op = None
@@ -221,22 +231,50 @@ class WebTaskEnv(gym.Env):
         valid = error is None
         sid = None
         redact = False
+        crash: str | None = None
         events: list[dict[str, Any]] = []
+        error_events: list[dict[str, Any]] = []
+        if not valid:
+            error_events.append(_error_event("agent", f"invalid action: {error}", self._steps))
         if valid and op is not None:
             sid = dom_before.sids[op.index] if op.index >= 0 else None
-            # Asked before acting: the action may change the page that declares the field.
-            redact = op.verb in ("type", "select") and self._redacted(sid)
-            result = self._session.perform(
-                op, observe=self._observe, clock_ms=EPOCH_MS + self._clock_ms
+            redact = op.verb in ("type", "select") and (
+                0 <= op.index < len(dom_before) and dom_before.secrets[op.index]
             )
-            self._dom, events = result.dom, result.events
-            retries = [r.model_dump() for r in result.retries]
-            # Server latency and retry backoff pass on the logical clock, never for real.
-            latency = result.latency_ms
-            self._clock_ms += result.latency_ms + result.backoff_ms
-            if not result.ok:
-                valid, error = False, result.error
-            self._obs = self._encode(self._dom)
+            if redact and op.value and op.value not in self.typed_secrets:
+                # Kept in memory for redaction (traces scrub them); never written anywhere.
+                self.typed_secrets.append(op.value)
+            try:
+                result = self._session.perform(
+                    op, observe=self._observe, clock_ms=EPOCH_MS + self._clock_ms
+                )
+                obs = self._encode(result.dom)
+            except BrowserCrashedError as exc:
+                # The page or the browser died: end the episode as truncated, keep what we
+                # have (the last observation), and say why. The next reset relaunches.
+                crash = str(exc)
+                valid, error = False, crash
+                error_events.append(_error_event("browser", crash, self._steps))
+            else:
+                self._dom, events = result.dom, result.events
+                retries = [r.model_dump() for r in result.retries]
+                # Server latency and retry backoff pass on the logical clock, never for real.
+                latency = result.latency_ms
+                self._clock_ms += result.latency_ms + result.backoff_ms
+                if not result.ok:
+                    valid, error = False, result.error
+                    error_events.append(
+                        _error_event(
+                            "executor" if result.retries else "agent", str(error), self._steps
+                        )
+                    )
+                self._obs = obs
+        for app_error in self.app.errors:
+            error_events.append(
+                _error_event(
+                    "app", str(app_error.get("message") or app_error.get("kind")), self._steps
+                )
+            )
         done = isinstance(decoded, act.Decoded) and decoded.verb in act.DONE_VERBS and valid
         if done and isinstance(decoded, act.Decoded):
             answer = decoded.text
@@ -253,14 +291,18 @@ class WebTaskEnv(gym.Env):
         self._state = self._full_state()
         outcome = self._sim.step(ActionRecord(valid=valid, sid=sid, done=done), self._state)
         terminated = outcome.terminated
-        truncated = not terminated and self._steps >= self.max_steps
+        truncated = not terminated and (self._steps >= self.max_steps or crash is not None)
         self._ended = terminated or truncated
+        self._error_events += error_events
         record = {
             "t": self._steps,
             "action": {
                 "raw": action
                 if isinstance(action, str)
                 else [int(x) for x in np.asarray(action).reshape(-1)],
+                "described": act.describe(decoded, dom_before)
+                if isinstance(decoded, act.Decoded)
+                else None,
                 "verb": decoded.verb if isinstance(decoded, act.Decoded) else None,
                 "index": decoded.index if isinstance(decoded, act.Decoded) else None,
                 "target": sid,
@@ -289,12 +331,16 @@ class WebTaskEnv(gym.Env):
             "logical_ms": self._clock_ms,
             "latency_ms": latency,
             "retries": retries,
+            "error_events": error_events,
         }
         self.app.errors.clear()
         info = self._info(record=record)
         info["action_error"] = error
         info["success"] = outcome.success
         info["subgoals_newly"] = list(outcome.newly)
+        if self._ended:
+            # Artifacts while the page is still alive, before anyone tears it down.
+            info.update(self._finish(outcome.success, truncated, crash))
         # Callers keep what we return: never hand out the same arrays twice.
         assert self._obs is not None
         obs = self._obs if op is not None and valid else _fresh(self._obs)
@@ -312,10 +358,33 @@ class WebTaskEnv(gym.Env):
 
     # ------------------------------------------------------------------ extras
     def action_masks(self) -> np.ndarray:
-        """Valid verbs, elements and value slots now (for sb3-contrib's MaskablePPO)."""
+        """Which actions are valid now, for sb3-contrib's MaskablePPO: per-dimension masks
+        (verbs, elements, value slots) in `multidiscrete` mode, one per index in `discrete`."""
         if self._dom is None or self.task is None:
             raise ConfigError("call reset() before action_masks()")
+        if self.action_config.mode == "discrete":
+            return act.discrete_masks(self._dom, self._menu(), self.action_config)
+        if self.action_config.mode == "text":
+            raise ConfigError(
+                "text actions have no mask; use action_mode='multidiscrete' "
+                "or 'discrete' for masked policies"
+            )
         return act.action_masks(self._dom, self.task.values, self.action_config)
+
+    def valid_actions(self) -> list[str]:
+        """The `discrete` mode's actions now, in words (index = action)."""
+        return [act.describe(d, self.dom) for d in self._menu()]
+
+    def _menu(self) -> list[act.Decoded]:
+        """The current enumeration of valid actions (`discrete` mode), cached per page."""
+        if self.action_config.mode != "discrete" or self._dom is None or self.task is None:
+            return []
+        if self._menu_for is not self._dom:
+            self._menu_cache = act.enumerate_actions(
+                self._dom, self.task.values, self.action_config
+            )
+            self._menu_for = self._dom
+        return self._menu_cache
 
     @property
     def dom(self) -> DomSnapshot:
@@ -350,14 +419,54 @@ class WebTaskEnv(gym.Env):
         }
 
     # ---------------------------------------------------------------- internals
-    def _redacted(self, sid: str | None) -> bool:
-        """Whether `sid` on the current page is a secret field (its values never reach traces)."""
-        if sid is None or self.app is None:
-            return False
-        aff = self.app.page().affordance(sid)
-        if aff is None:
-            return False
-        return bool(getattr(aff, "redact", False) or aff.attr_map().get("redact"))
+    def _finish(self, success: bool, truncated: bool, crash: str | None) -> dict[str, Any]:
+        """Capture the episode's artifacts and classify how it ended (success / soft_fail /
+        hard_fail: a failure is soft when it left artifacts and an actionable reason)."""
+        assert self._dom is not None and self._sim is not None and self.task is not None
+        shot: bytes | None = None
+        if crash is None:
+            try:
+                shot = self.session.screenshot_png()
+            except BrowserCrashedError as exc:
+                self._error_events.append(_error_event("browser", str(exc), self._steps))
+        page_text = render_text(self._dom, 4000)
+        reached = sum(1 for g in self.task.subgoals if g.id in self._sim.credited)
+        progress = f"{reached} of {len(self.task.subgoals)} subgoals reached"
+        if success:
+            reason = "the task was done"
+        elif crash is not None:
+            reason = f"the browser failed: {crash}"
+        elif self._agent["done"]:
+            said = f': "{self._agent["answer"][:200]}"' if self._agent["answer"] else ""
+            reason = (
+                "the agent gave up"
+                if not self._agent["claimed"]
+                else "the agent claimed success, but the task was not done"
+            ) + said
+        elif truncated:
+            reason = f"ran out of steps (max_steps={self.max_steps})"
+        else:
+            reason = ""
+        if reason and not success:
+            reason += f"; {progress}; last page {self._dom.route}"
+        has_artifacts = shot is not None or bool(page_text)
+        outcome = "success" if success else "soft_fail" if has_artifacts and reason else "hard_fail"
+        self.artifacts = EpisodeArtifacts(
+            outcome=outcome,
+            reason=reason,
+            screenshot_png=shot,
+            page_text=page_text,
+            errors=list(self._error_events),
+        )
+        return {
+            "outcome": outcome,
+            "reason": reason,
+            "artifacts": {
+                "screenshot": shot is not None,
+                "page_text": page_text,
+                "errors": list(self._error_events),
+            },
+        }
 
     def _full_state(self) -> dict[str, Any]:
         """The app's state plus how the agent ended the episode (rewards read both)."""
@@ -389,7 +498,7 @@ class WebTaskEnv(gym.Env):
             "route": self._dom.route,
             "steps": self._steps,
             "obs_digest": observation_digest(self._obs or {}),
-            "record": record,
+            "record": StepRecord(record) if record is not None else None,
         }
 
 
@@ -434,3 +543,51 @@ def state_delta(
 def _fresh(obs: Any) -> Any:
     """A copy callers may keep: never hand out the same arrays twice."""
     return {k: v.copy() for k, v in obs.items()} if isinstance(obs, dict) else obs
+
+
+@dataclass
+class EpisodeArtifacts:
+    """What an ended episode left behind, captured before the page could go away."""
+
+    outcome: str
+    reason: str
+    screenshot_png: bytes | None
+    page_text: str
+    errors: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _error_event(kind: str, message: str, step: int) -> dict[str, Any]:
+    """A failure as a first-class event (kinds: agent, executor, app, browser)."""
+    return {"event_type": kind, "message": message, "step": step, "has_error": True}
+
+
+class StepRecord(Mapping[str, Any]):
+    """The step's full record (`info["record"]`): read it like a dict, `to_dict()` for JSON.
+
+    Not a `dict` on purpose: Gymnasium's vector envs turn nested info dicts into per-key
+    arrays, which would need every field to keep one type in every step; the record is
+    passed through whole instead (and pickles across processes).
+    """
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        self._data = dict(data)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self._data)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (StepRecord, (self._data,))
+
+    def __repr__(self) -> str:
+        return f"StepRecord({self._data!r})"

@@ -275,7 +275,8 @@
   function observe(opts) {
     const maxElements = opts.maxElements, maxText = opts.maxText || 80;
     const vw = window.innerWidth, vh = window.innerHeight;
-    const out = {tag: [], role: [], text: [], value: [], box: [], flags: [], sid: [], options: []};
+    const out = {tag: [], role: [], text: [], value: [], box: [], flags: [], sid: [], options: [],
+                 secret: []};
     const offscreen = {};
     const focused = document.activeElement;
     elements = [];
@@ -316,6 +317,7 @@
       out.box.push([Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)]);
       out.flags.push(flags);
       out.sid.push(meta && meta.sid ? meta.sid : null);
+      out.secret.push(!!(meta && meta.r) || el.type === "password");
       out.options.push(tag === "SELECT" ? Array.from(el.options, o => squash(o.text, maxText)) : null);
     }
 

@@ -74,6 +74,19 @@ class OracleAgent:
         return self._encode(step.verb, index, step.value, "")
 
     def _encode(self, verb: str, index: int, value: str | None, text: str) -> Any:
+        if self.env.action_config.mode == "discrete":
+            menu = self.env._menu()
+            want = (
+                verb,
+                index
+                if verb not in ("scroll_down", "scroll_up", "back", "done_success", "done_fail")
+                else 0,
+                value,
+            )
+            for k, d in enumerate(menu):
+                if (d.verb, d.index, d.value) == want:
+                    return k
+            return 1  # done_fail: the plan's action is not available (cannot happen)
         if self.env.action_config.mode == "text":
             q = json.dumps  # a JSON string literal is a valid quoted argument
             return {

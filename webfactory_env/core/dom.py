@@ -37,7 +37,8 @@ FLAG_NAMES = (
 class DomSnapshot:
     """Visible elements of the page in document order (struct of arrays), plus page facts.
 
-    `sids` and `offscreen` are the side table: semantic ids of the observed elements and the
+    `sids`, `secrets` and `offscreen` are the side table: semantic ids of the observed
+    elements, whether each is a secret field (its values are redacted from traces), and the
     direction (-1 above, +1 below) of instrumented elements out of view. They are for the
     reward, the oracle and traces only and never enter an agent's observation.
     """
@@ -50,6 +51,7 @@ class DomSnapshot:
     flags: tuple[int, ...]
     options: tuple[tuple[str, ...] | None, ...]
     sids: tuple[str | None, ...]
+    secrets: tuple[bool, ...]
     offscreen: Mapping[str, int]
     scroll_y: int
     scroll_height: int
@@ -70,6 +72,7 @@ class DomSnapshot:
             flags=tuple(el["flags"]),
             options=tuple(tuple(o) if o is not None else None for o in el["options"]),
             sids=tuple(el["sid"]),
+            secrets=tuple(bool(x) for x in el.get("secret", [False] * len(el["sid"]))),
             offscreen=dict(data["offscreen"]),
             scroll_y=int(data["scroll_y"]),
             scroll_height=int(data["scroll_height"]),

@@ -50,11 +50,14 @@ BASE_ARGS = (
 
 @dataclass(frozen=True)
 class BrowserConfig:
-    """How to launch Chromium. `executable` overrides discovery."""
+    """How to get a Chromium. `executable` overrides discovery; `cdp_endpoint` connects to
+    an already running one instead (a `BrowserServer`), so that envs in several processes
+    share one browser."""
 
     executable: str | None = None
     headless: bool = True
     extra_args: tuple[str, ...] = field(default_factory=tuple)
+    cdp_endpoint: str | None = None
 
 
 def find_chromium(explicit: str | None = None) -> str:
@@ -137,6 +140,11 @@ class SharedBrowser:
 
             self._playwright = sync_playwright().start()
             self._thread = threading.get_ident()
+        if config.cdp_endpoint:
+            self._browser = self._playwright.chromium.connect_over_cdp(config.cdp_endpoint)
+            self._config = config
+            self.launches += 1
+            return self._browser
         executable = find_chromium(config.executable)
         self._browser = self._playwright.chromium.launch(
             executable_path=executable,
@@ -170,10 +178,102 @@ class SharedBrowser:
             self._playwright = None
             self._thread = None
 
+    def forget(self) -> None:
+        """In a forked child: drop the parent's driver without touching it (it is the
+        parent's); the child starts its own on first use."""
+        self._playwright = None
+        self._browser = None
+        self._config = None
+        self._thread = None
+
 
 _shared = SharedBrowser()
 atexit.register(_shared.close)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_shared.forget)
 
 
 def shared_browser() -> SharedBrowser:
     return _shared
+
+
+class BrowserServer:
+    """One Chromium that envs in other processes connect to (over CDP on 127.0.0.1).
+
+        with BrowserServer() as server:
+            envs = gymnasium.make_vec("WebTask-v0", num_envs=4, vectorization_mode="async",
+                                      browser=server.config)
+
+    Each env still gets its own browser context (cookies, storage and routes are per
+    context); only the browser process is shared. Closing the server kills it.
+    """
+
+    def __init__(self, config: BrowserConfig | None = None, timeout_s: float = 20.0) -> None:
+        import subprocess
+        import tempfile
+
+        config = config or BrowserConfig()
+        self._profile = tempfile.mkdtemp(prefix="webfactory-chromium-")
+        args = [
+            find_chromium(config.executable),
+            "--headless=new" if config.headless else "--no-startup-window",
+            "--remote-debugging-address=127.0.0.1",
+            "--remote-debugging-port=0",
+            f"--user-data-dir={self._profile}",
+            *launch_args(config),
+            "about:blank",
+        ]
+        self.process = subprocess.Popen(
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        self.endpoint = self._read_endpoint(timeout_s)
+        self.config = BrowserConfig(cdp_endpoint=self.endpoint, headless=config.headless)
+
+    def _read_endpoint(self, timeout_s: float) -> str:
+        import re
+        import select
+        import time
+
+        assert self.process.stderr is not None
+        deadline = time.monotonic() + timeout_s
+        seen = b""
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.process.stderr], [], [], 0.2)
+            if ready:
+                chunk = os.read(self.process.stderr.fileno(), 4096)
+                if not chunk:
+                    break
+                seen += chunk
+                m = re.search(rb"DevTools listening on (ws://\S+)", seen)
+                if m:
+                    return m.group(1).decode()
+        self.close()
+        raise BrowserNotFoundError(
+            "the shared Chromium did not start (no DevTools endpoint): "
+            + seen.decode(errors="replace")[-500:]
+        )
+
+    def close(self) -> None:
+        import shutil as _shutil
+        import signal
+
+        if self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=5)
+            except Exception:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=5)
+        _shutil.rmtree(self._profile, ignore_errors=True)
+
+    def __enter__(self) -> BrowserServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

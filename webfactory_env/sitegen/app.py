@@ -250,6 +250,14 @@ class SiteApp:
             # (suggestions, field errors) change while typing.
             marker = f'data-wf-sid="{event.sid}"'
             changed = {k: v for k, v in changed.items() if marker not in v}
+        # A re-sent region arrives with empty placeholders for the regions nested in it:
+        # re-send those too (in page order, so that parents are filled before children).
+        sent = set(changed)
+        for k in page.regions:
+            if k not in sent and any(f'data-wf-region="{k}"' in page.regions[p] for p in sent):
+                sent.add(k)
+        changed = {k: v for k, v in page.regions.items() if k in sent}
+        self._sent.update(changed)
         if not navigated:
             return Patch(regions=changed, latency_ms=latency)
         return Patch(

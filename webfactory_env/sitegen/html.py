@@ -120,6 +120,7 @@ class Renderer:
             data_wf_ev=event,
             data_wf_v=value if event else None,
             data_wf_on=on,
+            data_wf_r="1" if redact else None,
         )
 
     def testid(self, sid: str) -> str:

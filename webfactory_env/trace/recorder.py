@@ -131,21 +131,21 @@ class EpisodeLog:
         assert env.task is not None
         action = record["action"]
         redacted = bool(action.get("redact"))
+        for secret in getattr(env, "typed_secrets", ()):
+            self.redactor.add(secret)
         raw: list[int] | str = action["raw"]
-        if redacted and isinstance(raw, str):
-            # A text action spells the secret out: keep a placeholder that replay can fill
-            # from the bundled task when the secret is one of the task's values.
-            secret = action["value"] or ""
-            if secret:
-                self.redactor.add(secret)
+        if redacted and not isinstance(raw, str) and len(raw) == 3:
+            slot = int(raw[2])  # a numeric action typed the task value in this slot
+            if 0 <= slot < len(env.task.values):
+                self.redactor.add(env.task.values[slot])
+        if isinstance(raw, str):
+            # A text action spells secrets out: keep a placeholder that replay can fill from
+            # the bundled task when the secret is one of the task's values.
+            for secret in getattr(env, "typed_secrets", ()):
                 if secret in env.task.values:
                     slot_text = f"{{{{value:{env.task.values.index(secret)}}}}}"
                     raw = raw.replace(json.dumps(secret), slot_text)
                 raw = raw.replace(secret, REDACTED)
-        elif redacted and not isinstance(raw, str):
-            slot = int(raw[2]) if len(raw) == 3 else -1
-            if 0 <= slot < len(env.task.values):
-                self.redactor.add(env.task.values[slot])
         t = int(record["t"])
         reward = record["reward"]
         newly = list(reward["subgoals"])

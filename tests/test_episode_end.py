@@ -1,0 +1,113 @@
+"""How episodes end: outcome classes, artifacts captured before teardown, error events, and
+recovery from a browser that died."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from webfactory_env.actions import VERB_INDEX
+from webfactory_env.agents import OracleAgent
+
+pytestmark = pytest.mark.browser
+
+
+def _browser_pids() -> list[int]:
+    """Main Chromium processes driven by Playwright (not its helper processes)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmd = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if (
+            cmd
+            and b"chrom" in cmd[0]
+            and b"--remote-debugging-pipe" in cmd
+            and not any(a.startswith(b"--type=") for a in cmd)
+        ):
+            pids.append(int(entry.name))
+    return pids
+
+
+def _play(env, oracle, seed, limit=None):
+    obs, info = env.reset(seed=seed)
+    oracle.reset()
+    steps = 0
+    while True:
+        obs, r, terminated, truncated, info = env.step(oracle.act(obs, info))
+        steps += 1
+        if terminated or truncated or (limit and steps >= limit):
+            return info, terminated, truncated
+
+
+def test_success_leaves_a_screenshot(make_env):
+    env = make_env(obs_mode="tokens")
+    info, terminated, _ = _play(env, OracleAgent(env), 1)
+    assert terminated and info["outcome"] == "success"
+    art = env.unwrapped.artifacts
+    assert art.screenshot_png.startswith(b"\x89PNG") and "/order/" in art.page_text
+
+
+def test_running_out_of_steps_is_a_soft_fail_with_a_reason(make_env):
+    env = make_env(obs_mode="tokens", max_steps=4)
+    info, terminated, truncated = _play(env, OracleAgent(env), 2)
+    assert truncated and not terminated
+    assert info["outcome"] == "soft_fail"
+    assert info["reason"].startswith("ran out of steps (max_steps=4)")
+    assert "subgoals reached" in info["reason"] and info["artifacts"]["screenshot"]
+
+
+def test_giving_up_and_false_claims_are_explained(make_env):
+    env = make_env(obs_mode="text", action_mode="text")
+    env.reset(seed=0)
+    *_, info = env.step('done(false, "the shop is closed")')
+    assert info["outcome"] == "soft_fail"
+    assert info["reason"].startswith('the agent gave up: "the shop is closed"')
+    env.reset(seed=0)
+    *_, info = env.step("done(true)")
+    assert "claimed success, but the task was not done" in info["reason"]
+
+
+def test_invalid_actions_are_error_events(make_env):
+    env = make_env(obs_mode="tokens", max_steps=2)
+    env.reset(seed=0)
+    *_, info = env.step(np.array([VERB_INDEX["type"], 0, 0]))
+    assert info["record"]["error_events"] == [
+        {
+            "event_type": "agent",
+            "message": info["record"]["error_events"][0]["message"],
+            "step": 1,
+            "has_error": True,
+        }
+    ]
+    *_, info = env.step(np.array([VERB_INDEX["scroll_up"], 0, 0]))
+    assert len(info["artifacts"]["errors"]) == 2
+
+
+def test_a_killed_browser_truncates_the_episode_and_the_next_reset_relaunches(make_env):
+    env = make_env(obs_mode="tokens")
+    oracle = OracleAgent(env)
+    obs, info = env.reset(seed=4)
+    oracle.reset()
+    obs, *_, info = env.step(oracle.act(obs, info))
+    pids = _browser_pids()
+    assert pids
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
+    time.sleep(0.5)
+    obs, r, terminated, truncated, info = env.step(oracle.act(obs, info))
+    assert truncated and not terminated
+    assert info["outcome"] == "soft_fail" and info["reason"].startswith("the browser failed")
+    assert info["record"]["error_events"][-1]["event_type"] == "browser"
+    assert info["artifacts"]["page_text"]  # the last observation survived the crash
+    # the next episode runs in a fresh browser
+    info, terminated, _ = _play(env, oracle, 4)
+    assert terminated and info["success"]

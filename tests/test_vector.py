@@ -1,0 +1,123 @@
+"""Vector envs: Gymnasium's sync and async vector envs, SB3's SubprocVecEnv, and several
+processes sharing one Chromium; none leaves a browser process behind."""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import webfactory_env  # noqa: F401
+from webfactory_env.executor.browser import BrowserServer
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+# Every process this test session starts inherits this tag, so that Chromium processes of
+# other programs on the machine are never mistaken for ours.
+TAG = f"WEBFACTORY_TEST_TAG={uuid.uuid4().hex}"
+os.environ[TAG.split("=")[0]] = TAG.split("=")[1]
+
+
+def chromium_pids() -> set[int]:
+    """Our Chromium browser processes (not their renderer/GPU/utility children)."""
+    pids = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmd = (entry / "cmdline").read_bytes().split(b"\0")
+            if not (cmd and b"chrom" in cmd[0]) or any(a.startswith(b"--type=") for a in cmd):
+                continue
+            if TAG.encode() not in (entry / "environ").read_bytes().split(b"\0"):
+                continue
+        except OSError:
+            continue
+        pids.add(int(entry.name))
+    return pids
+
+
+def _settled_pids(before: set[int], timeout: float = 10.0) -> set[int]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        left = chromium_pids() - before
+        if not left:
+            return left
+        time.sleep(0.2)
+    return chromium_pids() - before
+
+
+def test_sync_vector_env_batches_observations():
+    envs = gym.make_vec("WebTask-v0", num_envs=2, vectorization_mode="sync", obs_mode="tokens")
+    try:
+        obs, info = envs.reset(seed=[1, 2])
+        assert obs["tag"].shape == (2, 128) and list(info["level_seed"]) == [1, 2]
+        obs, reward, terminated, truncated, info = envs.step(envs.action_space.sample())
+        assert reward.shape == (2,) and "record" in info
+    finally:
+        envs.close()
+
+
+def test_async_vector_env_runs_200_steps_and_leaves_no_browser():
+    before = chromium_pids()
+    envs = gym.make_vec(
+        "WebTask-v0", num_envs=4, vectorization_mode="async", obs_mode="tokens", max_steps=50
+    )
+    try:
+        envs.reset(seed=0)
+        envs.action_space.seed(0)
+        for _ in range(200):
+            _, reward, _, _, _ = envs.step(envs.action_space.sample())
+            assert np.all(np.isfinite(reward))
+    finally:
+        envs.close()
+    assert _settled_pids(before) == set(), "a Chromium process outlived the vector env"
+
+
+def test_processes_can_share_one_browser():
+    before = chromium_pids()
+    with BrowserServer() as server:
+        shared = chromium_pids() - before
+        envs = gym.make_vec(
+            "WebTask-v0",
+            num_envs=3,
+            vectorization_mode="async",
+            obs_mode="tokens",
+            browser=server.config,
+        )
+        try:
+            envs.reset(seed=[5, 6, 7])
+            for _ in range(10):
+                envs.step(envs.action_space.sample())
+            assert chromium_pids() - before == shared  # no browser of their own
+        finally:
+            envs.close()
+    assert _settled_pids(before) == set()
+
+
+def test_stable_baselines3_subproc_vec_env():
+    vec_env = pytest.importorskip("stable_baselines3.common.vec_env")
+    before = chromium_pids()
+
+    def make(i):
+        # "module:id" imports webfactory_env in the worker, which SB3 starts fresh
+        return lambda: gym.make("webfactory_env:WebTask-v0", obs_mode="tokens", max_steps=20)
+
+    envs = vec_env.SubprocVecEnv([make(i) for i in range(2)])
+    try:
+        obs = envs.reset()
+        assert obs["mask"].shape == (2, 128)
+        for _ in range(5):
+            obs, rewards, dones, infos = envs.step(
+                np.array([envs.action_space.sample() for _ in range(2)])
+            )
+        masks = envs.env_method("action_masks")
+        assert len(masks) == 2 and masks[0].dtype == bool
+    finally:
+        envs.close()
+    assert _settled_pids(before) == set()
