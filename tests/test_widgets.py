@@ -15,6 +15,7 @@ from webfactory_env.sitegen.variation import Variation
 from webfactory_env.tasks import compile_for_site
 
 OPTIONS = [Option("r", "Red"), Option("g", "Green")]
+CHOICE_STYLES = ("select", "radio", "menu", "typeahead")
 EFFECT = Eq(("x",), Ref("value"))
 
 
@@ -51,7 +52,7 @@ def test_link_and_breadcrumbs():
     _check_html_matches(r, html)
 
 
-@pytest.mark.parametrize("style", ["select", "radio", "menu"])
+@pytest.mark.parametrize("style", CHOICE_STYLES)
 def test_choice_styles_share_one_semantic_affordance(style):
     r = _r(choice_widget=style)
     html = w.choice(
@@ -78,15 +79,54 @@ def test_choice_styles_share_one_semantic_affordance(style):
     if style == "select":
         assert main.ui == "native" and main.element == "select" and len(r.affordances) == 1
     else:
-        opts = r.affordances[1:]
+        opts = [a for a in r.affordances[1:] if a.kind == "Option"]
         assert [o.sid for o in opts] == ["f:c=r", "f:c=g"] == [o.sid for o in main.options]
         for o in opts:  # every style reports the same change to the app
             ev = o.click_event()
             assert (ev.type, ev.handler, ev.arg, ev.value) == ("change", "filter", "color", o.value)
-        assert main.ui == ("choice" if style == "radio" else "menu")
-        if style == "menu":
-            assert main.opener == "f:c" and main.click_event().handler == w.UI_TOGGLE
+    if style == "radio":
+        assert main.ui == "choice" and main.element == "group"
+    elif style == "menu":
+        assert main.ui == "menu" and main.element == "button"
+        assert main.opener == "f:c" and main.click_event().handler == w.UI_TOGGLE
+    elif style == "typeahead":  # typing filters (ui.query); a separate button lists all
+        opener = r.affordances[1]
+        assert (main.ui, main.element, main.handler, main.arg) == (
+            "typeahead",
+            "input",
+            w.UI_QUERY,
+            "f:c",
+        )
+        assert main.opener == opener.sid == "f:c:list" and opener.structural
+        assert (opener.handler, opener.arg) == (w.UI_TOGGLE, "f:c")
+        assert 'role="combobox"' in html and ' name="color"' not in html
     _check_html_matches(r, html)
+
+
+def test_typeahead_choice_lists_the_options_matching_the_typed_text():
+    def options_shown(query: str, selected: str = "") -> tuple[list[str], str]:
+        r = Renderer(Variation.plain(choice_widget="typeahead"), queries={"f:c": query})
+        html = w.choice(
+            r,
+            sid="f:c",
+            kind="Filter",
+            name="color",
+            label="Colour",
+            options=[*OPTIONS, Option("b", "Blue")],
+            selected=selected,
+            handler="filter",
+            arg="color",
+            effect=EFFECT,
+            is_open=True,
+        )
+        shown = [a.sid for a in r.affordances if a.kind == "Option"]
+        return shown, re.findall(r'<input[^>]* value="([^"]*)"', html)[0]
+
+    assert options_shown("") == (["f:c=r", "f:c=g", "f:c=b"], "")
+    assert options_shown("RE") == (["f:c=r", "f:c=g"], "RE")  # case-insensitive substring
+    assert options_shown("zz") == ([], "zz")
+    assert options_shown("", selected="b") == (["f:c=r", "f:c=g", "f:c=b"], "Blue")
+    assert options_shown('"><b>') == ([], "&quot;&gt;&lt;b&gt;")  # typed text is escaped
 
 
 def test_closed_menu_shows_no_options():
@@ -330,8 +370,123 @@ def test_aria_and_tooltip_axes_change_only_markup():
     assert on.affordances == off.affordances
 
 
+def test_checkbox_group_is_one_toggle_per_option():
+    r = _r()
+    html = w.checkbox_group(
+        r,
+        sid="labels",
+        name="label",
+        label="Labels <b>",
+        options=[Option("bug", "Bug"), Option("ux", "UX & UI")],
+        checked=["ux"],
+        handler="toggle_label",
+        arg="card-1",
+        state_path=("cards", "card-1", "label_state"),
+    )
+    bug, ux = r.affordances
+    assert [bug.sid, ux.sid] == ["labels=bug", "labels=ux"]
+    for a, value in ((bug, "bug"), (ux, "ux")):
+        assert (a.kind, a.verb, a.element, a.ui) == ("Toggle", "select", "checkbox", "choice")
+        assert a.attr_map()["value"] == value and a.attr_map()["group"] == "labels"
+        assert a.effect == Eq(("cards", "card-1", "label_state", value), Ref("value"))
+        assert a.click_event().arg == f"card-1:{value}"
+    assert bug.attr_map()["checked"] is False and ux.attr_map()["checked"] is True
+    assert bug.click_event().value == "true" and ux.click_event().value == "false"
+    assert "<legend>Labels &lt;b&gt;</legend>" in html and "UX &amp; UI" in html
+    _check_html_matches(r, html)
+
+
+def test_inline_date_picker_shows_its_days_without_opening():
+    r = _r(date_widget="inline")
+    html = w.date_picker(
+        r,
+        sid="d",
+        name="due",
+        label="Due",
+        value="2026-02-03",
+        handler="set",
+        arg="due",
+        effect=EFFECT,
+        form="s",
+        month="2026-02",
+        is_open=False,
+        today="2026-02-01",
+    )
+    d = r.affordances[0]
+    assert (d.kind, d.verb, d.ui, d.element, d.opener) == (
+        "DatePicker",
+        "fill",
+        "calendar",
+        "group",
+        None,
+    )
+    days = [a for a in r.affordances if a.kind == "Day"]
+    assert len(days) == 28 and all(a.structural for a in days)
+    day = next(a for a in days if a.attr_map()["date"] == "2026-02-14")
+    ev = day.click_event()
+    assert (ev.type, ev.handler, ev.arg, ev.value) == ("change", "set", "due", "2026-02-14")
+    assert "2026-02-03" in html
+    _check_html_matches(r, html)
+
+
+def test_form_wizard_dialog_toast_and_retry():
+    r = _r()
+    body = w.text_field(
+        r,
+        sid="f:name",
+        name="name",
+        label="Name",
+        value="",
+        handler="set",
+        arg="name",
+        effect=EFFECT,
+        form="signup",
+    )
+    html = w.wizard_steps(["Account", "Profile <1>", "Done"], 1)
+    html += w.form(
+        r,
+        name="signup",
+        handler="next_step",
+        body=body,
+        submit_sid="form:signup",
+        submit_text="Next",
+        label="Sign up",
+        effect=EFFECT,
+        attrs_={"step": 1},
+    )
+    html += w.modal_opener(r, name="help", text="Help", attrs_={"topic": "signup"})
+    html += w.modal(r, name="help", title="Help", body="<p>x</p>", close_text="Close")
+    html += w.retry_banner(r, message="Server error <500>", retry_text="Retry")
+    by = {a.sid: a for a in r.affordances}
+    f = by["form:signup"]
+    assert (f.kind, f.verb, f.handler, f.attr_map()) == (
+        "Form",
+        "submit",
+        "next_step",
+        {"name": "signup", "step": 1},
+    )
+    assert by["f:name"].attr_map()["form"] == "signup"
+    opener = by["modal:help:open"]
+    assert opener.structural and opener.effect == Eq(("ui", "modal"), "help")
+    assert opener.click_event().handler == w.UI_MODAL and opener.click_event().arg == "help"
+    assert by["modal:help:close"].click_event().arg == ""
+    retry = by["retry"]
+    assert (retry.handler, retry.attr_map(), retry.structural) == ("retry", {"role": "retry"}, True)
+    assert '<li aria-current="step">Profile &lt;1&gt;</li>' in html and 'class="done"' in html
+    assert "Server error &lt;500&gt;" in html and 'role="alert"' in html
+    _check_html_matches(r, html)
+    # toasts, detail views and read-only calendars carry no affordance, only escaped text
+    assert w.toast("") == ""
+    assert w.toast("Saved <ok>") == '<p class="notice" role="status">Saved &lt;ok&gt;</p>'
+    assert 'role="alert"' in w.toast("Failed", error=True)
+    details = w.detail_view([("Fare <rules>", "Non-refundable & final")])
+    assert "<dt>Fare &lt;rules&gt;</dt><dd>Non-refundable &amp; final</dd>" in details
+    cal = w.month_calendar(month="2026-03", events={"2026-03-09": ["Demo <day>"]}, title="March")
+    assert "<li>Demo &lt;day&gt;</li>" in cal and cal.count('class="daynum"') == 31
+
+
 @pytest.mark.browser
-@pytest.mark.parametrize("style", ["select", "radio", "menu"])
+@pytest.mark.parametrize("style", CHOICE_STYLES)
 @pytest.mark.parametrize("date", ["popover", "inline", "text"])
 def test_every_widget_works_in_the_browser(make_env, style, date):
     """The oracle operates every widget of the gallery through the env's own actions."""
@@ -359,7 +514,7 @@ def test_every_widget_works_in_the_browser(make_env, style, date):
 
 
 def test_gallery_task_compiles_for_every_widget_style():
-    for style in ("select", "radio", "menu"):
+    for style in CHOICE_STYLES:
         for date in ("popover", "inline", "text"):
             site = generate_site(
                 "gallery", 0, variation=Variation.plain(choice_widget=style, date_widget=date)

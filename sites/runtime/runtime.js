@@ -54,10 +54,24 @@
 
   function fillRegion(name, html) {
     const target = regions.get(name);
-    if (!target) return;
+    if (!target) return null;
     const [frag, nested] = ingest(html);
     for (const [n, el] of nested) regions.set(n, el);
     target.replaceChildren(frag);
+    return target;
+  }
+
+  // Fill several regions. A region re-sent with its parent must be filled after it (the
+  // parent's HTML holds an empty placeholder for it); the app sends parents first, but
+  // merged patches may not, so any region whose placeholder a later fill replaced (or
+  // created) is filled again, until nothing moves.
+  function fillRegions(entries) {
+    let todo = entries;
+    for (let pass = 0; todo.length && pass < 8; pass++) {
+      const filled = new Map();
+      for (const [name, html] of todo) filled.set(name, fillRegion(name, html));
+      todo = todo.filter(([name]) => (regions.get(name) || null) !== filled.get(name));
+    }
   }
 
   function setTitle(text) {
@@ -74,13 +88,14 @@
       style.id = "wf-theme";
       document.head.appendChild(style);
     }
-    style.textContent = payload.css || "";
+    // Same family and theme as the last site: keep the parsed stylesheet.
+    if (style.textContent !== (payload.css || "")) style.textContent = payload.css || "";
     const root = document.getElementById("wf-root") || document.body;
     regions.clear();
     const [frag, found] = ingest(payload.frame);
     for (const [n, el] of found) regions.set(n, el);
     root.replaceChildren(frag);
-    for (const [name, html] of Object.entries(payload.regions || {})) fillRegion(name, html);
+    fillRegions(Object.entries(payload.regions || {}));
     queue = [];
     elements = [];
     stack = [payload.route];
@@ -97,7 +112,7 @@
   function applyPatch(p) {
     if (!p) return;
     if (p.title !== undefined && p.title !== null) setTitle(p.title);
-    for (const [name, html] of Object.entries(p.regions || {})) fillRegion(name, html);
+    fillRegions(Object.entries(p.regions || {}));
     if (p.route) {
       route = p.route;
       if (p.history === "push") {

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
@@ -34,6 +35,7 @@ Handler = Callable[[Any, AppEvent], str | None]
 Transport = Literal["queue", "fetch"]
 ERROR_RATE = 0.2  # share of changes that fail when the `errors` axis is "some"
 DEBOUNCE_MS = 300
+_PLACEHOLDER = re.compile(r'data-wf-region="([^"]+)"')
 
 
 def handler(name: str, *, mutating: bool = False) -> Callable[[Handler], Handler]:
@@ -59,6 +61,7 @@ class UiState:
     tabs: dict[str, str] = field(default_factory=dict)
     months: dict[str, str] = field(default_factory=dict)
     more: dict[str, int] = field(default_factory=dict)
+    queries: dict[str, str] = field(default_factory=dict)  # text typed into open comboboxes
     modal: str | None = None
 
     def view(self) -> dict[str, Any]:
@@ -120,6 +123,8 @@ class SiteApp:
         self.requests = 0  # mutating requests so far: seeds error injection
         self.epoch = 0  # re-renders forced by the `drift` axis (they rename DOM and test ids)
         self._sent: dict[str, str] = {}
+        self._version = 0  # bumped by every change of state: the page memo's clock
+        self._page_memo: tuple[tuple[Any, ...], PageView] | None = None
 
     # ------------------------------------------------------------ for subclasses
     def render(self, route: str) -> PageView:
@@ -141,7 +146,8 @@ class SiteApp:
         return {**self.state(), "ui": self.ui.view(), "server": {"error": self.failed is not None}}
 
     def renderer(self) -> Renderer:
-        return Renderer(self.v, salt=f"{self.spec.family}:{self.spec.seed}:{self.epoch}")
+        salt = f"{self.spec.family}:{self.spec.seed}:{self.epoch}"
+        return Renderer(self.v, salt=salt, queries=self.ui.queries)
 
     def drift_patch(self) -> Patch:
         """Re-render every region with renamed DOM and test ids (the `drift` axis): the
@@ -149,7 +155,7 @@ class SiteApp:
         self.epoch += 1
         page = self.page()
         self._sent.update(page.regions)
-        return Patch(regions=dict(page.regions))
+        return Patch(regions=_with_nested(page.regions, page.regions))
 
     def page_view(
         self, r: Renderer, *, route: str, title: str, main: str, status: int = 200
@@ -194,11 +200,37 @@ class SiteApp:
         return dt.date.fromisoformat(self.spec.today)
 
     # ------------------------------------------------------------------ runtime
+    def touch(self) -> None:
+        """Say the app's state changed. `dispatch` does it; call it after changing state
+        anywhere else, or `page()` keeps showing the earlier rendering."""
+        self._version += 1
+
     def page(self) -> PageView:
-        return self.render(self.route)
+        """The current page, rendered once per state: the runtime, the compiler and the
+        conformance checks ask for the same page many times between two events. State
+        changes go through `dispatch` (or `touch`); the route, the UI state and the drift
+        epoch may also be set from outside, so they are part of the key."""
+        ui = self.ui
+        key = (
+            self._version,
+            self.epoch,
+            self.route,
+            self.flash,
+            self.failed is not None,
+            ui.modal,
+            tuple(sorted(ui.open)),
+            tuple(sorted(ui.tabs.items())),
+            tuple(sorted(ui.months.items())),
+            tuple(sorted(ui.more.items())),
+            tuple(sorted(ui.queries.items())),
+        )
+        if self._page_memo is None or self._page_memo[0] != key:
+            self._page_memo = (key, self.render(self.route))
+        return self._page_memo[1]
 
     def dispatch(self, event: AppEvent) -> Patch:
         """Apply one page event and return the patch that brings the page up to date."""
+        self.touch()
         before = self.route
         latency = 0
         target: str | None = None
@@ -208,6 +240,7 @@ class SiteApp:
                 self.flash = ""
                 self.failed = None
                 self.ui.open.clear()
+                self.ui.queries.clear()
                 self.ui.modal = None
             else:
                 name = event.handler or ""
@@ -218,10 +251,12 @@ class SiteApp:
                 mutating = getattr(fn, "__wf_mutating__", False)
                 if event.type == "change" and not name.startswith("ui."):
                     self.ui.open.clear()  # choosing closes menus and pickers
+                    self.ui.queries.clear()
                 if mutating:
                     latency += self.v.latency_ms
                     if self._inject_error():
                         self.failed = event
+                        self.ui.modal = None  # so the Retry button is not behind a dialog
                         return self._patch(event, before, latency)
                     self.failed = None
                 if event.type == "input" and self.v.debounce == "on":
@@ -241,6 +276,7 @@ class SiteApp:
         return self._patch(event, before, latency)
 
     def _patch(self, event: AppEvent, before: str, latency: int) -> Patch:
+        self.touch()  # the handler changed state: render afresh
         navigated = self.route != before or event.type == "nav"
         page = self.page()
         changed = {k: v for k, v in page.regions.items() if self._sent.get(k) != v}
@@ -250,13 +286,7 @@ class SiteApp:
             # (suggestions, field errors) change while typing.
             marker = f'data-wf-sid="{event.sid}"'
             changed = {k: v for k, v in changed.items() if marker not in v}
-        # A re-sent region arrives with empty placeholders for the regions nested in it:
-        # re-send those too (in page order, so that parents are filled before children).
-        sent = set(changed)
-        for k in page.regions:
-            if k not in sent and any(f'data-wf-region="{k}"' in page.regions[p] for p in sent):
-                sent.add(k)
-        changed = {k: v for k, v in page.regions.items() if k in sent}
+        changed = _with_nested(page.regions, changed)
         self._sent.update(changed)
         if not navigated:
             return Patch(regions=changed, latency_ms=latency)
@@ -277,6 +307,7 @@ class SiteApp:
         return x < ERROR_RATE * 2**32
 
     def _error_patch(self) -> Patch:
+        self.touch()
         html = (
             f"<h1>{esc(self.copy('server_error.title'))}</h1>"
             f'<p class="error-summary">{esc(self.copy("server_error.body"))}</p>'
@@ -295,6 +326,15 @@ class SiteApp:
             if not key.startswith("acc:"):
                 self.ui.open = {k for k in self.ui.open if k.startswith("acc:")}
             self.ui.open.add(key)
+        return None
+
+    @handler("ui.query")
+    def _ui_query(self, ev: AppEvent) -> str | None:
+        """Typing into a combobox filters its options and opens its list."""
+        key = ev.arg or ""
+        self.ui.queries[key] = ev.value or ""
+        if key not in self.ui.open:
+            self._ui_toggle(AppEvent(type="click", handler="ui.toggle", arg=key))
         return None
 
     @handler("ui.tab")
@@ -350,7 +390,7 @@ class SiteApp:
             "title": page.title,
             "css": self.css(),
             "frame": frame,
-            "regions": dict(page.regions),
+            "regions": _with_nested(page.regions, page.regions),  # parents first
             "route": self.route,
         }
 
@@ -359,6 +399,44 @@ class SiteApp:
         boot = json.dumps(self.mount_payload(transport), ensure_ascii=False)
         boot = boot.replace("</", "<\\/").replace("<!--", "<\\!--")
         return bootstrap_document(boot_json=boot)
+
+
+def _with_nested(regions: Mapping[str, str], changed: Mapping[str, str]) -> dict[str, str]:
+    """`changed` plus every region nested (at any depth) in one of them, parents first.
+
+    A re-sent region arrives with empty placeholders for the regions nested in it, so those
+    must be re-sent even when their own HTML did not change, and after their parent: a
+    child filled first would be wiped by its parent. Page order is no guide, because a
+    renderer records an inner region before the region that contains it.
+    """
+    parent: dict[str, str] = {}
+    for name, html in regions.items():
+        if 'data-wf-region="' in html:
+            for child in _PLACEHOLDER.findall(html):
+                if child in regions and child != name:
+                    parent[child] = name
+
+    def depth(name: str) -> int:
+        d, seen = 0, {name}
+        while name in parent and parent[name] not in seen:
+            name = parent[name]
+            seen.add(name)
+            d += 1
+        return d
+
+    def resent(name: str) -> bool:
+        seen = {name}
+        while name not in changed:
+            name = parent.get(name, "")
+            if not name or name in seen:
+                return False
+            seen.add(name)
+        return True
+
+    order = {name: i for i, name in enumerate(regions)}
+    names = [n for n in regions if resent(n)]
+    names.sort(key=lambda n: (depth(n), order[n]))
+    return {n: regions[n] for n in names}
 
 
 def bootstrap_document(boot_json: str | None = None) -> str:

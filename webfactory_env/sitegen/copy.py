@@ -23,8 +23,8 @@ NOISE_SHARE = 0.35  # fraction of labels a noise axis touches
 @cache
 def _tables(family: str) -> tuple[dict[str, Any], dict[str, str]]:
     copy = json.loads(read_text("sites", family, "copy.json"))
-    abbreviations = json.loads(read_text("sites", "common", "abbreviations.json"))
-    return copy, abbreviations
+    table = json.loads(read_text("sites", "common", "abbreviations.json"))
+    return copy, {word.lower(): short for word, short in table.items()}
 
 
 class Copy:
@@ -68,8 +68,7 @@ class Copy:
             return rng.choice((text.upper(), text.lower(), text.title()))
         if mode == "abbreviations":
             table = _tables(self.family)[1]
-            words = text.split(" ")
-            return " ".join(table.get(w, table.get(w.lower(), w)) for w in words)
+            return " ".join(_abbreviate(w, table) for w in text.split(" "))
         # typos: swap two inner letters of the longest word (readable, clearly a typo)
         words = text.split(" ")
         i = max(range(len(words)), key=lambda j: len(words[j]))
@@ -78,3 +77,11 @@ class Copy:
             k = rng.randint(1, len(w) - 3)
             words[i] = w[:k] + w[k + 1] + w[k] + w[k + 2 :]
         return " ".join(words)
+
+
+def _abbreviate(word: str, table: dict[str, str]) -> str:
+    """`word` shortened as the table says, whatever its case ("address" → "addr.")."""
+    short = table.get(word.lower())
+    if short is None:
+        return word
+    return short if word[:1].isupper() else short[:1].lower() + short[1:]

@@ -23,15 +23,23 @@ def esc(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
+_NAMES: dict[str, str] = {}
+
+
 def attrs(**values: object) -> str:
     """` name="value"` pairs, escaped; `class_` → `class`; False/None omitted, True bare."""
     parts = []
     for key, value in values.items():
         if value is None or value is False:
             continue
-        name = key.rstrip("_").replace("_", "-")
+        name = _NAMES.get(key)
+        if name is None:
+            name = _NAMES[key] = key.rstrip("_").replace("_", "-")
         parts.append(f" {name}" if value is True else f' {name}="{esc(value)}"')
     return "".join(parts)
+
+
+_TESTIDS: dict[tuple[str, str], str] = {}
 
 
 class Renderer:
@@ -39,14 +47,21 @@ class Renderer:
 
     `variation` and `salt` come from the site: widgets read the variation (which widget to
     use, ARIA labels, tooltips...) and `dom_id` turns stable names into non-semantic DOM ids
-    that differ from seed to seed, as real sites' generated ids do.
+    that differ from seed to seed, as real sites' generated ids do. `queries` is the text
+    typed into open comboboxes, by semantic id (the app's UI state).
     """
 
-    def __init__(self, variation: Variation | None = None, salt: str = "") -> None:
+    def __init__(
+        self,
+        variation: Variation | None = None,
+        salt: str = "",
+        queries: Mapping[str, str] | None = None,
+    ) -> None:
         self.affordances: list[Affordance] = []
         self.subregions: dict[str, str] = {}
         self.variation = variation or Variation()
         self.salt = salt
+        self.queries = queries or {}  # what was typed into each open combobox (UI state)
         self._sids: set[str] = set()
 
     def dom_id(self, name: str) -> str:
@@ -126,8 +141,15 @@ class Renderer:
     def testid(self, sid: str) -> str:
         """A `data-testid` as real sites have: readable words plus a build-specific suffix
         (renamed on every drift re-render); never the semantic id itself."""
-        base = re.sub(r"[^a-z0-9]+", "-", sid.split("=", 1)[0].lower()).strip("-")[:40]
-        return f"{base}-{short_hash(self.salt + '|t|' + sid, 4).lower()}"
+        key = (self.salt, sid)
+        found = _TESTIDS.get(key)
+        if found is None:
+            base = re.sub(r"[^a-z0-9]+", "-", sid.split("=", 1)[0].lower()).strip("-")[:40]
+            found = f"{base}-{short_hash(self.salt + '|t|' + sid, 4).lower()}"
+            if len(_TESTIDS) > 100_000:  # bounded: sites come and go
+                _TESTIDS.clear()
+            _TESTIDS[key] = found
+        return found
 
     def meta(
         self, *, handler: str | None = None, arg: str | None = None, on: str | None = None

@@ -45,6 +45,21 @@ class Site:
         """A fresh app in the site's start state."""
         return self.family.app_class(self)
 
+    def representative_routes(self) -> tuple[str, ...]:
+        """One static route per page kind, in route order: `/product/<sku>` stands for
+        every product page (see `route_kind`)."""
+        first: dict[str, str] = {}
+        for route in self.spec.routes:
+            first.setdefault(route_kind(route), route)
+        return tuple(first.values())
+
+
+def route_kind(route: str) -> str:
+    """The kind of page a route shows: its last segment is an entity when it has two or
+    more (`/product/SKU-1` → `/product/*`, `/hotels/in/rome` → `/hotels/in/*`)."""
+    parts = route.strip("/").split("/")
+    return "/" + "/".join(parts[:-1]) + "/*" if len(parts) >= 2 else route
+
 
 _FAMILIES: dict[str, Family] = {}
 

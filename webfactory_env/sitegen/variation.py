@@ -95,9 +95,10 @@ AXES: tuple[Axis, ...] = (
     Axis(
         "choice_widget",
         "widgets",
-        ("select", "radio", "menu"),
-        "a choice is a native dropdown, a radio group, or a custom menu",
-        _w((2, 1, 1), (1, 1, 1), (1, 1, 2)),
+        ("select", "radio", "menu", "typeahead"),
+        "a choice is a native dropdown, a radio group, a custom menu, or a typeahead "
+        "combobox (type to filter the options)",
+        _w((2, 1, 1, 0), (1, 1, 1, 1), (1, 1, 2, 2)),
     ),
     Axis(
         "form_mode",

@@ -7,9 +7,10 @@ show (the value of a field, whether a menu is open, which month a calendar shows
 state such as open menus lives in the app (`SiteApp.ui`), so rewards and the compiler see
 exactly what the page shows.
 
-Choices come in three interchangeable styles (the `choice_widget` variation axis): a
-native `<select>`, a radio group, or a custom menu (a button that opens a list). All three
-report the same `change` event to the app, so a family's handlers do not care which one
+Choices come in four interchangeable styles (the `choice_widget` variation axis): a
+native `<select>`, a radio group, a custom menu (a button that opens a list), or a
+typeahead combobox (type to filter, or open the list). All of them report the same
+`change` event to the app, so a family's handlers do not care which one
 the page shows; the compiler plans the right clicks for each.
 """
 
@@ -21,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from webfactory_env.core.predicates import Contains, Eq, Predicate
+from webfactory_env.core.predicates import Contains, Eq, Predicate, Ref
 from webfactory_env.sitegen.html import Renderer, attrs, esc
 from webfactory_env.sitegen.spec import AttrValue, Option
 
@@ -30,6 +31,7 @@ UI_TAB = "ui.tab"
 UI_MONTH = "ui.month"
 UI_MORE = "ui.more"
 UI_MODAL = "ui.modal"
+UI_QUERY = "ui.query"
 
 
 def _tip(r: Renderer, text: str) -> str | None:
@@ -338,7 +340,8 @@ def choice(
     is_open: bool = False,
     helper: str = "",
 ) -> str:
-    """One choice among `options`, as a native select, a radio group, or a custom menu.
+    """One choice among `options`: a native select, a radio group, a custom menu, or a
+    typeahead combobox.
 
     `style` defaults to the site's `choice_widget` axis. Every style sends the app
     `change(handler, arg, value)`.
@@ -416,6 +419,21 @@ def choice(
             f'<fieldset class="field radio-group"{group}><legend>{esc(label)}</legend>'
             f"{''.join(items)}{hint}</fieldset>"
         )
+    if style == "typeahead":
+        return _typeahead_choice(
+            r,
+            sid=sid,
+            kind=kind,
+            label=label,
+            options=options,
+            selected=selected,
+            handler=handler,
+            arg=arg,
+            effect=effect,
+            base_attrs=base_attrs,
+            is_open=is_open,
+            hint=hint,
+        )
     # custom menu: a button showing the current choice; open, it lists the options
     current = next((o.label for o in options if o.value == selected), label)
     with_sids = [
@@ -468,6 +486,106 @@ def choice(
     )
 
 
+def _typeahead_choice(
+    r: Renderer,
+    *,
+    sid: str,
+    kind: str,
+    label: str,
+    options: Sequence[Option],
+    selected: str,
+    handler: str,
+    arg: str | None,
+    effect: Predicate | None,
+    base_attrs: Mapping[str, AttrValue],
+    is_open: bool,
+    hint: str,
+) -> str:
+    """A combobox: typing filters the options (`ui.query`), the ▾ button lists them all
+    (`ui.toggle`); picking one reports `change(handler, arg, value)` like the other styles.
+
+    The input has no form `name`: the choice reaches the app through the change event,
+    never through the typed text in a submitted form."""
+    query = r.queries.get(sid, "") if is_open else ""
+    current = next((o.label for o in options if o.value == selected), "")
+    with_sids = [
+        Option(o.value, o.label, o.attrs, o.aliases, sid=f"{sid}={o.value}") for o in options
+    ]
+    toggle_sid = f"{sid}:list"
+    inst = r.instrument(
+        sid,
+        kind,
+        "select",
+        base_attrs,
+        label=label,
+        handler=UI_QUERY,
+        arg=sid,
+        options=with_sids,
+        effect=effect,
+        element="input",
+        ui="typeahead",
+        opener=toggle_sid,
+    )
+    opener = r.instrument(
+        toggle_sid,
+        "Button",
+        "click",
+        {"role": "show-options", "for": sid},
+        label=label,
+        handler=UI_TOGGLE,
+        arg=sid,
+        structural=True,
+    )
+    fid = r.dom_id(f"cb:{sid}")
+    entries = []
+    if is_open:
+        want = query.strip().lower()
+        for o in with_sids:
+            assert o.sid is not None
+            if want and want not in o.label.lower() and want != o.value.lower():
+                continue
+            oi = r.instrument(
+                o.sid,
+                "Option",
+                "click",
+                {"for": sid, "value": o.value, "label": o.label, **dict(o.attrs)},
+                label=o.label,
+                handler=handler,
+                arg=arg,
+                element="option",
+                value=o.value,
+                event="change",
+                structural=True,
+            )
+            entries.append(
+                f'<li><button type="button" role="option"'
+                f"{attrs(aria_selected='true' if o.value == selected else 'false')}{oi}>"
+                f"{esc(o.label)}</button></li>"
+            )
+    listbox = f'<ul class="listbox suggestions" role="listbox">{"".join(entries)}</ul>'
+    # the input and its list button side by side (inline style: the base CSS has no rule)
+    return (
+        f'<div class="field typeahead"><label for="{fid}">{esc(label)}</label>'
+        '<div style="display:flex;gap:4px;align-items:stretch">'
+        "<input"
+        + attrs(
+            id=fid,
+            type="text",
+            value=query or current,
+            autocomplete="off",
+            placeholder=label,
+            role="combobox",
+            aria_expanded="true" if is_open else "false",
+            style="flex:1 1 auto;min-width:0",
+        )
+        + f"{inst}>"
+        f'<button type="button" class="secondary" aria-haspopup="listbox"'
+        f' style="flex:0 0 auto;width:auto;margin:0"'
+        f"{attrs(aria_label=label if r.variation.aria == 'on' else None)}{opener}>▾</button>"
+        f"</div>{hint}{r.subregion(f'tc:{sid}', listbox if entries else '')}</div>"
+    )
+
+
 def toggle(
     r: Renderer,
     *,
@@ -507,6 +625,40 @@ def toggle(
         f'<label class="check" for="{cid}"><input type="checkbox"{role}'
         f"{attrs(id=cid, name=name, checked=checked)}{inst}> {esc(label)}</label>"
     )
+
+
+def checkbox_group(
+    r: Renderer,
+    *,
+    sid: str,
+    name: str,
+    label: str,
+    options: Sequence[Option],
+    checked: Sequence[str],
+    handler: str,
+    arg: str,
+    state_path: tuple[str, ...],
+    kind: str = "Toggle",
+) -> str:
+    """Several independent checkboxes under one legend (labels of a card, say). Each box
+    is its own `Toggle(name=..., value=...)` with sid `<sid>=<value>`; the app receives
+    `change(handler, "<arg>:<value>", "true"|"false")` and keeps `state_path + (value,)`."""
+    boxes = "".join(
+        toggle(
+            r,
+            sid=f"{sid}={o.value}",
+            kind=kind,
+            name=name,
+            label=o.label,
+            checked=o.value in checked,
+            handler=handler,
+            arg=f"{arg}:{o.value}",
+            effect=Eq((*state_path, o.value), Ref("value")),
+            attrs_={"value": o.value, "group": sid, **dict(o.attrs)},
+        )
+        for o in options
+    )
+    return f'<fieldset class="field check-group"><legend>{esc(label)}</legend>{boxes}</fieldset>'
 
 
 # ---------------------------------------------------------------------- fields

@@ -1,0 +1,705 @@
+"""The account family: generation invariants, the login wall, sign-in with codes, the
+sign-up wizard, password reset, settings and login history (no browser, except the
+conformance checks marked `browser`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from typing import Any
+
+import pytest
+
+from webfactory_env.__about__ import __version__
+from webfactory_env.core.seeding import stable_digest
+from webfactory_env.sitegen import AppEvent, generate_site
+from webfactory_env.sitegen.families.account import (
+    FAMILY_VERSION,
+    POLICIES,
+    SETTINGS_TABS,
+    AccountApp,
+    otp_code,
+    password_problems,
+    username_status,
+)
+from webfactory_env.sitegen.variation import AXES, Variation
+from webfactory_env.tasks import compile_for_site, library_tasks
+from webfactory_env.testing import check_family, check_family_in_browser, page_affordances
+
+SEEDS = range(30)
+PRIVATE = ("/account", "/profile", "/settings", "/history")
+CONTRAST = {
+    "nav": "sidebar",
+    "theme": "dark",
+    "choice_widget": "menu",
+    "form_mode": "modal",
+    "list_mode": "infinite",
+    "date_widget": "inline",
+    "distractors": "many",
+    "field_order": "shuffled",
+    "paraphrase": "alt",
+    "validation": "async",
+}
+
+
+def _site(seed: int = 4, difficulty: str = "easy", **variation: str) -> Any:
+    return generate_site("account", seed, difficulty, Variation.plain(**variation))
+
+
+def _app(seed: int = 4, difficulty: str = "easy", **variation: str) -> tuple[Any, AccountApp]:
+    site = _site(seed, difficulty, **variation)
+    app = site.new_app()
+    assert isinstance(app, AccountApp)
+    return site, app
+
+
+def _user(site: Any, security: str = "password") -> Any:
+    return next(u for u in site.spec.entities["users"] if u.security == security)
+
+
+def _send(app: AccountApp, **kw: Any) -> Any:
+    patch = app.dispatch(AppEvent(**kw))
+    assert not app.errors, app.errors
+    return patch
+
+
+def _login(app: AccountApp, username: str, password: str) -> Any:
+    _send(app, type="input", handler="field", arg="login.username", value=username)
+    _send(app, type="input", handler="secret", arg="login.password", value=password)
+    return _send(
+        app, type="submit", handler="login", values={"username": username, "password": password}
+    )
+
+
+def _html(app: AccountApp) -> str:
+    return "".join(app.page().regions.values())
+
+
+# ------------------------------------------------------------------- conformance
+def test_conformance_pure():
+    check_family("account", seeds=range(6))
+
+
+@pytest.mark.browser
+def test_conformance_in_browser():
+    check_family_in_browser("account", seeds=(0,), variations=({}, CONTRAST))
+
+
+@pytest.mark.browser
+def test_signed_in_pages_in_browser():
+    """The pages behind the login wall: one live node per affordance, nothing leaked."""
+    from webfactory_env.executor import ObserveConfig, PageSession
+
+    session = PageSession()
+    try:
+        for variation in ({}, CONTRAST):
+            site = generate_site("account", 1, "medium", variation or None)
+            user = _user(site)
+            for route, tab in (
+                *((r, None) for r in PRIVATE),
+                ("/settings", "security"),
+                ("/settings", "api"),
+                ("/settings", "privacy"),
+            ):
+                app = site.new_app()
+                _login(app, user.username, user.password)
+                _send(app, type="nav", path=route)
+                if tab:
+                    _send(app, type="click", handler="ui.tab", arg=f"settings={tab}")
+                expected = sorted(a.sid for a in app.page().affordances)
+                session.load(app, seed=1, observe=ObserveConfig())
+                audit = session._js("audit", [])
+                assert sorted(audit["sids"]) == expected, (variation, route, tab)
+                assert audit["dataAttrs"] == 0
+                assert user.password not in json.dumps(audit)
+    finally:
+        session.close()
+
+
+def _meaning(app: AccountApp, route: str) -> set[tuple[Any, ...]]:
+    out = set()
+    for a in page_affordances(app, route):
+        attrs = a.attr_map()
+        if a.structural or attrs.get("distractor"):
+            continue
+        kept = tuple(
+            sorted((k, v) for k, v in attrs.items() if k not in ("text", "label", "region"))
+        )
+        effect = json.dumps(a.effect.to_json(), sort_keys=True) if a.effect else None
+        out.add((route, a.sid, a.kind, a.verb, kept, tuple(o.value for o in a.options), effect))
+    return out
+
+
+def test_no_axis_changes_the_meaning_of_signed_in_pages():
+    def graph(variation: Variation) -> set[tuple[Any, ...]]:
+        site = generate_site("account", 2, "medium", variation)
+        app = site.new_app()
+        assert isinstance(app, AccountApp)
+        user = _user(site)
+        _login(app, user.username, user.password)
+        found = set().union(*(_meaning(app, route) for route in PRIVATE))
+        for tab in SETTINGS_TABS:  # page_affordances does not open a dialog inside a tab
+            _send(app, type="click", handler="ui.tab", arg=f"settings={tab}")
+            found |= _meaning(app, "/settings")
+        state = {k: v for k, v in app.state_view().items() if k not in ("ui", "route", "page")}
+        return found | {("state", json.dumps(state, sort_keys=True))}
+
+    # The axes that change structure on these pages; the others only restyle or reword,
+    # and check_family covers every axis on the public pages.
+    structural = (
+        "field_order",
+        "paraphrase",
+        "choice_widget",
+        "form_mode",
+        "list_mode",
+        "date_widget",
+        "distractors",
+        "validation",
+    )
+    reference = graph(Variation.plain())
+    for axis in AXES:
+        if axis.name not in structural:
+            continue
+        for value in axis.values[1:]:
+            varied = graph(Variation.plain(**{axis.name: value}))
+            assert varied == reference, (axis.name, value, sorted(varied ^ reference)[:3])
+
+
+# -------------------------------------------------------------------- generation
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_generation_invariants(difficulty):
+    hard = POLICIES["hard"]
+    for seed in SEEDS:
+        spec = generate_site("account", seed, difficulty).spec
+        users = spec.entities["users"]
+        names = [u.username for u in users]
+        assert len(set(names)) == len(names) and len({u.email for u in users}) == len(users)
+        roles = [u.security for u in users]
+        assert roles.count("locked") == 1 and roles.count("two_factor") >= 1
+        assert roles.count("password") >= 3
+        assert "quokka_rider" not in names and "new.member@example.net" not in {
+            u.email for u in users
+        }, "the sign-up tasks' literals stay free"
+        for u in users:
+            assert re.fullmatch(r"[a-z][a-z.]{2,19}", u.username), u.username
+            assert not password_problems(u.password, hard, u.username, u.email), u.password
+            assert int(u.birthday[:4]) <= 2004 and len(u.phone_last4) == 4
+            events = [e for e in spec.entities["logins"] if e.username == u.username]
+            results = [e.result for e in events]
+            assert results.count("failed") >= 2 and "blocked" in results
+            assert len({e.at for e in events}) == len(events), "sign-ins never share a minute"
+            assert all(e.at < spec.today for e in events)
+            devices = [s.device for s in spec.entities["sessions"] if s.username == u.username]
+            assert len(devices) >= 2 and len(set(devices)) == len(devices)
+            keys = [k.name for k in spec.entities["api_keys"] if k.username == u.username]
+            assert len(keys) >= 2 and len(set(keys)) == len(keys)
+            assert "Release pipeline" not in keys
+        files = spec.entities["files"]
+        assert sum(f.accepted for f in files) >= 3 and not all(f.kind == "image" for f in files)
+        assert any(f.kind == "image" and not f.accepted for f in files)
+        codes = [c.code for c in spec.entities["phone_codes"]]
+        assert [c.seq for c in spec.entities["phone_codes"]] == [1, 2, 3]
+        assert all(re.fullmatch(r"\d{6}", c) for c in codes)
+        old = [m for m in spec.entities["messages"] if m.kind == "otp"]
+        assert old and all(m.expired and not any(c in m.body for c in codes) for m in old)
+        countries = {c.name for c in spec.entities["countries"]}
+        assert {u.country for u in users} <= countries
+
+
+def test_same_seed_same_site_and_golden_digests():
+    assert generate_site("account", 3).digest == generate_site("account", 3).digest
+    assert len({generate_site("account", s).digest for s in range(20)}) == 20
+    assert generate_site("account", 3, "hard").digest != generate_site("account", 3).digest
+    # Golden content digests (the generator version, which also covers the shared
+    # runtime and stylesheets, is left out): a change here must be a deliberate
+    # FAMILY_VERSION bump, never an accident.
+    golden = {
+        (0, "easy"): "2cfc4523f756988da34ea732d157324b4dcdf1721eb1630877ccf16b2ad9de41",
+        (7, "hard"): "a90e8c5ed976069a3f6dc4a53b314a10fe7f2c6366c8c5bb9d2f9996155ef0cb",
+    }
+    for (seed, difficulty), digest in golden.items():
+        spec = generate_site("account", seed, difficulty).spec
+        assert spec.generator_version.startswith(f"{__version__}+account.{FAMILY_VERSION}.")
+        assert stable_digest({**spec.to_json(), "generator_version": ""}) == digest
+
+
+# ------------------------------------------------------------------ login wall
+def test_login_wall_redirects_and_returns_after_sign_in():
+    site, app = _app()
+    user = _user(site)
+    patch = _send(app, type="nav", path="/settings")
+    assert patch.route == "/login" and app.state_view()["page"] == "login"
+    assert "Please sign in" in _html(app)
+    patch = _login(app, user.username, user.password)
+    assert patch.route == "/settings"
+    state = app.state_view()
+    assert state["auth"] == {
+        "logged_in": True,
+        "user": user.username,
+        "method": "password",
+        "otp_verified": False,
+        "stage": "signed_in",
+        "pending_user": "",
+        "codes_sent": 0,
+    }
+    assert (
+        state["history"]["count"]
+        == len([e for e in site.spec.entities["logins"] if e.username == user.username]) + 1
+    )
+    _send(app, type="click", handler="sign_out")
+    assert app.route == "/login" and not app.state_view()["auth"]["logged_in"]
+    assert _send(app, type="nav", path="/history").route == "/login"
+    assert app.render("/history/L-NOPE").status == 404
+    assert app.render("/nowhere").status == 404
+
+
+def test_wrong_password_and_locked_account():
+    site, app = _app()
+    user = _user(site)
+    _login(app, user.username, "not-the-password")
+    state = app.state_view()
+    assert state["login"]["result"] == "bad_credentials" and not state["auth"]["logged_in"]
+    assert not state["forms"]["login"]["password_given"], "a rejected password is cleared"
+    locked = _user(site, "locked")
+    _send(app, type="nav", path="/login")
+    _login(app, locked.email, locked.password)
+    state = app.state_view()
+    assert state["login"]["result"] == "locked" and not state["auth"]["logged_in"]
+    assert "locked" in _html(app)
+    _login(app, user.username.upper(), user.password)  # usernames ignore case
+    assert app.state_view()["auth"]["user"] == user.username
+    history = app.accounts[user.username].history
+    assert [e["result"] for e in history[:2]] == ["success", "failed"]
+
+
+def test_two_step_sign_in_with_texted_code():
+    site, app = _app(seed=6)
+    user = _user(site, "two_factor")
+    _login(app, user.username, user.password)
+    state = app.state_view()
+    assert state["auth"]["stage"] == "code_required" and not state["auth"]["logged_in"]
+    first = otp_code(site.spec.seed, 1)
+    assert first == site.spec.entities["phone_codes"][0].code
+    assert first not in json.dumps(state), "codes never enter state"
+    assert first not in _html(app)
+    _send(app, type="nav", path="/inbox")
+    assert first in _html(app) and user.phone_last4 in _html(app)
+    _send(app, type="nav", path="/login")
+    _send(app, type="input", handler="secret", arg="otp.code", value="000000")
+    _send(app, type="submit", handler="verify_code", values={"code": ""})
+    assert app.state_view()["login"]["otp_error"] == "bad_code"
+    _send(app, type="click", handler="resend_code")
+    assert app.state_view()["auth"]["codes_sent"] == 2
+    assert app.messages[0]["body"].count(otp_code(site.spec.seed, 2)) == 1
+    _send(app, type="input", handler="secret", arg="otp.code", value=first)  # still valid
+    patch = _send(app, type="submit", handler="verify_code", values={"code": first})
+    state = app.state_view()
+    assert patch.route == "/account" and state["auth"]["user"] == user.username
+    assert state["auth"]["otp_verified"] and state["auth"]["method"] == "password+otp"
+    assert first not in json.dumps(state)
+
+
+def test_secrets_never_reach_state_or_html():
+    site, app = _app()
+    user = _user(site)
+    _login(app, user.username, user.password)
+    _send(app, type="nav", path="/settings")
+    _send(app, type="click", handler="ui.tab", arg="settings=security")
+    _send(
+        app, type="input", handler="secret", arg="two_factor.current_password", value=user.password
+    )
+    text = json.dumps(app.state_view()) + _html(app)
+    assert user.password not in text
+    assert app.state_view()["forms"]["two_factor"]["password_given"] is True
+
+
+# ---------------------------------------------------------------------- sign-up
+def test_signup_wizard_validates_each_step():
+    site, app = _app(difficulty="medium")
+    taken = site.spec.entities["users"][0]
+    _send(app, type="nav", path="/signup")
+    _send(
+        app,
+        type="submit",
+        handler="signup_account",
+        values={"email": "not-an-email", "username": taken.username},
+    )
+    state = app.state_view()["signup"]
+    assert state["errors"] == {"email": "email_invalid", "username": "username_taken"}
+    assert state["step"] == "account" and state["username_status"] == "taken"
+    _send(
+        app,
+        type="submit",
+        handler="signup_account",
+        values={"email": "ann.lee@example.net", "username": "ann_lee"},
+    )
+    assert app.state_view()["signup"]["step"] == "password"
+    _send(
+        app, type="input", handler="secret", arg="signup_password.password", value="ann_lee-2024!"
+    )
+    # sync validation: the unmet rules show while typing, in the field's error region
+    assert app.signup_errors["password"] == "rules:username"
+    patch = _send(
+        app, type="input", handler="secret", arg="signup_password.password", value="short"
+    )
+    assert any("Still needed" in html for html in patch.regions.values())
+    assert "main" not in patch.regions
+    _send(app, type="click", handler="signup_back")
+    assert app.state_view()["signup"]["step"] == "account"
+    _send(app, type="submit", handler="signup_account", values={})
+    for value in ("Tidal-Comet-88", "Tidal-Comet-88"):
+        _send(app, type="input", handler="secret", arg="signup_password.password", value=value)
+    _send(
+        app,
+        type="input",
+        handler="secret",
+        arg="signup_password.confirm_password",
+        value="Tidal-Comet-89",
+    )
+    _send(app, type="submit", handler="signup_password", values={})
+    assert app.state_view()["signup"]["errors"] == {"confirm_password": "mismatch"}
+    _send(
+        app,
+        type="input",
+        handler="secret",
+        arg="signup_password.confirm_password",
+        value="Tidal-Comet-88",
+    )
+    _send(app, type="submit", handler="signup_password", values={})
+    assert app.state_view()["signup"]["step"] == "profile"
+    _send(
+        app,
+        type="submit",
+        handler="signup_profile",
+        values={"display_name": "Ann", "birthday": "2020-02-02"},
+    )
+    errors = app.state_view()["signup"]["errors"]
+    assert errors == {"country": "required", "birthday": "birthday_young", "terms": "terms"}
+    _send(app, type="change", handler="field", arg="signup_profile.country", value="Atlantis")
+    _send(app, type="change", handler="field", arg="signup_profile.country", value="Kenya")
+    _send(app, type="change", handler="field", arg="signup_profile.terms", value="true")
+    _send(
+        app,
+        type="submit",
+        handler="signup_profile",
+        values={"display_name": "Ann", "birthday": "1990-02-02"},
+    )
+    state = app.state_view()
+    assert state["signup"]["step"] == "done" and state["signup"]["created"] == "ann_lee"
+    assert state["auth"]["user"] == "ann_lee" and state["auth"]["method"] == "signup"
+    assert state["profile"]["country"] == "Kenya" and app.route == "/signup"
+    assert "ann_lee" in _html(app)
+    assert "Tidal-Comet-88" not in json.dumps(state)
+    _send(app, type="click", handler="sign_out")
+    _login(app, "ann.lee@example.net", "Tidal-Comet-88")
+    assert app.state_view()["auth"]["user"] == "ann_lee"
+
+
+def test_async_validation_waits_for_submit():
+    site, app = _app(validation="async")
+    _send(app, type="nav", path="/signup")
+    _send(app, type="input", handler="field", arg="signup_account.email", value="x@")
+    assert app.signup_errors == {}
+    assert app.state_view()["signup"]["email_status"] == "invalid"  # state knows regardless
+    _send(app, type="submit", handler="signup_account", values={})
+    assert app.signup_errors["email"] == "email_invalid"
+
+
+def test_password_rules_tighten_with_difficulty():
+    pw = "lantern42x"
+    assert password_problems(pw, POLICIES["easy"]) == []
+    assert password_problems(pw, POLICIES["medium"]) == ["symbol"]
+    assert password_problems(pw, POLICIES["hard"]) == ["length", "symbol", "case"]
+    assert password_problems("Baaa-lantern-42B", POLICIES["hard"]) == ["repeat"]
+    assert password_problems("Mkeller-2024!!", POLICIES["medium"], "mkeller") == ["username"]
+    assert username_status("Admin", []) == "invalid" and username_status("admin", []) == "taken"
+    for task_password in ("Velvet-Kestrel-4071", "Harbor-Violet-9305"):
+        assert password_problems(task_password, POLICIES["hard"], "quokka_rider") == []
+
+
+# ------------------------------------------------------------------- reset flow
+def test_password_reset_through_the_inbox():
+    site, app = _app(seed=9)
+    user = _user(site)
+    _send(app, type="nav", path="/reset")
+    before = len(app.messages)
+    _send(app, type="submit", handler="reset_request", values={"email": "nobody@example.net"})
+    assert app.state_view()["reset"]["stage"] == "sent" and len(app.messages) == before
+    _send(app, type="click", handler="reset_restart")
+    _send(app, type="submit", handler="reset_request", values={"email": user.email})
+    mail = app.messages[0]
+    assert mail["kind"] == "reset" and mail["to"] == user.email
+    _send(app, type="nav", path="/inbox")
+    for m in app.messages[1:]:
+        if m["kind"] == "reset":
+            _send(app, type="click", handler="open_reset", arg=m["id"])  # expired: ignored
+            assert app.state_view()["reset"]["stage"] == "sent"
+    patch = _send(app, type="click", handler="open_reset", arg=mail["id"])
+    assert patch.route == "/reset" and app.state_view()["reset"]["stage"] == "verified"
+    _send(
+        app,
+        type="submit",
+        handler="reset_password",
+        values={"new_password": user.password, "confirm_password": user.password},
+    )
+    assert app.state_view()["reset"]["errors"] == {"new_password": "same_password"}
+    new = "Quiet-Harbor-5150"
+    _send(
+        app,
+        type="submit",
+        handler="reset_password",
+        values={"new_password": new, "confirm_password": new},
+    )
+    state = app.state_view()
+    assert state["reset"]["stage"] == "done" and state["reset"]["changed"] == [user.username]
+    _send(app, type="click", handler="open_reset", arg=mail["id"])  # a used link is dead
+    assert app.state_view()["reset"]["stage"] == "done"
+    _login(app, user.username, user.password)
+    assert not app.state_view()["auth"]["logged_in"]
+    _login(app, user.username, new)
+    assert app.state_view()["security"]["password_changed"]
+
+
+# --------------------------------------------------------------- profile, settings
+def test_profile_form_validation_and_save():
+    site, app = _app(seed=5)
+    user = _user(site)
+    _login(app, user.username, user.password)
+    _send(app, type="nav", path="/profile")
+    files = site.spec.entities["files"]
+    big = next(f for f in files if f.kind == "image" and not f.accepted)
+    doc = next(f for f in files if f.kind != "image")
+    good = next(f for f in files if f.accepted)
+    _send(app, type="change", handler="field", arg="profile.avatar", value=doc.name)
+    assert app.profile_errors == {"avatar": "avatar_kind"}  # sync: checked when picked
+    _send(app, type="change", handler="field", arg="profile.avatar", value=big.name)
+    assert app.profile_errors == {"avatar": "avatar_size"}
+    _send(app, type="change", handler="field", arg="profile.avatar", value="../../etc/passwd")
+    assert app.forms["profile"]["avatar"] == big.name
+    _send(app, type="submit", handler="save_profile", values={"display_name": "x"})
+    assert app.state_view()["profile"]["avatar"] == ""
+    assert set(app.profile_errors) == {"avatar", "display_name"}
+    _send(app, type="change", handler="field", arg="profile.avatar", value=good.name)
+    _send(app, type="change", handler="field", arg="profile.birthday", value="1990-05-06")
+    _send(app, type="submit", handler="save_profile", values={"display_name": "Night Owl"})
+    profile = app.state_view()["profile"]
+    assert profile["display_name"] == "Night Owl" and profile["avatar"] == good.name
+    assert profile["birthday"] == "1990-05-06" and app.profile_errors == {}
+
+
+def test_settings_toggles_two_factor_sessions_and_keys():
+    site, app = _app(seed=8)
+    user = _user(site)
+    _login(app, user.username, user.password)
+    _send(app, type="nav", path="/settings")
+    _send(app, type="change", handler="notify", arg="weekly_digest", value="true")
+    _send(app, type="change", handler="notify", arg="weekly_digest", value="maybe")
+    _send(app, type="change", handler="privacy", arg="profile_visibility", value="private")
+    _send(app, type="change", handler="privacy", arg="profile_visibility", value="everyone!")
+    settings = app.state_view()["settings"]
+    assert settings["notifications"]["weekly_digest"] is True
+    assert settings["privacy"]["profile_visibility"] == "private"
+    _send(app, type="submit", handler="two_factor", values={"current_password": "nope"})
+    assert app.state_view()["security"]["error"] == "current_password"
+    _send(app, type="submit", handler="two_factor", values={"current_password": user.password})
+    security = app.state_view()["security"]
+    assert security["two_factor"] and not app.state_view()["forms"]["two_factor"]["password_given"]
+    other = next(s for s in app.me.sessions if not s["current"])
+    current = next(s for s in app.me.sessions if s["current"])
+    _send(app, type="click", handler="revoke_session", arg=current["id"])  # not from here
+    _send(app, type="click", handler="revoke_session", arg=other["id"])
+    security = app.state_view()["security"]
+    assert other["id"] not in security["sessions"]["ids"]
+    assert current["id"] in security["sessions"]["ids"]
+    assert security["signed_out"] == [other["device"]]
+    _send(app, type="click", handler="revoke_other_sessions")
+    assert app.state_view()["security"]["sessions"]["others"] == 0
+    keys = app.state_view()["api_keys"]
+    _send(app, type="click", handler="revoke_key", arg=keys["ids"][0])
+    _send(app, type="input", handler="field", arg="api_key.key_name", value=keys["names"][1])
+    _send(app, type="change", handler="field", arg="api_key.expires", value="2025-01-01")
+    _send(app, type="submit", handler="create_key", values={})
+    assert app.state_view()["api_keys"]["errors"] == {
+        "key_name": "key_name_taken",
+        "expires": "expires",
+    }
+    _send(app, type="change", handler="field", arg="api_key.expires", value="2026-02-02")
+    _send(app, type="change", handler="field", arg="api_key.scope", value="root")
+    _send(app, type="change", handler="field", arg="api_key.scope", value="write")
+    _send(app, type="submit", handler="create_key", values={"key_name": "Release pipeline"})
+    keys = app.state_view()["api_keys"]
+    assert keys["last_created"] == {
+        "name": "Release pipeline",
+        "scope": "write",
+        "expires": "2026-02-02",
+    }
+    assert keys["last_revoked"] and "Release pipeline" in keys["names"]
+    assert app.new_key.startswith("wfk_") and app.new_key not in json.dumps(app.state_view())
+
+
+def test_history_filter_search_sort_pages_and_report():
+    site, app = _app(seed=3, difficulty="hard", list_mode="pages")
+    user = _user(site)
+    _login(app, user.username, user.password)
+    _send(app, type="nav", path="/history")
+    state = app.state_view()["history"]
+    assert state["pages"] > 1 and state["shown"] == 10
+    _send(app, type="click", handler="history_page", arg="2")
+    assert app.state_view()["history"]["page"] == 2
+    _send(app, type="click", handler="history_page", arg="99")
+    _send(app, type="change", handler="history_filter", value="failed")
+    rows = app.history_rows()
+    assert rows and all(e["result"] == "failed" for e in rows)
+    assert app.state_view()["history"]["page"] == 1
+    _send(app, type="click", handler="history_sort", arg="date=asc")
+    dates = [e["at"] for e in app.history_rows()]
+    assert dates == sorted(dates)
+    _send(app, type="click", handler="history_sort", arg="ip=asc")  # not sortable: ignored
+    assert app.state_view()["history"]["sort"] == "date-asc"
+    _send(app, type="change", handler="history_filter", value="")
+    city = next(e.city for e in site.spec.entities["logins"] if e.username == user.username)
+    _send(app, type="input", handler="history_query", value=city.lower())
+    assert app.history_rows() and all(
+        city == e["city"] or city.lower() in e["device"].lower() for e in app.history_rows()
+    )
+    items = [a for a in app.page().affordances if a.kind == "Item"]
+    assert [a.attr_map()["rank"] for a in items] == list(range(1, len(items) + 1))
+    first = app.history_rows()[0]
+    _send(app, type="nav", path=f"/history/{first['id']}")
+    _send(app, type="click", handler="report_login", arg=first["id"])
+    _send(app, type="click", handler="report_login", arg=first["id"])
+    assert app.state_view()["history"]["reported"] == [first["id"]]
+    assert app.state_view()["viewed_login"]["id"] == first["id"]
+
+
+def test_infinite_history_loads_in_batches():
+    site, app = _app(seed=3, difficulty="hard", list_mode="infinite")
+    user = _user(site)
+    _login(app, user.username, user.password)
+    _send(app, type="nav", path="/history")
+    assert any(a.kind == "More" for a in app.page().affordances)
+    _send(app, type="click", handler="ui.more", arg="history")
+    assert app.state_view()["history"]["shown"] == 20
+
+
+# --------------------------------------------------------------- hostile input
+def test_bad_events_are_ignored_not_raised():
+    site, app = _app(seed=2)
+    user = _user(site)
+    _login(app, user.username, user.password)
+    garbage = [None, "", "../x", "<script>", "9" * 250, "true", "=", "a=b=c"]
+    for name in sorted(type(app)._handlers):
+        if name in ("sign_out", "login", "retry") or name.startswith("ui."):
+            continue
+        for value in garbage:
+            app.dispatch(
+                AppEvent(
+                    type="change",
+                    handler=name,
+                    arg=value,
+                    value=value,
+                    values={"x": "y"} if value else None,
+                )
+            )
+    assert not [e for e in app.errors if e["kind"] == "app_exception"], app.errors[:2]
+    assert app.state_view()["auth"]["user"] == user.username
+
+
+def test_generated_text_is_escaped():
+    site = generate_site("account", 1)
+    evil = "<script>alert(1)</script>\"'&"
+    users = site.spec.entities["users"]
+    user = _user(site)
+    spec = dataclasses.replace(
+        site.spec,
+        brand=evil,
+        entities={
+            **site.spec.entities,
+            "users": tuple(
+                dataclasses.replace(u, display_name=evil) if u is user else u for u in users
+            ),
+        },
+    )
+    app = dataclasses.replace(site, spec=spec).new_app()
+    _login(app, user.username, user.password)
+    for route in ("/", "/account", "/profile", "/inbox"):
+        _send(app, type="nav", path=route)
+        html = _html(app)
+        assert "<script>" not in html and "&lt;script&gt;" in html, route
+
+
+def test_async_profile_checks_the_avatar_on_submit_only():
+    site, app = _app(seed=5, validation="async")
+    user = _user(site)
+    _login(app, user.username, user.password)
+    _send(app, type="nav", path="/profile")
+    doc = next(f for f in site.spec.entities["files"] if f.kind != "image")
+    _send(app, type="change", handler="field", arg="profile.avatar", value=doc.name)
+    assert app.profile_errors == {}
+    _send(app, type="submit", handler="save_profile", values={})
+    assert app.profile_errors == {"avatar": "avatar_kind"}
+
+
+# ------------------------------------------------------------- library plans
+def _replay(task: Any, app: AccountApp) -> tuple[list[str], dict[str, bool]]:
+    """Run a compiled plan on the Python app the way the browser would, returning the
+    subgoals it undid after reaching them and whether each subgoal holds at the end."""
+    state = app.state_view()
+    goals = [g for g in task.subgoals if g.id not in ("answer", "infeasible") and not g.sticky]
+    held = {g.id: g.predicate.holds(state) for g in goals}
+    credited: set[str] = set()  # as the reward simulator counts: reached by a step
+    undone: list[str] = []
+    for step in task.plan:
+        if step.verb in ("done_success", "done_fail"):
+            break
+        aff = app.page().affordance(step.sid)
+        while aff is None and any(a.kind == "More" for a in app.page().affordances):
+            _send(app, type="click", handler="ui.more", arg="history")  # scrolled into view
+            aff = app.page().affordance(step.sid)
+        assert aff is not None, (task.name, step, app.route)
+        if step.verb == "type":
+            _send(
+                app, type="input", handler=aff.handler, arg=aff.arg, sid=aff.sid, value=step.value
+            )
+        elif step.verb == "select":  # a native select: the plan names the option's label
+            option = next(o for o in aff.options if o.matches(step.value or ""))
+            _send(
+                app,
+                type="change",
+                handler=aff.handler,
+                arg=aff.arg,
+                sid=aff.sid,
+                value=option.value,
+            )
+        elif aff.verb == "submit":  # what FormData holds: the form's fields as shown
+            form = aff.attr_map()["name"]
+            values = {
+                str(a.attr_map()["name"]): a.value
+                for a in app.page().affordances
+                if a.verb == "fill" and a.attr_map().get("form") == form and a.value is not None
+            }
+            _send(app, type="submit", handler=aff.handler, sid=aff.sid, values=values)
+        else:
+            _send(app, **aff.click_event().model_dump(exclude_defaults=True))
+        state = app.state_view()
+        for g in goals:
+            now = g.predicate.holds(state)
+            if now and not held[g.id]:
+                credited.add(g.id)
+            elif held[g.id] and not now and g.id in credited:
+                undone.append(g.id)
+            held[g.id] = now
+    return undone, held
+
+
+@pytest.mark.parametrize("name", [t.name for t in library_tasks("account")])
+def test_library_plans_never_undo_progress(name):
+    """Every oracle plan reaches each subgoal and keeps it: a submit whose effect stops
+    holding later (a stage that moves on) would cost the agent its success."""
+    for seed, difficulty in ((0, "easy"), (1, "medium"), (2, "hard")):
+        site = generate_site("account", seed, difficulty)
+        task = compile_for_site(name, site)
+        undone, held = _replay(task, site.new_app())
+        assert not undone, (name, seed, undone)
+        assert all(held.values()), (name, seed, [k for k, v in held.items() if not v])

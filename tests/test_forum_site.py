@@ -1,0 +1,581 @@
+"""The forum family: generation invariants, rendering, and the app's transitions (no browser)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from webfactory_env.core.seeding import stable_digest
+from webfactory_env.sitegen import AppEvent, generate_site
+from webfactory_env.sitegen.families.forum import (
+    NOW_STAMP,
+    PAGE_SIZE,
+    THREAD_COUNT,
+    validate_reply,
+    validate_signin,
+    validate_thread,
+)
+from webfactory_env.testing import check_family, check_family_in_browser
+
+SEEDS = range(8)
+
+
+# ----------------------------------------------------------------- conformance
+def test_family_conformance():
+    check_family("forum", seeds=range(6))
+
+
+@pytest.mark.browser
+def test_family_conformance_in_browser():
+    check_family_in_browser(
+        "forum",
+        seeds=(0,),
+        variations=(
+            {},
+            {
+                "list_mode": "infinite",
+                "choice_widget": "menu",
+                "form_mode": "modal",
+                "date_widget": "inline",
+                "distractors": "many",
+                "nav": "sidebar",
+                "theme": "dark",
+            },
+        ),
+    )
+
+
+# ------------------------------------------------------------------ generation
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_generated_data_is_consistent(difficulty):
+    for seed in SEEDS if difficulty == "easy" else range(4):
+        e = generate_site("forum", seed, difficulty).spec.entities
+        users = {u.username: u for u in e["users"]}
+        threads = {t.id: t for t in e["threads"]}
+        assert len(users) == len(e["users"]) and len(threads) == len(e["threads"])
+        assert len(threads) == THREAD_COUNT[difficulty]
+        assert len({u.display_name for u in e["users"]}) == len(users)
+        assert len({u.joined for u in e["users"]}) == len(users), "join dates differ"
+        assert len({u.reputation for u in e["users"]}) == len(users), "reputations differ"
+        assert len({t.title for t in threads.values()}) == len(threads), "titles are unique"
+        assert len({t.votes for t in threads.values()}) == len(threads), "thread votes differ"
+        assert len({p.id for p in e["posts"]}) == len(e["posts"])
+        tags = {t.slug for t in e["tags"]}
+        categories = {c.slug for c in e["categories"]}
+        by_thread: dict[str, list] = {}
+        for p in e["posts"]:
+            t = threads[p.thread_id]  # every reply belongs to a thread ...
+            assert p.author in users and p.author != t.author  # ... by someone else
+            assert p.thread_title == t.title and t.created < p.created <= NOW_STAMP
+            assert users[p.author].joined < p.created[:10]
+            by_thread.setdefault(t.id, []).append(p)
+        for t in threads.values():
+            replies = by_thread.get(t.id, [])
+            assert t.author in users and users[t.author].joined < t.created[:10]
+            assert t.category in categories and set(t.tags) <= tags and t.primary_tag == t.tags[0]
+            assert len({p.author for p in replies}) == len(replies), "one reply per member"
+            assert len({p.votes for p in replies}) == len(replies), "reply votes differ"
+            assert len({p.body for p in replies}) == len(replies), "no repeated reply text"
+            assert t.replies == len(replies)
+            accepted = [p.id for p in replies if p.accepted]
+            assert t.solved == bool(t.accepted) and accepted == ([t.accepted] if t.solved else [])
+            expected = (
+                "locked"
+                if t.locked
+                else "solved"
+                if t.solved
+                else "open"
+                if replies
+                else "unanswered"
+            )
+            assert t.status == expected
+        statuses = {t.status for t in threads.values()}
+        assert {"locked", "solved", "open", "unanswered"} <= statuses
+        assert categories == {t.category for t in threads.values()}
+        for u in users.values():
+            started = sum(1 for t in threads.values() if t.author == u.username)
+            replied = sum(1 for p in e["posts"] if p.author == u.username)
+            assert (u.threads, u.replies, u.posts) == (started, replied, started + replied)
+        assert any(u.posts == 0 for u in users.values()), "new members who never posted"
+
+
+def test_same_seed_same_site_and_golden_digests():
+    assert generate_site("forum", 3).digest == generate_site("forum", 3).digest
+    assert len({generate_site("forum", s).digest for s in range(8)}) == 8
+    # The content a seed decides (entities, variation, routes). The full site digest also
+    # covers the shared runtime and stylesheets, which other families change. A change here
+    # must be a deliberate FAMILY_VERSION bump.
+    golden = {
+        (0, "easy"): "4456692d282a849722214899bbee9e8620d3770493b6171f045570accc47a0b0",
+        (7, "hard"): "514ede8e6711721993de8b16e84451154e55b3da2675d2d3b639dfe95c4f19b4",
+    }
+    for (seed, difficulty), digest in golden.items():
+        spec = generate_site("forum", seed, difficulty).spec.to_json()
+        spec.pop("generator_version")
+        assert stable_digest(spec) == digest, (seed, difficulty)
+
+
+# ------------------------------------------------------------------- helpers
+def _site(seed: int = 4, **variation: str):
+    return generate_site("forum", seed, "easy", variation or None)
+
+
+def _password(site, username: str) -> str:
+    return next(u.password for u in site.spec.entities["users"] if u.username == username)
+
+
+def _signin(app, site, username: str) -> None:
+    app.dispatch(AppEvent(type="nav", path="/signin"))
+    app.dispatch(
+        AppEvent(
+            type="submit",
+            handler="signin",
+            values={"username": username, "password": _password(site, username)},
+        )
+    )
+    assert app.state_view()["auth"]["user"] == username
+
+
+def _thread(site, status: str):
+    return next(t for t in site.spec.entities["threads"] if t.status == status)
+
+
+def _newcomer(site) -> str:
+    return next(u.username for u in site.spec.entities["users"] if u.posts == 0)
+
+
+def _html(app) -> str:
+    return "".join(app.page().regions.values())
+
+
+# ------------------------------------------------------------------- sign-in
+def test_sign_in_checks_credentials_and_returns_to_the_page():
+    site = _site(validation="async")
+    app = site.new_app()
+    thread = _thread(site, "open")
+    user = _newcomer(site)
+    app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
+    app.dispatch(AppEvent(type="nav", path="/signin"))
+    app.dispatch(AppEvent(type="submit", handler="signin", values={"username": "", "password": ""}))
+    assert app.state_view()["validation"]["signin"]["errors"] == {
+        "username": "required",
+        "password": "required",
+    }
+    app.dispatch(
+        AppEvent(
+            type="submit",
+            handler="signin",
+            values={"username": user, "password": "wrong-password-1"},
+        )
+    )
+    state = app.state_view()
+    assert not state["auth"]["signed_in"] and state["validation"]["signin"]["errors"] == {
+        "_form": "credentials"
+    }
+    patch = app.dispatch(
+        AppEvent(
+            type="submit",
+            handler="signin",
+            values={"username": user.upper(), "password": _password(site, user)},
+        )
+    )
+    state = app.state_view()
+    assert state["auth"] == {"signed_in": True, "user": user}
+    assert patch.route == f"/t/{thread.id}", "back where the member was"
+    assert _password(site, user) not in json.dumps(state), "no secret in state"
+    app.dispatch(AppEvent(type="click", handler="signout"))
+    assert app.state_view()["auth"] == {"signed_in": False, "user": ""}
+
+
+# --------------------------------------------------------------- list controls
+def test_search_filters_sort_and_pages():
+    site = _site(list_mode="pages")
+    app = site.new_app()
+    threads = site.spec.entities["threads"]
+    app.dispatch(AppEvent(type="nav", path="/threads"))
+    listing = app.state_view()["listing"]
+    assert listing["scope"] == "all" and listing["count"] == len(threads)
+    assert listing["pages"] == -(-len(threads) // PAGE_SIZE)
+    newest = [
+        a.attr_map()["id"] for a in app.page().affordances if a.attr_map().get("type") == "thread"
+    ]
+    assert newest == [t.id for t in threads[:PAGE_SIZE]], "newest first"
+    app.dispatch(AppEvent(type="click", handler="page", arg="2"))
+    ranks = [
+        a.attr_map()["rank"] for a in app.page().affordances if a.attr_map().get("type") == "thread"
+    ]
+    assert ranks == list(range(PAGE_SIZE + 1, 2 * PAGE_SIZE + 1))
+    app.dispatch(AppEvent(type="click", handler="page", arg="99"))  # no such page: ignored
+    assert app.state_view()["listing"]["page"] == 2
+
+    tag = _thread(site, "solved").primary_tag
+    app.dispatch(AppEvent(type="change", handler="filter", arg="tag", value=tag))
+    app.dispatch(AppEvent(type="change", handler="filter", arg="status", value="solved"))
+    app.dispatch(AppEvent(type="change", handler="sort", value="votes"))
+    items = app.listing("all")
+    assert items and all(tag in t.tags and t.solved for t in items)
+    assert [t.votes for t in items] == sorted((t.votes for t in items), reverse=True)
+    assert app.state_view()["listing"]["page"] == 1, "a new filter starts at page one"
+    for bad in (
+        ("filter", "tag", "no-such-tag"),
+        ("filter", "status", "maybe"),
+        ("sort", None, "DROP TABLE"),
+    ):
+        app.dispatch(AppEvent(type="change", handler=bad[0], arg=bad[1], value=bad[2]))
+    listing = app.state_view()["listing"]
+    assert (listing["tag"], listing["status"], listing["sort"]) == (tag, "solved", "votes")
+
+    title = threads[5].title
+    app.dispatch(AppEvent(type="change", handler="filter", arg="tag", value=""))
+    app.dispatch(AppEvent(type="change", handler="filter", arg="status", value=""))
+    app.dispatch(AppEvent(type="input", handler="search_field", arg="q", value=title.upper()))
+    app.dispatch(AppEvent(type="submit", handler="search", values={"q": title.upper()}))
+    assert (
+        threads[5] in app.listing("all") and app.state_view()["listing"]["query"] == title.upper()
+    )
+    app.dispatch(AppEvent(type="change", handler="since", arg="since", value="2025-1"))  # typing
+    app.dispatch(AppEvent(type="change", handler="since", arg="since", value="2026-01-01"))
+    assert app.state_view()["listing"]["since"] == "2026-01-01"
+    assert all(t.created >= "2026-01-01" for t in app.listing("all"))
+    # the list's state is remembered when a thread is opened
+    app.dispatch(AppEvent(type="nav", path=f"/t/{threads[5].id}"))
+    assert app.state_view()["listing"]["query"] == title.upper()
+
+
+def test_infinite_list_loads_more_while_scrolling():
+    site = _site(list_mode="infinite")
+    app = site.new_app()
+    app.dispatch(AppEvent(type="nav", path="/threads"))
+    assert app.state_view()["listing"]["shown"] == PAGE_SIZE
+    more = next(a for a in app.page().affordances if a.kind == "More")
+    app.dispatch(more.click_event())
+    assert app.state_view()["listing"]["shown"] == 2 * PAGE_SIZE
+    app.dispatch(AppEvent(type="change", handler="sort", value="replies"))
+    assert app.state_view()["listing"]["shown"] == PAGE_SIZE
+
+
+# --------------------------------------------------------------- thread actions
+def test_votes_one_per_member_and_undoable():
+    site = _site()
+    app = site.new_app()
+    thread = _thread(site, "solved")
+    app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
+    app.dispatch(AppEvent(type="click", handler="vote", arg=thread.accepted))
+    assert app.state_view()["my"]["voted"] == [] and "vote" in app.flash.lower()  # a guest
+    user = _newcomer(site)
+    _signin(app, site, user)
+    app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
+    post = next(p for p in site.spec.entities["posts"] if p.id == thread.accepted)
+    rep = app.reputation(post.author)
+    app.dispatch(AppEvent(type="click", handler="vote", arg=post.id))
+    state = app.state_view()
+    assert state["my"]["voted"] == [post.id] and state["thread"]["accepted_voted"]
+    assert app.votes_of(post.id) == post.votes + 1 and app.reputation(post.author) == rep + 10
+    app.dispatch(AppEvent(type="click", handler="vote", arg=post.id))  # undo
+    assert app.state_view()["my"]["voted"] == [] and app.votes_of(post.id) == post.votes
+    locked = _thread(site, "locked")
+    app.dispatch(AppEvent(type="click", handler="vote", arg=locked.id))
+    app.dispatch(AppEvent(type="click", handler="vote", arg="P-nope"))
+    assert app.state_view()["my"]["voted"] == [] and not app.errors
+
+
+def test_only_the_thread_author_accepts_an_answer():
+    site = _site()
+    app = site.new_app()
+    thread = _thread(site, "open")
+    replies = [p for p in site.spec.entities["posts"] if p.thread_id == thread.id]
+    _signin(app, site, replies[0].author)  # a replier, not the author
+    app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
+    assert not any(a.attr_map().get("role") == "accept" for a in app.page().affordances)
+    app.dispatch(AppEvent(type="click", handler="accept", arg=replies[0].id))
+    assert (
+        app.state_view()["thread"]["accepted_post"] == "" and not app.state_view()["thread"]["mine"]
+    )
+    _signin(app, site, thread.author)
+    app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
+    app.dispatch(AppEvent(type="change", handler="reply_sort", value="votes"))
+    top = max(replies, key=lambda p: p.votes)
+    accept = next(a for a in app.page().affordances if a.attr_map().get("role") == "accept")
+    assert accept.attr_map()["rank"] == 1 and accept.attr_map()["post"] == top.id
+    app.dispatch(accept.click_event())
+    state = app.state_view()["thread"]
+    assert (
+        state["accepted_post"] == top.id and state["solved"] and state["accepted_votes_rank"] == 1
+    )
+    app.dispatch(AppEvent(type="click", handler="unaccept", arg=top.id))
+    assert app.state_view()["thread"]["accepted_post"] == ""
+    locked = _thread(site, "locked")
+    app.dispatch(AppEvent(type="nav", path=f"/t/{locked.id}"))
+    assert app.state_view()["thread"]["locked"] and not app.state_view()["thread"]["can_reply"]
+
+
+def test_reply_edit_and_delete_own_reply():
+    site = _site(validation="async", form_mode="inline")
+    app = site.new_app()
+    thread = _thread(site, "unanswered")
+    app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
+    app.dispatch(
+        AppEvent(type="submit", handler="post_reply", values={"reply": "Guest reply here!"})
+    )
+    assert app.state_view()["thread"]["replies"] == 0, "guests cannot reply"
+    assert "Sign in to reply" in _html(app) or "Log in" in _html(app)
+    user = _newcomer(site)
+    _signin(app, site, user)
+    app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
+    app.dispatch(AppEvent(type="input", handler="field", arg="reply.body", value="Too short"))
+    app.dispatch(AppEvent(type="submit", handler="post_reply", values={}))
+    assert app.state_view()["validation"]["reply"]["errors"] == {"body": "reply_short"}
+    text = "<b>Restart</b> the sync service & try again"
+    app.dispatch(AppEvent(type="input", handler="field", arg="reply.body", value=text))
+    app.dispatch(AppEvent(type="submit", handler="post_reply", values={}))
+    state = app.state_view()
+    assert state["thread"]["my_reply"] == text and state["my"]["replied"] == [thread.id]
+    assert state["activity"]["posted"] == [text] and not state["thread"]["can_reply"]
+    html = _html(app)
+    assert (
+        "<b>Restart</b>" not in html and "&lt;b&gt;Restart&lt;/b&gt; the sync service &amp;" in html
+    )
+    app.dispatch(AppEvent(type="submit", handler="post_reply", values={"reply": "A second reply."}))
+    assert app.state_view()["thread"]["replies"] == 1, "one reply per member and thread"
+
+    pid = app.my_reply(thread.id).id
+    app.dispatch(AppEvent(type="click", handler="ui.toggle", arg=f"actions:{pid}"))
+    app.dispatch(AppEvent(type="click", handler="ui.toggle", arg=f"edit:{pid}"))
+    assert any(a.sid == "field:edit_reply.body" for a in app.page().affordances)
+    app.dispatch(AppEvent(type="input", handler="edit_field", arg=pid, value="Edited: restart it."))
+    app.dispatch(
+        AppEvent(type="submit", handler="save_edit", values={"edit_body": "Edited: restart it."})
+    )
+    state = app.state_view()
+    assert state["my"]["replies"][thread.id] == "Edited: restart it."
+    assert state["activity"]["edited"] == [pid] and f"edit:{pid}" not in app.ui.open
+
+    app.dispatch(AppEvent(type="click", handler="ui.toggle", arg=f"actions:{pid}"))
+    opener = next(a for a in app.page().affordances if a.attr_map().get("role") == "delete")
+    app.dispatch(opener.click_event())
+    confirm = next(
+        a for a in app.page().affordances if a.attr_map().get("role") == "confirm-delete"
+    )
+    app.dispatch(confirm.click_event())
+    state = app.state_view()
+    assert not state["thread"]["has_my_reply"] and state["activity"]["deleted"] == [pid]
+    assert state["thread"]["replies"] == 0 and state["ui"]["modal"] == ""
+
+
+def test_others_replies_and_accepted_answers_cannot_be_deleted():
+    site = _site()
+    app = site.new_app()
+    thread = _thread(site, "solved")
+    accepted = next(p for p in site.spec.entities["posts"] if p.id == thread.accepted)
+    other = next(
+        p
+        for p in site.spec.entities["posts"]
+        if p.thread_id == thread.id and p.author != accepted.author
+    )
+    _signin(app, site, accepted.author)
+    app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
+    for pid in (accepted.id, other.id):
+        app.dispatch(AppEvent(type="click", handler="delete_reply", arg=pid))
+    assert app.state_view()["thread"]["replies"] == thread.replies and not app.errors
+
+
+def test_sync_validation_updates_only_the_error_region_while_typing():
+    site = _site(validation="sync")
+    app = site.new_app()
+    _signin(app, site, _newcomer(site))
+    app.dispatch(AppEvent(type="nav", path="/new"))
+    app.mount_payload()
+    patch = app.dispatch(
+        AppEvent(
+            type="input",
+            handler="field",
+            arg="new_thread.title",
+            sid="field:new_thread.title",
+            value="Short",
+        )
+    )
+    assert set(patch.regions) == {"err:field:new_thread.title"}
+    assert "15" in patch.regions["err:field:new_thread.title"]
+    patch = app.dispatch(
+        AppEvent(
+            type="input",
+            handler="field",
+            arg="new_thread.title",
+            sid="field:new_thread.title",
+            value="A long enough title here",
+        )
+    )
+    assert patch.regions == {"err:field:new_thread.title": ""}
+
+
+def test_async_validation_waits_for_submit():
+    site = _site(validation="async")
+    app = site.new_app()
+    _signin(app, site, _newcomer(site))
+    app.dispatch(AppEvent(type="nav", path="/new"))
+    app.dispatch(AppEvent(type="input", handler="field", arg="new_thread.title", value="Short"))
+    assert app.state_view()["validation"]["new_thread"]["errors"] == {}
+    app.dispatch(AppEvent(type="submit", handler="new_thread", values={}))
+    assert set(app.state_view()["validation"]["new_thread"]["errors"]) == {
+        "title",
+        "category",
+        "body",
+    }
+
+
+def test_new_thread_is_created_and_listed_first():
+    site = _site()
+    app = site.new_app()
+    user = _newcomer(site)
+    _signin(app, site, user)
+    app.dispatch(AppEvent(type="nav", path="/new"))
+    category = site.spec.entities["categories"][0].slug
+    app.dispatch(AppEvent(type="change", handler="new_choice", arg="category", value=category))
+    app.dispatch(AppEvent(type="change", handler="new_choice", arg="tag", value="no-such-tag"))
+    body = "Exports stopped including attachments after the update to 5.1 yesterday."
+    patch = app.dispatch(
+        AppEvent(
+            type="submit",
+            handler="new_thread",
+            values={"title": "Exports lose attachments", "body": body},
+        )
+    )
+    created = app.state_view()["created"]
+    assert created["title"] == "Exports lose attachments" and created["category"] == category
+    assert created["tag"] == "" and patch.route == f"/t/{created['id']}"
+    assert app.known_route(patch.route) and app.state_view()["thread"]["mine"]
+    app.dispatch(AppEvent(type="nav", path=f"/c/{category}"))
+    assert app.listing(category)[0].id == created["id"]
+    app.dispatch(AppEvent(type="nav", path=f"/u/{user}"))
+    assert app.state_view()["profile"]["posts"] == 1
+
+
+def test_validation_rules():
+    base = {
+        "title": "Sync keeps failing on Linux",
+        "category": "sync",
+        "tag": "",
+        "body": "It stops after five minutes every single time, on every device.",
+    }
+    kw = {"titles": {"existing title here"}, "categories": {"sync"}, "tags": {"linux"}}
+    assert validate_thread(base, **kw) == {}
+    assert validate_thread(base, strict=True, **kw) == {"tag": "tag"}
+    assert validate_thread({**base, "title": "Existing title HERE"}, **kw) == {
+        "title": "title_taken"
+    }
+    assert validate_thread({**base, "title": "Too short"}, **kw) == {"title": "title_short"}
+    assert validate_thread({**base, "category": "billing", "tag": "nope"}, **kw) == {
+        "category": "category",
+        "tag": "tag",
+    }
+    assert validate_thread({**base, "body": "Tiny."}, **kw) == {"body": "body_short"}
+    assert validate_reply("  fifteen chars!!  ") == {}
+    assert validate_reply("fifteen chars!!", strict=True) == {"body": "reply_short"}
+    assert validate_signin({"username": "a", "password": " "}) == {"password": "required"}
+
+
+# ------------------------------------------------------------------- robustness
+def test_generated_and_user_text_is_escaped():
+    site = _site()
+    evil = "<script>alert(1)</script>\"'&"
+    threads = site.spec.entities["threads"]
+    spec = dataclasses.replace(
+        site.spec,
+        brand=evil,
+        entities={
+            **site.spec.entities,
+            "threads": (dataclasses.replace(threads[0], title=evil, body=evil), *threads[1:]),
+        },
+    )
+    app = dataclasses.replace(site, spec=spec).new_app()
+    for route in ("/", "/threads", f"/t/{threads[0].id}"):
+        html = "".join(app.render(route).regions.values())
+        assert "<script>" not in html
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#x27;&amp;" in html
+
+
+def test_bad_events_are_ignored_and_unknown_routes_are_404():
+    site = _site()
+    app = site.new_app()
+    before = app.state_view()
+    for ev in (
+        AppEvent(type="click", handler="accept", arg="P0000000"),
+        AppEvent(type="click", handler="delete_reply", arg=""),
+        AppEvent(type="submit", handler="save_edit", values={"edit_body": "x" * 50}),
+        AppEvent(type="submit", handler="new_thread", values={"title": "x" * 40}),
+        AppEvent(type="input", handler="field", arg="nope.nope", value="x"),
+        AppEvent(type="input", handler="edit_field", arg="P0000000", value="x"),
+        AppEvent(type="change", handler="new_choice", arg="category", value="<b>"),
+        AppEvent(type="click", handler="members_sort", arg="password=asc"),
+        AppEvent(type="change", handler="reply_sort", value="random"),
+        AppEvent(type="click", handler="page", arg="-1"),
+        AppEvent(type="click", handler="format", arg="reply=underline"),
+        AppEvent(type="click", handler="report", arg="nothing"),
+    ):
+        app.dispatch(ev)
+    assert not app.errors
+    after = app.state_view()
+    assert {k: v for k, v in after.items() if k != "ui"} == {
+        k: v for k, v in before.items() if k != "ui"
+    }
+    assert app.render("/t/TNOTHING").status == 404 and app.render("/u/nobody").status == 404
+    assert app.render("/c/nope").status == 404 and app.render("/threads?x=1").status == 404
+
+
+def test_members_directory_sorts_by_every_column():
+    site = _site()
+    app = site.new_app()
+    app.dispatch(AppEvent(type="nav", path="/users"))
+    sort = next(
+        a for a in app.page().affordances if a.kind == "Sort" and a.attr_map()["key"] == "joined"
+    )
+    app.dispatch(sort.click_event())
+    first = next(a for a in app.page().affordances if a.attr_map().get("rank") == 1)
+    oldest = min(site.spec.entities["users"], key=lambda u: u.joined)
+    assert app.state_view()["members"]["sort"] == "joined-asc"
+    assert first.attr_map()["username"] == oldest.username
+
+
+def test_a_failed_dialog_change_closes_the_dialog_and_can_be_retried():
+    site = _site(form_mode="modal")
+    app = site.new_app()
+    thread = _thread(site, "open")
+    mine = next(p for p in site.spec.entities["posts"] if p.thread_id == thread.id)
+    _signin(app, site, mine.author)
+    app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
+    app.dispatch(AppEvent(type="click", handler="ui.modal", arg=f"edit:{mine.id}"))
+    app.dispatch(
+        AppEvent(
+            type="input", handler="edit_field", arg=mine.id, value="Better text, with the fix."
+        )
+    )
+    app._inject_error = lambda: True  # the server refuses the next change
+    values = {"edit_body": "Better text, with the fix."}
+    app.dispatch(AppEvent(type="submit", handler="save_edit", values=values))
+    del app._inject_error
+    state = app.state_view()
+    assert state["server"]["error"] and state["ui"]["modal"] == "", "the Retry is not hidden"
+    assert state["my"]["replies"][thread.id] == mine.body
+    assert any(a.sid == "retry" for a in app.page().affordances)
+    app.dispatch(AppEvent(type="click", handler="retry"))
+    assert app.state_view()["my"]["replies"][thread.id] == "Better text, with the fix."
+
+
+def test_regions_nested_in_a_re_sent_region_are_sent_with_it():
+    site = _site(validation="async")
+    app = site.new_app()
+    _signin(app, site, _newcomer(site))
+    app.dispatch(AppEvent(type="nav", path="/new"))
+    app.mount_payload()
+    app.dispatch(AppEvent(type="submit", handler="new_thread", values={"title": "Short"}))
+    category = site.spec.entities["categories"][0].slug
+    patch = app.dispatch(
+        AppEvent(type="change", handler="new_choice", arg="category", value=category)
+    )
+    # `main` is re-sent, so the unchanged title error must come along (or it would vanish)
+    assert "main" in patch.regions and "15" in patch.regions["err:field:new_thread.title"]
+    app.dispatch(AppEvent(type="nav", path="/threads"))
+    patch = app.dispatch(AppEvent(type="change", handler="filter", arg="status", value="solved"))
+    assert {"main", "threads"} <= set(patch.regions)

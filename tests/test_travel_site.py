@@ -1,0 +1,526 @@
+"""The travel family: conformance, generation invariants, and the app's transitions (no
+browser except where marked)."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+
+import pytest
+
+from webfactory_env.core.seeding import SeedStream, stable_digest
+from webfactory_env.sitegen import AppEvent, generate_site
+from webfactory_env.sitegen.families.travel import (
+    FAMILY_VERSION,
+    HUB,
+    TravelApp,
+    validate_dates,
+    validate_passenger,
+)
+from webfactory_env.testing import check_family, check_family_in_browser
+
+SEEDS = range(20)
+E = AppEvent
+
+
+def _site(seed: int = 11, difficulty: str = "easy", **variation: str):
+    return generate_site("travel", seed, difficulty, variation or None)
+
+
+def _app(seed: int = 11, difficulty: str = "easy", **variation: str) -> TravelApp:
+    app = _site(seed, difficulty, **variation).new_app()
+    assert isinstance(app, TravelApp)
+    return app
+
+
+def _day(app: TravelApp, days: int) -> str:
+    return (app.today() + dt.timedelta(days=days)).isoformat()
+
+
+def _search(app: TravelApp, origin: str, destination: str, depart: str, ret: str = "") -> None:
+    """Fill and submit the flight search the way the page does (pick from suggestions)."""
+    app.dispatch(E(type="nav", path="/flights"))
+    if ret:
+        app.dispatch(E(type="change", handler="set_trip", value="true"))
+    for side, code in (("origin", origin), ("destination", destination)):
+        arg = f"flight_search.{side}"
+        app.dispatch(E(type="input", handler="place_text", arg=arg, value=code))
+        app.dispatch(E(type="change", handler="pick_place", arg=arg, value=code))
+    app.dispatch(E(type="change", handler="field", arg="flight_search.depart_date", value=depart))
+    if ret:
+        app.dispatch(E(type="change", handler="field", arg="flight_search.return_date", value=ret))
+    app.dispatch(E(type="submit", handler="search_flights", values={}))
+
+
+def _book(app: TravelApp, **fields: str) -> None:
+    values = {"first_name": "Sam", "last_name": "Lee", "email": "sam.lee@example.com", **fields}
+    app.dispatch(E(type="nav", path="/checkout"))
+    app.dispatch(E(type="submit", handler="book", values=values))
+
+
+def _sign_in(app: TravelApp) -> None:
+    m = app.member
+    app.dispatch(E(type="nav", path="/login"))
+    app.dispatch(
+        E(type="submit", handler="login", values={"email": m.email, "password": m.password})
+    )
+    app.dispatch(E(type="submit", handler="verify_otp", values={"code": m.sms_code}))
+
+
+# ------------------------------------------------------------------ conformance
+@pytest.mark.slow
+def test_family_conformance():
+    check_family("travel", seeds=range(6))
+
+
+@pytest.mark.browser
+def test_family_conformance_in_browser():
+    contrast = {
+        "choice_widget": "menu",
+        "date_widget": "inline",
+        "form_mode": "modal",
+        "list_mode": "infinite",
+        "nav": "sidebar",
+        "theme": "dark",
+        "distractors": "many",
+        "field_order": "shuffled",
+    }
+    check_family_in_browser("travel", seeds=(0,), variations=({}, contrast))
+
+
+# Golden content: what the generator decided for a seed (entities, routes, today, brand,
+# behaviour flags). The resource-tree hash and the variation vector are left out: they move
+# with edits to the shared runtime, CSS and axes, which the package-wide goldens cover.
+# A change here must be a deliberate FAMILY_VERSION bump (and new values pasted here).
+GOLDEN = {
+    (0, "easy"): "7607c37d37a7daa8e4c53ded75a3499aa851ea693b0d012491b8980588a19258",
+    (7, "hard"): "87f6f637e0d7b4d98cedcfa738e47df4a71b4b7c9ba4ac2156f3c7a8bb279774",
+}
+
+
+@pytest.mark.parametrize(("key", "digest"), GOLDEN.items(), ids=str)
+def test_generation_is_golden(key, digest):
+    spec = generate_site("travel", *key).spec.to_json()
+    assert spec["generator_version"].split("+")[1].startswith(f"travel.{FAMILY_VERSION}.")
+    del spec["generator_version"], spec["variation"]
+    assert stable_digest(spec) == digest
+
+
+# ---------------------------------------------------------------- generation
+def test_same_seed_same_site_and_seeds_differ():
+    assert _site(3).digest == _site(3).digest
+    assert len({_site(s).digest for s in range(15)}) == 15
+    assert _site(3, "hard").digest != _site(3).digest
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_network_invariants(difficulty):
+    for seed in SEEDS:
+        e = generate_site("travel", seed, difficulty).spec.entities
+        airports = {a.code: a for a in e["airports"]}
+        assert len(airports) == len(e["airports"])
+        assert {"SFO", "JFK", "LGA", "EWR"} <= set(airports)
+        assert {airports[c].metro for c in ("JFK", "LGA", "EWR")} == {"New York"}
+        assert airports[HUB].from_hub == "hub"
+        assert airports["JFK"].from_hub == airports["EWR"].from_hub == "nonstop"
+        assert airports["LGA"].from_hub == "connecting"  # the perimeter rule
+        airlines = {a.code for a in e["airlines"]}
+        routes = {(r.origin, r.destination): r for r in e["routes"]}
+        for (o, d), r in routes.items():
+            assert o in airports and d in airports and airports[o].metro != airports[d].metro
+            assert routes[(d, o)].nonstop == r.nonstop
+        for code, a in airports.items():
+            if a.from_hub in ("nonstop", "connecting"):
+                assert routes[(HUB, code)].nonstop == (a.from_hub == "nonstop")
+            elif a.from_hub == "same_metro":
+                assert (HUB, code) not in routes
+        flights = e["flights"]
+        assert len({f.id for f in flights}) == len(flights)
+        by_route: dict[tuple[str, str], list] = {}
+        for f in flights:
+            assert f.airline in airlines and (f.origin, f.destination) in routes
+            assert (f.stops == 0) == (f.via == "")
+            assert f.stops == 0 or f.via not in (f.origin, f.destination)
+            assert routes[(f.origin, f.destination)].nonstop or f.stops == 1
+            assert 6 * 60 <= f.depart < 22 * 60 and 30 < f.duration < 24 * 60
+            assert f.base_fare > 0 and f.days
+            by_route.setdefault((f.origin, f.destination), []).append(f)
+        for key, route in routes.items():
+            here = by_route[key]
+            assert any(f.days == "1234567" for f in here), "a daily flight on every route"
+            if route.nonstop:
+                assert any(f.days == "1234567" and f.stops == 0 for f in here)
+            back = {f.airline for f in by_route[(key[1], key[0])]}
+            assert {f.airline for f in here} == back, "carriers fly both ways (round trips)"
+        for o, d in ((HUB, "JFK"), ("JFK", HUB)):
+            daily_nonstop = {
+                f.airline for f in by_route[(o, d)] if f.days == "1234567" and f.stops == 0
+            }
+            assert daily_nonstop == airlines, "every airline flies SFO-JFK nonstop daily"
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_hotel_member_and_trip_invariants(difficulty):
+    for seed in SEEDS:
+        spec = generate_site("travel", seed, difficulty).spec
+        e = spec.entities
+        cities = {c.name for c in e["cities"]}
+        assert {"San Francisco", "New York"} <= cities
+        hotels = e["hotels"]
+        assert len({h.id for h in hotels}) == len({h.name for h in hotels}) == len(hotels)
+        rooms: dict[str, list] = {}
+        for r in e["rooms"]:
+            rooms.setdefault(r.hotel_id, []).append(r)
+            assert r.capacity >= 2 and r.price > 0
+        assert set(rooms) == {h.id for h in hotels}
+        sold_out = [h for h in hotels if h.sold_out]
+        assert len(sold_out) == 1 and sold_out[0].stars <= 3
+        for city in cities:
+            here = [h for h in hotels if h.city == city]
+            assert len({h.rating for h in here}) == len(here), "ratings differ within a city"
+            assert not max(here, key=lambda h: h.rating).sold_out
+            best4 = max((h for h in here if h.stars >= 4), key=lambda h: h.rating)
+            assert not best4.sold_out
+        for h in hotels:
+            cheapest = min(rooms[h.id], key=lambda r: (r.price, r.id))
+            assert cheapest.available != h.sold_out
+            assert any(r.available for r in rooms[h.id]) != h.sold_out
+        (member,) = e["members"]
+        assert len(member.sms_code) == 6 and member.sms_code.isdigit()
+        assert not validate_passenger(
+            {
+                "first_name": member.first_name,
+                "last_name": member.last_name,
+                "email": member.email,
+                "phone": member.phone,
+                "loyalty_number": member.loyalty_number,
+            }
+        )
+        trips = e["trips"]
+        assert len({t.destination for t in trips}) == len(trips) >= 3
+        assert len({t.reference for t in trips}) == len(trips)
+        assert [t.cancellable for t in trips].count(True) == 1
+        today = dt.date.fromisoformat(spec.today)
+        assert today.weekday() in (4, 5, 6), "from a weekend, next Monday < next Friday"
+
+
+def test_otp_is_deterministic_and_never_in_state():
+    app = _app(4)
+    assert app.otp_code(1) == app.member.sms_code == _app(4).otp_code(1)
+    assert app.otp_code(1) != _app(5).otp_code(1)
+    _sign_in(app)
+    assert app.state_view()["auth"]["signed_in"] is True
+    dump = json.dumps(app.state_view())
+    assert app.member.sms_code not in dump and app.member.password not in dump
+
+
+# ------------------------------------------------------------------ flights
+def test_typeahead_suggests_metro_airports_and_picking_sets_the_code():
+    app = _app(2)
+    app.dispatch(E(type="nav", path="/flights"))
+    arg = "flight_search.destination"
+    app.dispatch(E(type="input", handler="place_text", arg=arg, value="New York"))
+    labels = [a.attr_map()["value"] for a in app.page().affordances if a.kind == "Suggestion"]
+    assert labels == ["JFK", "LGA", "EWR"] or sorted(labels) == ["EWR", "JFK", "LGA"]
+    assert app.state_view()["forms"]["flight_search"]["destination"] == ""
+    app.dispatch(E(type="change", handler="pick_place", arg=arg, value="LGA"))
+    assert app.state_view()["forms"]["flight_search"]["destination"] == "LGA"
+    app.dispatch(E(type="input", handler="place_text", arg=arg, value="Bos"))
+    assert app.state_view()["forms"]["flight_search"]["destination"] == ""  # editing undoes it
+    app.dispatch(E(type="change", handler="pick_place", arg=arg, value="XXX"))  # not offered
+    app.dispatch(E(type="change", handler="pick_place", arg="flight_search.nope", value="SFO"))
+    assert app.state_view()["forms"]["flight_search"]["destination"] == ""
+    assert not app.errors
+
+
+def test_search_validation_return_before_departure_and_same_city():
+    app = _app(3)
+    _search(app, "SFO", "JFK", _day(app, 6), _day(app, 2))
+    state = app.state_view()
+    assert state["route"] == "/flights" and not state["search"]["done"]
+    assert state["search"]["errors"] == {"return_date": "before_start"}
+    _search(app, "JFK", "LGA", _day(app, 2))
+    assert app.state_view()["search"]["errors"].get("destination") == "same_metro"
+    app2 = _app(3)
+    app2.dispatch(E(type="submit", handler="search_flights", values={}))
+    errors = app2.state_view()["search"]["errors"]
+    assert set(errors) == {"origin", "destination", "depart_date"}
+    assert validate_dates(
+        "2020-01-01",
+        "",
+        dt.date(2026, 1, 9),
+        second_required=False,
+        names=("a", "b"),
+        min_gap=0,
+        max_gap=None,
+    ) == {"a": "past"}
+    assert validate_dates(
+        "2026-01-12",
+        "2026-01-12",
+        dt.date(2026, 1, 9),
+        second_required=True,
+        names=("a", "b"),
+        min_gap=1,
+        max_gap=30,
+    ) == {"b": "no_nights"}
+
+
+def test_roundtrip_results_pair_one_airline_and_sort_and_filter():
+    app = _app(5, "medium")
+    _search(app, "SFO", "JFK", _day(app, 3), _day(app, 7))
+    state = app.state_view()
+    assert state["route"] == "/flights/results" and state["search"]["roundtrip"] == "true"
+    offers = app.results()
+    assert offers and all(
+        o.roundtrip and o.legs[0][0].airline == o.legs[1][0].airline for o in offers
+    )
+    app.dispatch(E(type="change", handler="sort_flights", value="price-asc"))
+    prices = [o.price for o in app.results()]
+    assert prices == sorted(prices)
+    cards = [a for a in app.page().affordances if a.kind == "Result"]
+    assert [a.attr_map()["rank"] for a in cards] == list(range(1, len(cards) + 1))
+    assert cards[0].attr_map()["price"] == prices[0]
+    airline = app.airlines[0].code
+    app.dispatch(E(type="change", handler="filter_flights", arg="airline", value=airline))
+    app.dispatch(E(type="change", handler="filter_flights", arg="stops", value="0"))
+    assert app.results() and all(o.airline == airline and o.stops == 0 for o in app.results())
+    app.dispatch(E(type="change", handler="sort_flights", value="duration-asc"))
+    durations = [o.duration for o in app.results()]
+    assert durations == sorted(durations)
+    for bad in (
+        E(type="change", handler="sort_flights", value="cheap"),
+        E(type="change", handler="filter_flights", arg="airline", value="ZZ"),
+        E(type="change", handler="filter_flights", arg="stops", value="7"),
+        E(type="click", handler="results_page", arg="99"),
+    ):
+        app.dispatch(bad)
+    results = app.state_view()["results"]
+    assert results["sort"] == "duration-asc" and results["filters"] == {
+        "airline": airline,
+        "stops": "0",
+    }
+    assert not app.errors
+
+
+def test_offer_fare_choice_itinerary_and_bad_offer_ids():
+    app = _app(6)
+    _search(app, "SFO", "JFK", _day(app, 4))
+    offer = app.results()[0]
+    app.dispatch(E(type="nav", path=f"/flights/offer/{offer.id}"))
+    state = app.state_view()["offer"]
+    assert state["id"] == offer.id and state["price"] == offer.price
+    app.dispatch(E(type="change", handler="choose_fare", arg=offer.id, value="flex"))
+    state = app.state_view()["offer"]
+    assert state["fare"] == "flex" and state["refundable"] and state["checked_bag_fee"] == 0
+    assert state["price"] > offer.price
+    app.dispatch(E(type="change", handler="choose_fare", arg=offer.id, value="first"))
+    assert app.state_view()["offer"]["fare"] == "flex"
+    app.dispatch(E(type="click", handler="add_flight", arg=offer.id))
+    it = app.state_view()["itinerary"]
+    assert it["flights"] == [offer.id] and it["fares"] == {offer.id: "flex"}
+    assert it["status"] == "draft" and it["total"] == state["price"]
+    app.dispatch(E(type="click", handler="add_flight", arg="XX999-20260101"))
+    for bad in ("XX1-2", f"{offer.id}_{offer.id}", "PC100-20269999", "../../etc"):
+        assert app.render(f"/flights/offer/{bad}").status == 404
+    app.dispatch(E(type="nav", path="/itinerary"))
+    app.dispatch(E(type="click", handler="remove_item", arg=offer.id))
+    assert app.state_view()["itinerary"]["status"] == "empty"
+    assert not app.errors
+
+
+def test_checkout_validation_rules():
+    ok = {"first_name": "Sam", "last_name": "O'Neil-Lee", "email": "sam.lee@example.com"}
+    assert validate_passenger(ok) == {}
+    assert (
+        validate_passenger({**ok, "phone": "+1 (415) 555-0134", "loyalty_number": "PC12345678"})
+        == {}
+    )
+    assert set(validate_passenger({**ok, "email": "sam@"})) == {"email"}
+    assert set(validate_passenger({**ok, "first_name": "S4m"})) == {"first_name"}
+    assert set(validate_passenger({**ok, "phone": "555"})) == {"phone"}
+    assert set(validate_passenger({**ok, "loyalty_number": "12345"})) == {"loyalty_number"}
+    assert set(validate_passenger({})) == {"first_name", "last_name", "email"}
+    assert set(validate_passenger({**ok, "first_name": "S"}, strict=True)) == {"first_name"}
+
+
+def test_booking_needs_an_itinerary_and_survives_the_booking_glitch():
+    app = _app(7)
+    _book(app)
+    assert app.state_view()["checkout"]["errors"] == {"_itinerary": "itinerary_empty"}
+    _search(app, "SFO", "JFK", _day(app, 3))
+    oid = app.results()[0].id
+    app.dispatch(E(type="click", handler="add_flight", arg=oid))
+    app.glitch_pending = True  # the site's first booking request fails with a 503
+    _book(app, first_name="")
+    assert app.state_view()["checkout"]["errors"] == {"first_name": "required"}
+    _book(app)
+    state = app.state_view()
+    assert state["server"]["error"] and state["itinerary"]["status"] == "draft"
+    retry = next(a for a in app.page().affordances if a.sid == "retry")
+    patch = app.dispatch(retry.click_event())
+    state = app.state_view()
+    assert state["itinerary"]["status"] == "booked" and not state["server"]["error"]
+    ref = state["itinerary"]["reference"]
+    assert patch.route == f"/booking/{ref}" and state["bookings"]["references"] == [ref]
+    assert state["itinerary"]["lead"]["email"] == "sam.lee@example.com"
+    app.dispatch(E(type="click", handler="remove_item", arg=oid))  # booked: stays booked
+    assert app.state_view()["itinerary"]["flights"] == [oid]
+
+
+@pytest.mark.parametrize("validation", ["sync", "async"])
+def test_field_errors_follow_the_validation_axis(validation):
+    app = _app(8, validation=validation)
+    app.dispatch(E(type="nav", path="/checkout"))
+    sid = "field:passenger.email"
+    app.dispatch(E(type="input", handler="field", arg="passenger.email", value="sam@", sid=sid))
+    shown = app.state_view()["checkout"]["errors"]
+    assert shown == ({"email": "email"} if validation == "sync" else {})
+    patch = app.dispatch(
+        E(type="input", handler="field", arg="passenger.email", value="sam@example.com", sid=sid)
+    )
+    assert "main" not in patch.regions  # typing never replaces the field being typed into
+    assert app.state_view()["checkout"]["errors"] == {}
+
+
+# ------------------------------------------------------------------- hotels
+def test_hotel_search_rooms_and_booking():
+    app = _app(9)
+    city = app.cities[0]
+    app.dispatch(E(type="nav", path="/hotels"))
+    app.dispatch(
+        E(type="input", handler="place_text", arg="hotel_search.city", value=city.name[:4])
+    )
+    offered = [a.attr_map()["value"] for a in app.page().affordances if a.kind == "Suggestion"]
+    assert city.name in offered
+    app.dispatch(E(type="change", handler="pick_place", arg="hotel_search.city", value=city.name))
+    app.dispatch(
+        E(type="change", handler="field", arg="hotel_search.checkin_date", value=_day(app, 3))
+    )
+    app.dispatch(
+        E(type="change", handler="field", arg="hotel_search.checkout_date", value=_day(app, 3))
+    )
+    app.dispatch(E(type="submit", handler="search_hotels", values={}))
+    assert app.state_view()["stay"]["errors"] == {"checkout_date": "no_nights"}
+    app.dispatch(
+        E(type="change", handler="field", arg="hotel_search.checkout_date", value=_day(app, 5))
+    )
+    patch = app.dispatch(E(type="submit", handler="search_hotels", values={}))
+    assert patch.route == f"/hotels/in/{city.slug}"
+    assert app.state_view()["stay"]["nights"] == 2
+    app.dispatch(E(type="change", handler="filter_hotels", arg="stars", value="4"))
+    app.dispatch(E(type="change", handler="sort_hotels", value="rating-desc"))
+    listing = app.hotel_listing(city.name)
+    assert all(h.stars >= 4 for h in listing)
+    assert [h.rating for h in listing] == sorted((h.rating for h in listing), reverse=True)
+    hotel = listing[0]
+    app.dispatch(E(type="nav", path=f"/hotel/{hotel.id}"))
+    room = next(r for r in app.rooms_of[hotel.id] if r.available)
+    app.dispatch(E(type="click", handler="select_room", arg=room.id))
+    assert app.state_view()["itinerary"]["rooms"] == [room.id]
+    assert app.state_view()["itinerary"]["total"] == room.price * 2
+    _book(app)
+    assert app.state_view()["itinerary"]["status"] in ("booked", "draft")  # draft: the glitch
+
+
+def test_rooms_need_dates_and_sold_out_hotels_offer_nothing():
+    app = _app(10)
+    sold = next(h for h in app.hotels if h.sold_out)
+    app.dispatch(E(type="nav", path=f"/hotel/{sold.id}"))
+    assert app.state_view()["hotel"]["available"] is False
+    buttons = [a for a in app.page().affordances if a.attr_map().get("role") == "select-room"]
+    assert buttons and all(a.attr_map()["disabled"] for a in buttons)
+    other = next(h for h in app.hotels if not h.sold_out)
+    room = app.rooms_of[other.id][0]
+    app.dispatch(E(type="nav", path=f"/hotel/{other.id}"))
+    app.dispatch(E(type="click", handler="select_room", arg=room.id))  # no dates yet
+    assert app.state_view()["itinerary"]["rooms"] == []
+    app.dispatch(E(type="change", handler="field", arg="stay.checkin_date", value=_day(app, 2)))
+    app.dispatch(E(type="change", handler="field", arg="stay.checkout_date", value=_day(app, 4)))
+    app.dispatch(E(type="submit", handler="update_stay", values={}))
+    app.dispatch(E(type="click", handler="select_room", arg=room.id))
+    assert app.state_view()["itinerary"]["rooms"] == [room.id]
+
+
+# ------------------------------------------------------------ member area
+def test_login_two_factor_and_trip_cancellation():
+    app = _app(12)
+    m = app.member
+    app.dispatch(E(type="nav", path="/trips"))
+    assert app.state_view()["trips"]["count"] == 0  # the login wall
+    assert not [a for a in app.page().affordances if a.kind == "Item"]
+    app.dispatch(E(type="nav", path="/login"))
+    app.dispatch(E(type="submit", handler="login", values={"email": m.email, "password": "wrong"}))
+    assert app.state_view()["auth"]["errors"] == {"_login": "credentials"}
+    patch = app.dispatch(
+        E(type="submit", handler="login", values={"email": m.email.upper(), "password": m.password})
+    )
+    assert patch.route == "/login/verify" and app.state_view()["auth"]["stage"] == "otp"
+    html = "".join(app.page().regions.values())
+    assert m.sms_code in html  # the simulated phone shows the text message
+    app.dispatch(E(type="click", handler="resend_code"))
+    assert app.otp_code(2) in "".join(app.page().regions.values())
+    app.dispatch(E(type="submit", handler="verify_otp", values={"code": m.sms_code}))
+    assert app.state_view()["auth"]["errors"] == {"code": "code"}  # a newer code was sent
+    patch = app.dispatch(E(type="submit", handler="verify_otp", values={"code": app.otp_code(2)}))
+    assert patch.route == "/trips" and app.state_view()["auth"]["signed_in"]
+    trip = next(t for t in app.member_trips if t.cancellable)
+    locked = next(t for t in app.member_trips if not t.cancellable)
+    app.dispatch(E(type="nav", path=f"/trips/{locked.reference}"))
+    app.dispatch(E(type="submit", handler="cancel_trip", values={}))
+    assert app.state_view()["trips"]["cancelled"] == []
+    app.dispatch(E(type="nav", path=f"/trips/{trip.reference}"))
+    app.dispatch(E(type="submit", handler="cancel_trip", values={}))
+    assert app.state_view()["trip"]["status"] == "cancelled"
+    assert app.state_view()["trips"]["cancelled"] == [trip.reference]
+
+
+# --------------------------------------------------------------- robustness
+def test_unknown_routes_bad_events_and_escaping():
+    site = _site(13)
+    app = site.new_app()
+    for route in (
+        "/nope",
+        "/hotel/H-000000",
+        "/hotels/in/atlantis",
+        "/booking/ZZZZZZ",
+        "/flights/offer/",
+        "/trips/ABCDEF/x",
+    ):
+        assert app.render(route).status == 404, route
+    # Events the page could never send (wrong forms, fields, values, routes) are ignored.
+    rng = SeedStream(13).child("fuzz")
+    handlers = sorted(type(app)._handlers)
+    forms = ("flight_search", "hotel_search", "stay", "passenger", "login", "otp", "nope", "")
+    fields = ("origin", "city", "guests", "email", "password", "code", "depart_date", "seat", "")
+    values = ("", "true", "9", "<b>", "2026-13-40", "SFO", "Chicago", "0", "-1", "found_better")
+    routes = (*site.spec.routes, "/trips/ABCDEF", "/flights/offer/XX1-20260101", "/nope")
+    for _ in range(200):
+        if rng.chance(0.15):
+            app.dispatch(E(type="nav", path=rng.choice(routes)))
+            continue
+        ev = E(
+            type=rng.choice(("click", "input", "change", "submit")),
+            handler=rng.choice(handlers),
+            arg=f"{rng.choice(forms)}.{rng.choice(fields)}",
+            value=rng.choice(values),
+            values={rng.choice(fields): rng.choice(values), "code": "1"},
+        )
+        app.dispatch(ev)
+    assert not [e for e in app.errors if e["kind"] == "app_exception"]
+    evil = "<script>alert(1)</script>\"'&"
+    hotels = site.spec.entities["hotels"]
+    spec = dataclasses.replace(
+        site.spec,
+        brand=evil,
+        entities={
+            **site.spec.entities,
+            "hotels": (dataclasses.replace(hotels[0], name=evil), *hotels[1:]),
+        },
+    )
+    bad = dataclasses.replace(site, spec=spec).new_app()
+    for route in ("/", f"/hotel/{hotels[0].id}", f"/hotels/in/{bad.by_city[hotels[0].city].slug}"):
+        html = "".join(bad.render(route).regions.values())
+        assert "<script>" not in html and "&lt;script&gt;" in html
+    bad.dispatch(E(type="input", handler="place_text", arg="flight_search.origin", value=evil))
+    assert "<script>" not in "".join(bad.render("/flights").regions.values())
