@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from webfactory_env.core.predicates import lookup
-from webfactory_env.dsl import parse_task_source
+from webfactory_env.dsl import DslError, parse_task_source
 from webfactory_env.sitegen import generate_site
 from webfactory_env.sitegen.variation import Variation
 from webfactory_env.tasks import CompileError, compile_for_site, compile_task
@@ -229,3 +235,81 @@ def test_parameters_drawn_from_the_site(shop_site):
     assert lookup({"x": task.params}, ("x", "color")) == task.params["color"]
     again = compile_task(parse_task_source(src, "t.task"), shop_site)
     assert again.params == task.params
+
+
+# ---- properties: any source fails only with the DSL's own errors, located ---------------------
+
+_LIBRARY = sorted(
+    (path.parent.name, path.read_text(encoding="utf-8"))
+    for path in (Path(__file__).resolve().parent.parent / "dsl" / "tasks").glob("*/*.task")
+)
+_STRINGS = sorted({m for _, src in _LIBRARY for m in re.findall(r'"[^"\n]*"', src)})
+_NAMES = sorted({m for _, src in _LIBRARY for m in re.findall(r"\b[A-Za-z_]\w*\b", src)})
+_NUMBERS = ["0", "1", "-1", "2.5", "1e300", "99999", "3"]
+
+
+@st.composite
+def mutated_library_task(draw: st.DrawFn) -> tuple[str, str]:
+    """A library file with a few of its words, strings, numbers or lines swapped for others:
+    mostly still valid syntax, so the compiler (not the parser) sees the mistakes."""
+    family, source = draw(st.sampled_from(_LIBRARY))
+    for _ in range(draw(st.integers(1, 3))):
+        lines = source.split("\n")
+        action = draw(st.sampled_from(["string", "name", "number", "drop", "copy", "swap"]))
+        if action in ("string", "name", "number"):
+            pattern = {
+                "string": r'"[^"\n]*"',
+                "name": r"\b[A-Za-z_]\w*\b",
+                "number": r"-?\b\d+(?:\.\d+)?\b",
+            }[action]
+            spots = list(re.finditer(pattern, source))
+            if not spots:
+                continue
+            spot = draw(st.sampled_from(spots))
+            pool = {"string": _STRINGS, "name": _NAMES, "number": _NUMBERS}[action]
+            new = draw(st.sampled_from(pool) | st.text(max_size=3).map(json.dumps))
+            source = source[: spot.start()] + new + source[spot.end() :]
+        elif len(lines) > 2:
+            i = draw(st.integers(1, len(lines) - 2))
+            j = draw(st.integers(1, len(lines) - 2))
+            if action == "drop":
+                del lines[i]
+            elif action == "copy":
+                lines.insert(j, lines[i])
+            else:
+                lines[i], lines[j] = lines[j], lines[i]
+            source = "\n".join(lines)
+    return family, source
+
+
+@settings(
+    max_examples=120,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(mutated_library_task(), st.integers(0, 3))
+def test_compiling_any_source_raises_only_located_dsl_errors(case, seed):
+    family, source = case
+    try:
+        parsed = parse_task_source(source, "fuzz.task")
+    except DslError as err:
+        assert err.line >= 1 and err.column >= 1, str(err)
+        return
+    site = generate_site(family, seed)
+    for task in parsed.tasks:
+        try:
+            compile_task(parsed, site, task.name)
+        except CompileError as err:
+            assert err.line >= 1 and err.column >= 1, str(err)
+            assert str(err).startswith(f"fuzz.task:{err.line}:{err.column}: "), str(err)
+            assert "^" in str(err)
+
+
+def test_instruction_paraphrases_ask_for_the_same_steps(shop_site):
+    task = compile_for_site(BUY, shop_site)
+    assert len(task.instructions) == 3 and len(set(task.instructions)) == 3
+    quoted = re.compile("\u201c([^\u201d]*)\u201d")
+    for text in task.paraphrases:
+        assert sorted(quoted.findall(text)) == sorted(quoted.findall(task.instruction))
+    assert task.paraphrases[1].startswith("1. ") and " 12. " in task.paraphrases[1]
+    assert compile_for_site(BUY, shop_site).to_json()["paraphrases"] == list(task.paraphrases)

@@ -171,7 +171,14 @@ def _unquote(raw: str) -> str:
     i = 0
     while i < len(body):
         ch = body[i]
-        if ch == "\\" and i + 1 < len(body):
+        if (
+            ch == "\\"
+            and body[i + 1 : i + 2] == "u"
+            and re.fullmatch(r"[0-9a-fA-F]{4}", body[i + 2 : i + 6])
+        ):
+            out.append(chr(int(body[i + 2 : i + 6], 16)))  # JSON-style \uXXXX
+            i += 6
+        elif ch == "\\" and i + 1 < len(body):
             out.append(_ESCAPES.get(body[i + 1], body[i + 1]))
             i += 2
         else:

@@ -88,7 +88,10 @@ class OracleAgent:
                     return k
             return 1  # done_fail: the plan's action is not available (cannot happen)
         if self.env.action_config.mode == "text":
-            q = json.dumps  # a JSON string literal is a valid quoted argument
+
+            def q(text: str | None) -> str:  # a JSON string literal is a valid argument
+                return json.dumps(text, ensure_ascii=False)
+
             return {
                 "click": f"click({index})",
                 "type": f"type({index}, {q(value)})",

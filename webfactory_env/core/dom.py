@@ -95,8 +95,17 @@ class DomSnapshot:
             return None
 
     def center(self, index: int) -> tuple[float, float]:
+        """Where a click on element `index` lands: the middle of its part inside the viewport.
+
+        An element whose middle sits on the viewport's last row is listed, but Chromium
+        rounds a click there to a point outside the page, where it hits nothing."""
         x, y, w, h = self.boxes[index]
-        return x + w / 2, y + h / 2
+        vw, vh = self.viewport
+        left, right = max(x, 0.0), min(x + w, float(vw))
+        top, bottom = max(y, 0.0), min(y + h, float(vh))
+        cx = (left + right) / 2 if right > left else x + w / 2
+        cy = (top + bottom) / 2 if bottom > top else y + h / 2
+        return min(max(cx, 0.0), vw - 1.0), min(max(cy, 0.0), vh - 1.0)
 
     @property
     def can_scroll_down(self) -> bool:

@@ -82,6 +82,13 @@ class CompiledTask:
     compiler_version: str
     digest: str
     permitted: frozenset[str] = field(default_factory=frozenset)
+    # Other wordings of `instruction` that ask for exactly the same steps (for training
+    # agents that do not overfit one phrasing); `instructions` lists all of them.
+    paraphrases: tuple[str, ...] = ()
+
+    @property
+    def instructions(self) -> tuple[str, ...]:
+        return (self.instruction, *self.paraphrases)
 
     @property
     def terminal(self) -> tuple[Subgoal, ...]:
@@ -104,6 +111,7 @@ class CompiledTask:
             "compiler_version": self.compiler_version,
             "goal": self.goal,
             "instruction": self.instruction,
+            "paraphrases": list(self.paraphrases),
             "params": dict(self.params),
             "values": list(self.values),
             "bindings": dict(self.bindings),

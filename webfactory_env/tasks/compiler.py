@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import html as _html
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +33,7 @@ from webfactory_env.core.predicates import (
     Match,
     Not,
     Predicate,
+    answer_matches,
     fuzzy_match,
     lookup,
     parse_path,
@@ -43,11 +45,12 @@ from webfactory_env.sitegen.registry import Site
 from webfactory_env.sitegen.spec import Affordance, AppEvent, Option
 from webfactory_env.tasks.compiled import CompiledTask, PlanStep, PlanVerb, Subgoal
 
-COMPILER_VERSION = "0.1.0"
+COMPILER_VERSION = "0.2.0"
 MAX_LOOP_ITEMS = 50
 MAX_REVEAL = 24  # pages forward, or months in a calendar, before giving up
-VALUE_FILTERS = {
+VALUE_FILTERS: dict[str, Callable[[str], Any]] = {
     "last4": lambda v: "".join(c for c in v if c.isdigit())[-4:],
+    "bool": lambda v: v.strip().lower() in ("true", "on", "yes", "1"),
     "upper": lambda v: v.strip().upper(),
     "strip": lambda v: v.strip(),
 }
@@ -57,6 +60,18 @@ ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "
 
 class CompileError(DslError):
     """The task cannot be compiled against this site; the message says where and why."""
+
+
+@dataclass(frozen=True)
+class _Located:
+    """A node-like position for errors about a compiled subgoal."""
+
+    line: int
+    column: int
+
+    @property
+    def span(self) -> ast.Span:
+        return ast.Span(self.line, self.column, self.line, self.column + 1)
 
 
 @dataclass(frozen=True)
@@ -137,6 +152,22 @@ class _Compiler:
         if not any(g.terminal for g in self.subgoals):
             last = self.subgoals[-1]
             self.subgoals[-1] = _replace(last, terminal=True)
+        # Success is judged at the end: an effect that stopped holding since its step
+        # (a later step undid it) would make the task unwinnable.
+        final = self.app.state_view()
+        final["agent"] = {
+            "done": True,
+            "claimed": not isinstance(self.ending, ast.Infeasible),
+            "answer": str(self.bindings.get("answer", {}).get("value", "")),
+        }
+        for g in self.subgoals:
+            if g.terminal and g.id not in ("answer", "infeasible") and not g.predicate.holds(final):
+                raise self.error(
+                    f"the effect of this step does not last: it no longer holds when the task "
+                    f"ends ({g.description.rstrip('.')})",
+                    _Located(g.line, g.column),
+                    hint=_explain(g.predicate, final),
+                )
         subgoals = tuple(self.subgoals)
         permitted = frozenset(sid for g in subgoals for sid in g.witness)
         params = {k: _jsonable(v) for k, v in sorted(self.params.items())}
@@ -161,6 +192,7 @@ class _Compiler:
             filename=self.file.filename,
             goal=goal,
             instruction=" ".join(self.surface),
+            paraphrases=paraphrase_instruction(self.surface),
             subgoals=subgoals,
             plan=tuple(self.plan),
             values=tuple(sorted(self.values)),
@@ -359,6 +391,8 @@ class _Compiler:
         }
         for pred in target.preds:
             if pred.attr not in known_attrs:
+                if quiet:  # maybe a target behind a tab or a dialog: let reveal look
+                    return []
                 raise self.error(
                     f"{target.kind} has no attribute {pred.attr!r}."
                     f"{did_you_mean(pred.attr, known_attrs)}",
@@ -532,6 +566,13 @@ class _Compiler:
     ) -> list[_Move] | None:
         """Try the page's UI-only openers (dialogs, tabs, accordions, menus), depth-first,
         keeping the first path that shows the target and undoing the others."""
+        return self._reveal_until(
+            lambda: self._usable(self._resolve(target, verb, quiet=True), verb, value), step, depth
+        )
+
+    def _reveal_until(
+        self, shown: Callable[[], bool], step: ast.Step, depth: int
+    ) -> list[_Move] | None:
         if depth == 0:
             return None
         openers = [
@@ -544,9 +585,9 @@ class _Compiler:
         for opener in openers:
             saved = copy.deepcopy(self.app.ui)
             move = self._click(opener, step)
-            if self._usable(self._resolve(target, verb, quiet=True), verb, value):
+            if shown():
                 return [move]
-            deeper = self._reveal_by_ui(target, verb, value, step, depth - 1)
+            deeper = self._reveal_until(shown, step, depth - 1)
             if deeper is not None:
                 return [move, *deeper]
             self.app.ui = saved
@@ -606,15 +647,22 @@ class _Compiler:
         def resolve(name: str) -> Any:
             if name == "value":
                 return bound_value
-            if name.startswith("value|"):
-                return VALUE_FILTERS[name[6:]](str(bound_value))
-            if name.startswith("state:"):
-                return lookup(before, parse_path(name[6:]))
-            raise KeyError(name)
+            name, _, filt = name.partition("|")
+            if name == "value":
+                found: Any = bound_value
+            elif name.startswith("state:"):
+                found = lookup(before, parse_path(name[6:]))
+            else:
+                raise KeyError(name)
+            return VALUE_FILTERS[filt](str(found)) if filt else found
 
         predicate = aff.effect.bind(resolve)
         if predicate.holds(before) and not aff.sticky:
-            return  # already true before the step: a no-op here, nothing to learn or reward
+            # Already true: nothing to do or reward here. But a dialog or tab opened to find
+            # the target did change the page, so the plan must open it too.
+            for mv in moves or []:
+                self.plan.append(PlanStep(mv.verb, mv.sid, mv.value, None))
+            return
         moves = list(moves or [])
         moves += self._operate(
             step, verb, primary, str(bound_value) if bound_value is not None else None, predicate
@@ -721,6 +769,12 @@ class _Compiler:
             moves.append(self._click(retry, step))
         return moves
 
+    def _page_text(self) -> str:
+        """The text a person reads on the current page (tags stripped)."""
+        html = " ".join(self.app.page().regions.values())
+        html = re.sub(r"<(style|script|template)\b.*?</\1>", " ", html, flags=re.S | re.I)
+        return _html.unescape(re.sub(r"<[^>]*>", " ", html))
+
     def _find(self, sid: str) -> Affordance | None:
         return next((a for a in self._page_affordances() if a.sid == sid), None)
 
@@ -797,6 +851,12 @@ class _Compiler:
         if step.target is not None:
             assert step.attr is not None
             matches, moves = self._locate(step.target, "any", None, step)
+            if not matches:
+                raise self.error(
+                    f"no {_describe_target(step.target)} on page {self.app.route}",
+                    step.target,
+                    hint=self._near_misses(step.target),
+                )
             aff = matches[0].affordance
             attrs = aff.attr_map()
             if step.attr not in attrs:
@@ -824,6 +884,17 @@ class _Compiler:
                 )
             what = f"the {' '.join(step.path).replace('_', ' ')}"
             self.bindings["answer"] = {"path": path, "value": value}
+            # An agent that answers by pointing needs the value on the page: open the tab,
+            # section or dialog that shows it (a value no page shows, such as a count the
+            # agent must work out, stays as it is).
+            want = _answer_text(value)
+            if not answer_matches(self._page_text(), want):
+                moves = (
+                    self._reveal_until(
+                        lambda: answer_matches(self._page_text(), want), step, depth=2
+                    )
+                    or []
+                )
         expected = _answer_text(value)
         surface = f"Report {what}."
         self._ending(
@@ -852,11 +923,17 @@ class _Compiler:
                 hint=_explain(predicate, state),
             )
         self.bindings["infeasible"] = step.reason.value
+        # Stopping is right only where the obstacle shows: the step that ran into it must
+        # still hold, and so must the condition, when the agent says done(false). Without
+        # this, done(false) at the first step would "solve" every infeasible task.
+        if self.subgoals and not self.subgoals[-1].terminal:
+            self.subgoals[-1] = _replace(self.subgoals[-1], terminal=True)
         self._ending(
             step,
             "infeasible",
             All(
                 (
+                    predicate,
                     Eq(("agent", "done"), True),
                     Eq(("agent", "claimed"), False),
                 )
@@ -911,7 +988,7 @@ class _Compiler:
                     "assert-" + "-".join(_slug(".".join(p)) for p in sorted(predicate.paths()))[:60]
                 ),
                 step=self.steps_seen,
-                description=f"Make sure that {_state_surface(step.condition)}.",
+                description=f"Make sure that {_state_surface(step.condition, self._value)}.",
                 predicate=predicate,
                 witness=(),
                 sticky=False,
@@ -921,7 +998,7 @@ class _Compiler:
                 column=step.span.column,
             )
         )
-        self.surface.append(f"Make sure that {_state_surface(step.condition)}.")
+        self.surface.append(f"Make sure that {_state_surface(step.condition, self._value)}.")
 
     def _wait(self, step: ast.Wait) -> None:
         if step.condition is not None:
@@ -998,7 +1075,11 @@ class _Compiler:
     def _prerequisites(self, template: Predicate | None, bound: Predicate) -> tuple[str, ...]:
         reads: set[tuple[str, ...]] = set()
         if template is not None:
-            reads |= {parse_path(r[6:]) for r in _refs(template) if r.startswith("state:")}
+            reads |= {
+                parse_path(r[6:].partition("|")[0])
+                for r in _refs(template)
+                if r.startswith("state:")
+            }
         else:
             reads |= bound.paths()
         found: list[str] = []
@@ -1192,16 +1273,63 @@ def _op_words(op: str) -> str:
     return {"=": "is", "~=": "contains", ">": "is above", "<": "is below"}.get(op, op)
 
 
-def _state_surface(expr: ast.StateExpr) -> str:
+# Second wordings of the compiler's step sentences, one rule per sentence shape (the first
+# rule that matches wins; a sentence no rule knows is kept as it is).
+_REWORDINGS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern), replacement)
+    for pattern, replacement in (
+        (r"^Go to the (.+) page\.$", r"Navigate to the \1 page."),
+        (r"^Enter (\u201c.*\u201d) as the (.+)\.$", r"Type \1 into the \2 field."),
+        (r"^Set (\u201c.+?\u201d) to (\u201c.*\u201d)\.$", r"Choose \2 for \1."),
+        (r"^Submit the form with (\u201c.+\u201d)\.$", r"Send the form using \1."),
+        (
+            r"^Open the (\S+) (.+?) listed whose (.+)\.$",
+            r"Find the \2 whose \3 (the \1 listed) and open it.",
+        ),
+        (r"^Open the (\S+) (.+?) listed\.$", r"Open the \2 that is \1 in the list."),
+        (r"^Click (\u201c.+\u201d)\.$", r"Press \1."),
+        (r"^Report (.+)\.$", r"Find out \1 and give it as your answer."),
+        (r"^Make sure that (.+)\.$", r"Check that \1."),
+    )
+)
+
+
+def paraphrase_instruction(sentences: list[str]) -> tuple[str, ...]:
+    """Two more wordings of the instruction made of `sentences`: the same steps in other
+    words, and the steps as a numbered list."""
+    if not sentences:
+        return ()
+    reworded = []
+    for sentence in sentences:
+        for pattern, replacement in _REWORDINGS:
+            new, n = pattern.subn(replacement, sentence)
+            if n:
+                sentence = new
+                break
+        reworded.append(sentence)
+    numbered = (
+        " ".join(f"{i}. {s}" for i, s in enumerate(sentences, 1)) if len(sentences) > 1 else ""
+    )
+    return tuple(dict.fromkeys(v for v in (" ".join(reworded), numbered) if v))
+
+
+def _state_surface(expr: ast.StateExpr, value: Callable[[ast.Value], Any] | None = None) -> str:
+    """`State(...)` in words, with parameters shown by their values."""
+
+    def shown(v: ast.Value) -> str:
+        if value is not None and isinstance(v, ast.Ident | ast.Call):
+            return f'"{value(v)}"'
+        return _value_text(v)
+
     if isinstance(expr, ast.StateCall):
         return " and ".join(
-            f"{' '.join(c.path).replace('_', ' ')} {_op_words(c.op)} {_value_text(c.value)}"
+            f"{' '.join(c.path).replace('_', ' ')} {_op_words(c.op)} {shown(c.value)}"
             for c in expr.conds
         )
     if isinstance(expr, ast.StateNot):
-        return f"not ({_state_surface(expr.item)})"
+        return f"not ({_state_surface(expr.item, value)})"
     joiner = " and " if isinstance(expr, ast.StateAnd) else " or "
-    return joiner.join(_state_surface(x) for x in expr.items)
+    return joiner.join(_state_surface(x, value) for x in expr.items)
 
 
 def _explain(predicate: Predicate, state: Mapping[str, Any]) -> str:

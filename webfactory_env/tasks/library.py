@@ -10,7 +10,7 @@ from pathlib import Path
 
 from webfactory_env.core.errors import ConfigError, UnknownNameError
 from webfactory_env.core.resources import resource_root
-from webfactory_env.dsl import TaskFile, parse_task_file
+from webfactory_env.dsl import For, If, Step, TaskFile, parse_task_file
 from webfactory_env.sitegen.registry import Site, families
 from webfactory_env.tasks.compiled import CompiledTask
 from webfactory_env.tasks.compiler import compile_task
@@ -22,14 +22,40 @@ class LibraryTask:
     family: str
     path: Path
     description: str
+    difficulty: str = "easy"
 
     def to_json(self) -> dict[str, str]:
         return {
             "name": self.name,
             "family": self.family,
             "description": self.description,
+            "difficulty": self.difficulty,
             "path": str(self.path),
         }
+
+
+# A task's difficulty is the length of its script: up to EASY_STEPS statements is easy, up
+# to MEDIUM_STEPS medium, longer is hard (a statement inside a block counts, and so does
+# the block's own `if`/`for`). The language reference documents the same rule.
+EASY_STEPS = 4
+MEDIUM_STEPS = 9
+
+
+def _count_steps(steps: tuple[Step, ...]) -> int:
+    n = 0
+    for step in steps:
+        n += 1
+        if isinstance(step, If):
+            n += _count_steps(step.then) + _count_steps(step.otherwise)
+        elif isinstance(step, For):
+            n += _count_steps(step.body)
+    return n
+
+
+def task_difficulty(steps: tuple[Step, ...]) -> str:
+    """`easy`, `medium` or `hard`, from how many statements the task has."""
+    n = _count_steps(steps)
+    return "easy" if n <= EASY_STEPS else "medium" if n <= MEDIUM_STEPS else "hard"
 
 
 @cache
@@ -49,7 +75,9 @@ def library() -> dict[str, LibraryTask]:
                     f"task {task.name!r} is defined twice in the library "
                     f"({found[task.name].path} and {path})"
                 )
-            found[task.name] = LibraryTask(task.name, family, path, description)
+            found[task.name] = LibraryTask(
+                task.name, family, path, description, task_difficulty(task.steps)
+            )
     return found
 
 
