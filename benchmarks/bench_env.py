@@ -1,100 +1,177 @@
 """Speed of WebTask-v0 against the raw browser floor, measured side by side in one run.
 
-    .venv/bin/python benchmarks/bench_env.py [--repeats N] [--json]
+    .venv/bin/python benchmarks/bench_env.py [--repeats N] [--json] [--peers]
 
 The floor is what any Playwright-driven step must pay on this machine: one `mouse.click`
 plus one `evaluate` on the same page. Every figure is a median over `--repeats` runs,
 taken in the same process, on the shop listing page (seed 0), after a warm-up.
+
+`--peers` also runs, in the same invocation and after our own figures, the peer benchmarks
+in `benchmarks/peers/` — MiniWoB++ (`miniwob`, Selenium) and BrowserGym (`browsergym-miniwob`,
+Playwright) on `click-button`, each with its own virtualenv's python (create them with
+`benchmarks/setup_peers`; a peer whose venv is missing is skipped with a note) — and prints one
+side-by-side table. The machine's load average is recorded with the figures.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
-import statistics
-import time
-from collections.abc import Callable
+import os
+import subprocess
+import sys
+from pathlib import Path
 
-import gymnasium as gym
-import numpy as np
+from webfactory_env.bench import FLOOR, run, table
 
-import webfactory_env  # noqa: F401
-from webfactory_env.actions import VERB_INDEX
-
-FLOOR = "floor: mouse.click + evaluate"
-
-
-def median_ms(fn: Callable[[], object], repeats: int, warmup: int = 3) -> float:
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(times)
+BENCH_DIR = Path(__file__).resolve().parent
+# peer name -> (its virtualenv under benchmarks/, its script under benchmarks/peers/)
+PEERS = {
+    "miniwob": (".venv-miniwob", "miniwob_bench.py"),
+    "browsergym": (".venv-browsergym", "browsergym_bench.py"),
+}
+PEER_TIMEOUT_S = 1800
 
 
-def measure_mode(mode: str, repeats: int) -> dict[str, float]:
-    env = gym.make("WebTask-v0", obs_mode=mode, screenshot_size=(128, 128), max_steps=10**6)
-    base = env.unwrapped
-    env.reset(seed=0)
-    env.step(np.array([VERB_INDEX["click"], base.dom.index_of("nav:/shop"), 0]))
-    assert base.dom.route == "/shop"
-    out: dict[str, float] = {}
-    if mode == "tokens":
-        page = base.session.page
+def note(msg: str) -> None:
+    print(f"bench_env: {msg}", file=sys.stderr, flush=True)
 
-        def floor() -> None:
-            page.mouse.click(640, 790)  # the footer: a real click that triggers nothing
-            page.evaluate("1")
 
-        out[FLOOR] = median_ms(floor, repeats)
+def run_peer(name: str, repeats: int) -> dict | None:
+    """Run one peer's benchmark in its own venv; None (with a note) if it can't run."""
+    venv, script = PEERS[name]
+    python = BENCH_DIR / venv / "bin" / "python"
+    if not python.exists():
+        note(f"skipping {name}: {python} is missing (run benchmarks/setup_peers {name})")
+        return None
+    cmd = [str(python), str(BENCH_DIR / "peers" / script), "--repeats", str(repeats)]
+    note(f"running peer {name}: {' '.join(cmd)}")
+    try:
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=PEER_TIMEOUT_S, check=False
+        )
+    except subprocess.TimeoutExpired:
+        note(f"skipping {name}: no result within {PEER_TIMEOUT_S} s")
+        return None
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        tail = "\n  ".join(proc.stderr.strip().splitlines()[-5:])
+        note(f"skipping {name}: exit status {proc.returncode}\n  {tail}")
+        return None
+    return json.loads(lines[-1])
 
-    flip = itertools.cycle([("sort", "Price: low to high"), ("filter:color", "Red")])
 
-    def select() -> None:
-        # alternately sort and filter: the whole product grid is re-rendered each time
-        sid, value = next(flip)
-        slot = base.task.values.index(value)
-        env.step(np.array([VERB_INDEX["select"], base.dom.index_of(sid), slot]))
+def run_peers(repeats: int) -> dict[str, dict]:
+    peers = {}
+    for name in PEERS:
+        result = run_peer(name, repeats)
+        if result is not None:
+            peers[name] = result
+    return peers
 
-    def click_link() -> None:
-        target = "nav:/cart" if base.dom.route == "/shop" else "nav:/shop"
-        env.step(np.array([VERB_INDEX["click"], base.dom.index_of(target), 0]))
 
-    def invalid() -> None:
-        env.step(np.array([VERB_INDEX["type"], 0, 0]))
+def _ours(results: dict[str, float], op: str, mode: str, prefer: str) -> float | None:
+    """Our figure for `op` ("step"/"reset") in `mode`, preferring the `prefer` variant."""
+    keys = [k for k in results if k.startswith(f"{op} {mode}:")]
+    preferred = [k for k in keys if k.startswith(f"{op} {mode}: {prefer}")]
+    key = (preferred or keys or [None])[0]
+    return results[key] if key else None
 
-    seeds = itertools.count(1000)
-    out[f"step {mode}: select (re-render grid)"] = median_ms(select, repeats)
-    out[f"step {mode}: click link (navigate)"] = median_ms(click_link, repeats)
-    out[f"step {mode}: invalid action"] = median_ms(invalid, repeats)
-    out[f"reset {mode}: new seed (new site + task)"] = median_ms(
-        lambda: env.reset(seed=next(seeds)), repeats
+
+def peer_table(results: dict[str, float], peers: dict[str, dict], load: dict) -> str:
+    """One table: our step/reset figures and the floor beside each peer's, with ratios."""
+    columns: list[tuple[str, dict]] = []
+    for name, peer in peers.items():
+        if "median_ms_defaults" in peer:  # BrowserGym: its fastest settings, then as shipped
+            columns.append((f"{name} fast", peer["median_ms"]))
+            columns.append((f"{name} shipped", peer["median_ms_defaults"]))
+        else:
+            columns.append((name, peer["median_ms"]))
+    floor = results[FLOOR]
+    rows = [
+        ("step (ours: tokens, select)", _ours(results, "step", "tokens", "select"), "step"),
+        (
+            "step+pixels (ours: tokens+pixels, select)",
+            _ours(results, "step", "tokens+pixels", "select"),
+            "step_pixels",
+        ),
+        ("reset (ours: tokens, new seed)", _ours(results, "reset", "tokens", "new seed"), "reset"),
+        (
+            "reset+pixels (ours: tokens+pixels, new seed)",
+            _ours(results, "reset", "tokens+pixels", "new seed"),
+            "reset_pixels",
+        ),
+        (FLOOR, floor, None),
+    ]
+
+    def cell(ms: float | None, ratio: float | None) -> str:
+        if ms is None:
+            return f"{'-':>9}  {'':>6}"
+        return f"{ms:9.1f}  {ratio:5.2f}x" if ratio is not None else f"{ms:9.1f}  {'':>6}"
+
+    width = max(len(r[0]) for r in rows)
+    colw = max([17, *(len(label) for label, _ in columns)])
+    head = f"{'median ms':<{width}}  {'ours':>9}  {'':>6}"
+    head += "".join(f"  {label:>{colw}}" for label, _ in columns)
+    sub = f"{'':<{width}}  {'ms':>9}  {'×floor':>6}"
+    peer_sub = f"{'ms':>9}  {'×ours':>6}"
+    sub += f"  {peer_sub:>{colw}}" * len(columns)
+    lines = [head, sub]
+    for label, ours, key in rows:
+        line = f"{label:<{width}}  " + cell(ours, ours / floor if ours else None)
+        for _, medians in columns:
+            ms = medians.get(key) if key else None
+            ratio = ms / ours if ms is not None and ours else None
+            line += "  " + cell(ms, ratio).rjust(colw)
+        lines.append(line)
+    lines.append("")
+    lines.append("×ours = peer ms / our ms for the same row (above 1: the peer is slower).")
+    for name, peer in peers.items():
+        lines.append(
+            f"{name} {peer.get('version')} ({peer.get('task')}; {peer.get('driver')}; "
+            f"{peer.get('browser')})"
+        )
+        lines.append(f"  step: {peer.get('step_includes')}")
+        lines.append(f"  reset: {peer.get('reset_includes')}")
+        if peer.get("pixels_always_on"):
+            lines.append(
+                "  always returns a screenshot + AXTree + DOM: its no-pixel rows repeat the "
+                "pixel figures"
+            )
+        for cfg, desc in peer.get("configs", {}).items():
+            lines.append(f"  {cfg}: {desc}")
+    lines.append(
+        f"load average (1 min) before / after: {load['before'][0]:.2f} / {load['after'][0]:.2f}"
+        f" on {os.cpu_count()} CPUs"
     )
-    out[f"reset {mode}: same seed"] = median_ms(lambda: env.reset(seed=0), repeats)
-    env.close()
-    return out
+    return "\n".join(lines)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--repeats", type=int, default=50)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument(
+        "--peers",
+        action="store_true",
+        help="also run the MiniWoB++ and BrowserGym benchmarks (benchmarks/peers/) in their "
+        "own venvs, after ours, and print one side-by-side table",
+    )
     args = ap.parse_args()
-    results: dict[str, float] = {}
-    for mode in ("tokens", "tokens+pixels"):
-        results.update(measure_mode(mode, args.repeats))
-    floor = results[FLOOR]
+    ours = run(args.repeats)
+    results: dict[str, float] = ours["median_ms"]
+    peers = run_peers(args.repeats) if args.peers else {}
+    load = {"before": ours["loadavg"]["before"], "after": list(os.getloadavg())}
     if args.json:
-        print(json.dumps({"median_ms": results, "floor_ms": floor}, indent=2))
+        out: dict[str, object] = dict(ours)
+        if args.peers:
+            out |= {"peers": peers, "loadavg": load}
+        print(json.dumps(out, indent=2))
         return
-    width = max(len(k) for k in results)
-    print(f"{'operation':<{width}}  median ms  × floor")
-    for name, ms in results.items():
-        print(f"{name:<{width}}  {ms:9.2f}  {ms / floor:7.2f}")
+    print(table(ours))
+    if args.peers:
+        print()
+        print(peer_table(results, peers, load))
 
 
 if __name__ == "__main__":

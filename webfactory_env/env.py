@@ -4,8 +4,13 @@ observation encoding, actions and the reward simulator."""
 from __future__ import annotations
 
 import hashlib
+import os
+import re
+import weakref
 from collections.abc import Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from dataclasses import replace as _replace
 from typing import Any
 
 import gymnasium as gym
@@ -30,6 +35,25 @@ from webfactory_env.tasks import CompiledTask, compile_for_site
 
 STEP_MS = 100  # logical time per action: nothing in a page or a reward reads the wall clock
 RESET_OPTIONS = ("family", "task", "difficulty", "level_seed", "variation")
+
+
+_compiler: ThreadPoolExecutor | None = None
+
+
+def _compile_beside(task: str, site: Site) -> Future[CompiledTask]:
+    """Compile `task` for `site` on the process's one compile thread."""
+    global _compiler
+    if _compiler is None:
+        _compiler = ThreadPoolExecutor(max_workers=1, thread_name_prefix="webfactory-compile")
+    return _compiler.submit(compile_for_site, task, site)
+
+
+def _forget_compiler() -> None:
+    global _compiler
+    _compiler = None  # a forked child has no worker thread: it starts its own
+
+
+os.register_at_fork(after_in_child=_forget_compiler)
 
 
 class WebTaskEnv(gym.Env):
@@ -67,14 +91,16 @@ class WebTaskEnv(gym.Env):
 
     ## Episode End
     Terminated on success or when the agent acts `done_success`/`done_fail`; truncated
-    after `max_steps` steps.
+    after `max_steps` steps, or when the browser fails (it crashed, or the page hung for
+    `step_timeout_ms`): then `info["reason"]` says so and the next reset opens a new page.
 
     ## Arguments
     `family`, `task` (library name or `.task` path), `difficulty`, `obs_mode`,
     `max_elements`, `max_tokens`, `vocab_size`, `screenshot_size` (H, W), `viewport`
     (W, H), `max_steps`, `max_values`, `reward` (`RewardSpec` or dict), `render_mode`
     (`"rgb_array"`), `browser` (`BrowserConfig`), `variation` (axes to fix, e.g.
-    `{"theme": "dark"}`; the others are drawn from the level seed).
+    `{"theme": "dark"}`; the others are drawn from the level seed), `step_timeout_ms` (how
+    long a browser call may hang before the step fails and the episode is truncated).
 
     ## Version History
     - v0: first release.
@@ -102,6 +128,7 @@ class WebTaskEnv(gym.Env):
         action_mode: str = "multidiscrete",
         max_chars: int = 8000,
         max_actions: int = 512,
+        step_timeout_ms: int = 5_000,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ConfigError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
@@ -136,9 +163,12 @@ class WebTaskEnv(gym.Env):
         compile_for_site(task, generate_site(family, 0, difficulty, variation))
         self._observe = ObserveConfig(max_elements=max_elements)
         self._session_config = SessionConfig(
-            viewport=(int(viewport[0]), int(viewport[1])), browser=browser or BrowserConfig()
+            viewport=(int(viewport[0]), int(viewport[1])),
+            browser=browser or BrowserConfig(),
+            step_timeout_ms=int(step_timeout_ms),
         )
         self._session: PageSession | None = None
+        self._release: weakref.finalize | None = None
         self.site: Site | None = None
         self.task: CompiledTask | None = None
         self.app: SiteApp | None = None
@@ -178,12 +208,10 @@ class WebTaskEnv(gym.Env):
         difficulty = options.get("difficulty", self._defaults["difficulty"])
         variation = options.get("variation", self._defaults["variation"])
         self.site = generate_site(family, level_seed, difficulty, variation)
-        self.task = compile_for_site(task, self.site)
-        if len(self.task.values) > self.action_config.max_values:
-            raise ConfigError(
-                f"task {task!r} needs {len(self.task.values)} value slots; "
-                f"make the env with max_values >= {len(self.task.values)}"
-            )
+        # The task compiles (pure Python) on a worker thread while Chromium mounts the new
+        # site: the main thread only waits on the browser then, so the two overlap.
+        compiling = _compile_beside(task, self.site)
+        self._sim = None  # until the new task is in place, step() asks for a reset
         self.level_seed = level_seed
         self._episode = {
             "family": family,
@@ -194,12 +222,22 @@ class WebTaskEnv(gym.Env):
         self.app = self.site.new_app()
         if self._session is None:
             self._session = PageSession(self._session_config)
+            # An env dropped without close() still gives its browser context back (the
+            # browser itself is shared and ends with the interpreter).
+            self._release = weakref.finalize(self, self._session.release)
+            self._release.atexit = False
         self._steps = 0
         self._clock_ms = 0
         self._ended = False
         self._dom = self._session.load(
             self.app, seed=level_seed, observe=self._observe, clock_ms=EPOCH_MS
         )
+        self.task = compiling.result()
+        if len(self.task.values) > self.action_config.max_values:
+            raise ConfigError(
+                f"task {task!r} needs {len(self.task.values)} value slots; "
+                f"make the env with max_values >= {len(self.task.values)}"
+            )
         self._agent = dict(AGENT_STATE)
         self.typed_secrets = []
         self._error_events = []
@@ -215,9 +253,11 @@ class WebTaskEnv(gym.Env):
             raise ConfigError("call reset() before step()")
         if self._ended:
             raise ConfigError("the episode has ended; call reset() before stepping again")
-        self._steps += 1
         assert self.task is not None
+        # Before counting the step: an action that is no action at all raises a user error
+        # (InvalidActionError) and must leave the episode as it was.
         decoded = act.decode(action, self.action_config, self.task.values, self._menu())
+        self._steps += 1
         dom_before = self._dom
         error: str | None
         op = None
@@ -300,7 +340,7 @@ class WebTaskEnv(gym.Env):
                 "raw": action
                 if isinstance(action, str)
                 else [int(x) for x in np.asarray(action).reshape(-1)],
-                "described": act.describe(decoded, dom_before)
+                "described": act.describe(_shown(decoded, redact), dom_before)
                 if isinstance(decoded, act.Decoded)
                 else None,
                 "verb": decoded.verb if isinstance(decoded, act.Decoded) else None,
@@ -317,7 +357,7 @@ class WebTaskEnv(gym.Env):
                 "box": _acted_box(decoded, dom_before),
             },
             "valid": valid,
-            "error": error,
+            "error": _hide(error, self.typed_secrets),
             "reward": {
                 "r": outcome.reward,
                 "R": self._sim.total,
@@ -325,9 +365,9 @@ class WebTaskEnv(gym.Env):
                 "undone": list(outcome.undone),
                 "components": dict(outcome.components),
             },
-            "deltas": state_delta(before, self._state),
-            "events": events,
-            "app_errors": list(self.app.errors),
+            "deltas": _hide(state_delta(before, self._state), self.typed_secrets),
+            "events": _hide(events, self.typed_secrets),
+            "app_errors": _hide(list(self.app.errors), self.typed_secrets),
             "logical_ms": self._clock_ms,
             "latency_ms": latency,
             "retries": retries,
@@ -335,7 +375,7 @@ class WebTaskEnv(gym.Env):
         }
         self.app.errors.clear()
         info = self._info(record=record)
-        info["action_error"] = error
+        info["action_error"] = _hide(error, self.typed_secrets)
         info["success"] = outcome.success
         info["subgoals_newly"] = list(outcome.newly)
         if self._ended:
@@ -346,12 +386,14 @@ class WebTaskEnv(gym.Env):
         obs = self._obs if op is not None and valid else _fresh(self._obs)
         return obs, outcome.reward, terminated, truncated, info
 
-    def render(self) -> np.ndarray | None:
+    def render(self) -> Any:  # an RGB array in "rgb_array" mode, else None
         if self.render_mode != "rgb_array" or self._session is None:
             return None
         return self._session.screenshot_array()
 
     def close(self) -> None:
+        if self._release is not None:
+            self._release.detach()
         if self._session is not None:
             self._session.close()
             self._session = None
@@ -416,6 +458,10 @@ class WebTaskEnv(gym.Env):
             "max_steps": self.max_steps,
             "max_values": self.action_config.max_values,
             "reward": self.reward_spec.model_dump(),
+            # Text and discrete actions replay only in an env of the same action mode.
+            "action_mode": self.action_config.mode,
+            "max_actions": self.action_config.max_actions,
+            "max_chars": self.obs_config.max_chars,
         }
 
     # ---------------------------------------------------------------- internals
@@ -500,6 +546,34 @@ class WebTaskEnv(gym.Env):
             "obs_digest": observation_digest(self._obs or {}),
             "record": StepRecord(record) if record is not None else None,
         }
+
+
+def _shown(decoded: act.Decoded, redact: bool) -> act.Decoded:
+    """The action as described in the record: a value only where one is typed or selected,
+    and never a secret one."""
+    if decoded.verb not in ("type", "select"):
+        return _replace(decoded, value=None)
+    return _replace(decoded, value="REDACTED") if redact else decoded
+
+
+def _hide(obj: Any, secrets: list[str]) -> Any:
+    """`obj` (JSON-like) with the secrets typed so far replaced by "REDACTED" (short ones as
+    whole words only). Traces redact more (see `trace.redact`); this keeps the step record
+    itself from echoing a password back through page events or state."""
+    if not secrets or obj is None:
+        return obj
+    if isinstance(obj, str):
+        for secret in sorted(secrets, key=len, reverse=True):
+            if len(secret) >= 6:
+                obj = obj.replace(secret, "REDACTED")
+            elif secret in obj:
+                obj = re.sub(rf"(?<!\w){re.escape(secret)}(?!\w)", "REDACTED", obj)
+        return obj
+    if isinstance(obj, dict):
+        return {k: _hide(v, secrets) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_hide(v, secrets) for v in obj]
+    return obj
 
 
 def _acted_box(decoded: act.Decoded | str, dom: DomSnapshot) -> list[int] | None:

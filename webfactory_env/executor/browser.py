@@ -7,7 +7,9 @@ import contextlib
 import logging
 import os
 import shutil
+import subprocess
 import threading
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,7 +17,7 @@ from typing import TYPE_CHECKING
 from webfactory_env.core.errors import BrowserNotFoundError
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Playwright
+    from playwright.sync_api import Browser, BrowserContext, Playwright
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +27,33 @@ SYSTEM_CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "googl
 # and for the fake origin); mapping every host to NOTFOUND does, while loopback stays
 # reachable for `webfactory serve` and the executor service.
 NO_DNS = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1"
+
+# Chromium honours only the last `--disable-features`, and ours comes after Playwright's,
+# so this list repeats the ones Playwright disables that matter here, plus our own.
+DISABLED_FEATURES = (
+    # Playwright's, for routes and navigations that behave like plain HTTP:
+    "AvoidUnnecessaryBeforeUnloadCheckSync",
+    "DestroyProfileOnBrowserClose",
+    "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable",
+    "PaintHolding",
+    "ThirdPartyStoragePartitioning",
+    "AvoidCorsURLLoaderRestartOnRedirect",
+    "LensOverlay",
+    # Services that would phone home (the host rules stop them anyway):
+    "Translate",
+    "MediaRouter",
+    "OptimizationHints",
+    "AutofillServerCommunication",
+    "NetworkTimeServiceQuerying",
+    "AimEnabled",
+    "PreconnectToSearch",
+    # Headless Chromium preloads the omnibox popup's WebUI in a renderer of its own that
+    # spends 5-15% of a core while the browser is idle: a tax on every step on 2 cores.
+    "WebUIOmniboxPopup",
+    "WebUIOmniboxAimPopup",
+    "WebUIOmniboxFullPopup",
+)
 BASE_ARGS = (
     "--disable-gpu",
     NO_DNS,
@@ -34,7 +63,7 @@ BASE_ARGS = (
     "--disable-quic",
     "--disable-default-apps",
     "--disable-extensions",
-    "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication",
+    "--disable-features=" + ",".join(DISABLED_FEATURES),
     "--no-first-run",
     "--no-default-browser-check",
     "--metrics-recording-only",
@@ -45,6 +74,10 @@ BASE_ARGS = (
     # Screenshots otherwise wait for the next 60 Hz frame.
     "--disable-frame-rate-limit",
     "--disable-gpu-vsync",
+    # WebRTC sends STUN/TURN over UDP to any IP, past request interception and the host
+    # rules: allow it only through a proxy (and the env's contexts get one that does not
+    # exist, see `session.NO_PROXY`).
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
 )
 
 
@@ -103,11 +136,22 @@ def _playwright_managed_chromium() -> str | None:
 
 
 def launch_args(config: BrowserConfig) -> list[str]:
-    args = list(BASE_ARGS)
+    """Our flags plus the user's. Chromium reads only the last `--disable-features`, so
+    every list (ours and any in `extra_args`) is merged into one flag, placed last."""
+    args = [a for a in BASE_ARGS if not a.startswith(_DISABLE)]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         args.append("--no-sandbox")  # Chromium refuses to start its sandbox as root
-    args.extend(config.extra_args)
+    features = list(DISABLED_FEATURES)
+    for arg in config.extra_args:
+        if arg.startswith(_DISABLE):
+            features += [f for f in arg[len(_DISABLE) :].split(",") if f and f not in features]
+        else:
+            args.append(arg)
+    args.append(_DISABLE + ",".join(features))
     return args
+
+
+_DISABLE = "--disable-features="
 
 
 class SharedBrowser:
@@ -123,6 +167,28 @@ class SharedBrowser:
         self._config: BrowserConfig | None = None
         self._thread: int | None = None
         self.launches = 0
+        self.sandboxed = False
+        self.sandbox_note = ""
+        # Contexts of envs garbage-collected where Playwright cannot be called (another
+        # thread, or inside Playwright's own dispatcher): closed on the next `acquire`.
+        self._orphans: list[BrowserContext] = []
+
+    def close_context(self, context: BrowserContext) -> None:
+        """Close `context` now if Playwright may be called here, else at the next `acquire`."""
+        import greenlet
+
+        # A sync Playwright call from inside its dispatcher greenlet would wait on itself.
+        if threading.get_ident() == self._thread and greenlet.getcurrent().parent is None:
+            with contextlib.suppress(Exception):  # already gone: nothing to clean
+                context.close()
+        else:
+            self._orphans.append(context)
+
+    def close_orphans(self) -> None:
+        """Close the contexts `close_context` had to leave for later."""
+        while self._orphans:
+            with contextlib.suppress(Exception):
+                self._orphans.pop().close()
 
     def acquire(self, config: BrowserConfig | None = None) -> Browser:
         config = config or BrowserConfig()
@@ -131,6 +197,7 @@ class SharedBrowser:
                 "webfactory envs in one process must be used from one thread (Playwright's"
                 " sync API is thread-bound); use a vector env with subprocesses instead."
             )
+        self.close_orphans()
         if self._browser is not None and self._browser.is_connected() and config == self._config:
             return self._browser
         if self._browser is not None:
@@ -146,15 +213,17 @@ class SharedBrowser:
             self.launches += 1
             return self._browser
         executable = find_chromium(config.executable)
-        self._browser = self._playwright.chromium.launch(
-            executable_path=executable,
-            headless=config.headless,
-            args=launch_args(config),
-            chromium_sandbox=False,
-            handle_sigint=False,
-            handle_sigterm=False,
-            handle_sighup=False,
-        )
+        args = launch_args(config)
+        self.sandboxed = "--no-sandbox" not in args
+        try:
+            self._browser = self._launch(executable, config, args)
+        except Exception as exc:
+            if not self.sandboxed:
+                raise
+            # No usable sandbox here (no user namespaces, say): run without, and say so.
+            self.sandbox_note = f"unavailable ({type(exc).__name__}); running with --no-sandbox"
+            self.sandboxed = False
+            self._browser = self._launch(executable, config, [*args, "--no-sandbox"])
         self._config = config
         self.launches += 1
         log.debug("launched %s (%s)", executable, self._browser.version)
@@ -165,6 +234,7 @@ class SharedBrowser:
         return self._browser
 
     def _close_browser(self) -> None:
+        self._orphans.clear()  # closed with their browser
         browser, self._browser = self._browser, None
         if browser is not None:
             with contextlib.suppress(Exception):  # already gone: nothing to clean
@@ -178,6 +248,18 @@ class SharedBrowser:
             self._playwright = None
             self._thread = None
 
+    def _launch(self, executable: str, config: BrowserConfig, args: list[str]) -> Browser:
+        assert self._playwright is not None
+        return self._playwright.chromium.launch(
+            executable_path=executable,
+            headless=config.headless,
+            args=args,
+            chromium_sandbox=False,
+            handle_sigint=False,
+            handle_sigterm=False,
+            handle_sighup=False,
+        )
+
     def forget(self) -> None:
         """In a forked child: drop the parent's driver without touching it (it is the
         parent's); the child starts its own on first use."""
@@ -185,6 +267,7 @@ class SharedBrowser:
         self._browser = None
         self._config = None
         self._thread = None
+        self._orphans = []
 
 
 _shared = SharedBrowser()
@@ -209,7 +292,6 @@ class BrowserServer:
     """
 
     def __init__(self, config: BrowserConfig | None = None, timeout_s: float = 20.0) -> None:
-        import subprocess
         import tempfile
 
         config = config or BrowserConfig()
@@ -230,6 +312,9 @@ class BrowserServer:
             stderr=subprocess.PIPE,
             start_new_session=True,
         )
+        # Its own session outlives us: kill it when this object is collected or at exit,
+        # even if nobody calls `close()`.
+        self._finalizer = weakref.finalize(self, _kill_server, self.process, self._profile)
         self.endpoint = self._read_endpoint(timeout_s)
         self.config = BrowserConfig(cdp_endpoint=self.endpoint, headless=config.headless)
 
@@ -258,22 +343,28 @@ class BrowserServer:
         )
 
     def close(self) -> None:
-        import shutil as _shutil
-        import signal
-
-        if self.process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=5)
-            except Exception:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(timeout=5)
-        _shutil.rmtree(self._profile, ignore_errors=True)
+        self._finalizer()
 
     def __enter__(self) -> BrowserServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _kill_server(process: subprocess.Popen[bytes], profile: str) -> None:
+    """Stop a `BrowserServer`'s Chromium (its whole process group) and remove its profile."""
+    import signal
+
+    if process.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=5)
+        except Exception:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=5)
+    if process.stderr is not None:
+        process.stderr.close()
+    shutil.rmtree(profile, ignore_errors=True)

@@ -8,11 +8,13 @@ reset to a new site costs one `evaluate`, not a document load.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
 import io
 import json
 import logging
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -41,6 +43,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 ORIGIN = "https://site.webfactory.test"
+# The proxy of contexts that may reach nothing but the fake origin. Requests Playwright can
+# route never get to it (they are fulfilled or aborted first); the rest — WebSockets, WebRTC
+# over TCP — must go through it, and it does not exist (and its name does not resolve), so
+# they fail inside the browser. "<-loopback>" sends loopback through it too.
+NO_PROXY = {"server": "http://no-egress.invalid:9", "bypass": "<-loopback>"}
 EPOCH_MS = 1767607200000  # 2026-01-05T10:00:00Z, the sites' "today"
 
 BrowserVerb = Literal["click", "type", "select", "submit", "press", "scroll", "back"]
@@ -55,6 +62,10 @@ class SessionConfig:
     timezone: str = "UTC"
     browser: BrowserConfig = field(default_factory=BrowserConfig)
     timeout_ms: int = 15_000
+    # How long one browser call of a step may take before the page counts as hung (a page
+    # script in an endless loop, say): the page is then closed, the call fails with
+    # `StepTimeoutError`, and the next `load` opens a fresh page. 0 turns the watchdog off.
+    step_timeout_ms: int = 5_000
     # Origins (scheme://host:port) whose requests go to the network; everything that is
     # neither the fake origin nor one of these is aborted. Empty in the env.
     allowed_origins: tuple[str, ...] = ()
@@ -78,6 +89,10 @@ class BrowserOp:
     value: str = ""
     point: tuple[float, float] | None = None
     label: str = ""  # the element's observed name: a clue if it must be found again
+
+
+class StepTimeoutError(BrowserCrashedError):
+    """A browser call of a step did not finish within `SessionConfig.step_timeout_ms`."""
 
 
 @dataclass
@@ -132,6 +147,7 @@ class PageSession:
         self.app: SiteApp | None = None
         self.blocked: list[str] = []
         self.crashed = False
+        self.timed_out = False
         self._booted = False
         self._open()
 
@@ -148,6 +164,7 @@ class PageSession:
             color_scheme="light",
             service_workers="block",
             accept_downloads=False,
+            proxy=None if self.config.allowed_origins else NO_PROXY,  # type: ignore[arg-type]
         )
         self._context.set_default_timeout(self.config.timeout_ms)
         self._context.add_init_script(read_text("sites", "runtime", "shims.js"))
@@ -157,6 +174,7 @@ class PageSession:
         self._cdp: CDPSession = self._context.new_cdp_session(self._page)
         self._booted = False
         self.crashed = False
+        self.timed_out = False
 
     def _on_crash(self, _page: Any) -> None:
         self.crashed = True
@@ -169,6 +187,11 @@ class PageSession:
     def close(self) -> None:
         with contextlib.suppress(Exception):  # already gone: nothing to clean
             self._context.close()
+
+    def release(self) -> None:
+        """`close`, from a finaliser: right away where Playwright may be called (its own
+        thread, outside its dispatcher), otherwise on the shared browser's next `acquire`."""
+        self._shared.close_context(self._context)
 
     # ------------------------------------------------------------------ serving
     def _on_route(self, route: Route) -> None:
@@ -192,8 +215,12 @@ class PageSession:
             status = 200
         else:
             self.app.route = path.split("#", 1)[0]
-            status = self.app.page().status
-            body = self.app.document(transport=self.transport)
+            try:
+                status = self.app.page().status
+                body = self.app.document(transport=self.transport)
+            except Exception as exc:  # the site's bug: a 500 page, not a request left hanging
+                self._app_failed(exc)
+                status, body = 500, bootstrap_document()
         route.fulfill(status=status, content_type="text/html; charset=utf-8", body=body)
 
     def _serve_event(self, route: Route) -> None:
@@ -204,28 +231,68 @@ class PageSession:
             self.app.errors.append({"kind": "bad_event", "message": str(exc)[:500]})
             route.fulfill(status=400, content_type="application/json", body='{"error":"bad event"}')
             return
-        patch = self.app.dispatch(event)
+        patch = self._dispatch_one(event)
         route.fulfill(status=200, content_type="application/json", body=json.dumps(patch.to_json()))
 
     # --------------------------------------------------------------- operations
-    def _call(self, fn: Callable[[], Any]) -> Any:
+    def _call(self, fn: Callable[[], Any], timeout_ms: int | None = None) -> Any:
+        """Run a Playwright call; a failure or a hang (past `timeout_ms`, by default the
+        step timeout) becomes `BrowserCrashedError`."""
         from playwright.sync_api import Error as PlaywrightError
 
+        watchdog = self._arm_watchdog(timeout_ms or self.config.step_timeout_ms)
         try:
-            return fn()
+            result = fn()
         except PlaywrightError as exc:
             self.crashed = True
+            if self.timed_out:
+                raise self._timeout_error() from exc
             raise BrowserCrashedError(f"the browser page failed: {exc.message}") from exc
+        finally:
+            if watchdog is not None:
+                watchdog.cancel()
+        if self.timed_out:  # finished just as the watchdog fired: the page is closing anyway
+            raise self._timeout_error()
+        return result
+
+    def _arm_watchdog(self, timeout_ms: int) -> asyncio.TimerHandle | None:
+        """A timer on Playwright's event loop, which runs while a sync call waits: the only
+        place that can act while the page does not answer (the sync API has no timeout for
+        `evaluate`, mouse input or CDP calls)."""
+        loop = getattr(self._page, "_loop", None)
+        if not self.config.step_timeout_ms or loop is None:
+            return None
+        return loop.call_later(timeout_ms / 1000, self._on_hang)
+
+    def _on_hang(self) -> None:
+        """Runs inside Playwright's event loop: close the hung page from the browser side
+        (a renderer stuck in a script cannot answer), which fails the pending call."""
+        self.timed_out = self.crashed = True
+        log.warning("a browser call hung; closing the page")
+        with contextlib.suppress(Exception):  # Playwright internals moved: the call hangs on
+            close = self._page._impl_obj.close(run_before_unload=False, reason="step timed out")
+            self._page._loop.create_task(close)
+
+    def _timeout_error(self) -> StepTimeoutError:
+        return StepTimeoutError(
+            f"the page did not respond within step_timeout_ms={self.config.step_timeout_ms}"
+            " (a script in an endless loop?); the page was closed and the next reset opens"
+            " a fresh one"
+        )
 
     def load(
         self, app: SiteApp, *, seed: int, observe: ObserveConfig, clock_ms: int = EPOCH_MS
     ) -> DomSnapshot:
         """Show `app`'s current page from scratch, with clock and random shims reset."""
+        self._shared.close_orphans()  # contexts of envs collected since the last reset
         if self.crashed:
             self.reopen()
         if not self._booted:
             self.app = None  # the first document is the bare runtime shell
-            self._call(lambda: self._page.goto(ORIGIN + "/", wait_until="domcontentloaded"))
+            self._call(
+                lambda: self._page.goto(ORIGIN + "/", wait_until="domcontentloaded"),
+                self.config.timeout_ms,
+            )
             self._booted = True
         self.app = app
         args = [app.mount_payload("queue"), clock_ms, seed & 0x7FFFFFFF, observe.to_json()]
@@ -314,15 +381,36 @@ class PageSession:
             except ValidationError as exc:
                 self.app.errors.append({"kind": "bad_event", "message": str(exc)[:500]})
                 continue
-            patches.append(self.app.dispatch(event))
+            patches.append(self._dispatch_one(event))
         return merge_patches(patches) if patches else None
+
+    def _dispatch_one(self, event: AppEvent) -> Patch:
+        """`app.dispatch`, where a failure outside its handlers (rendering the page after
+        the change, say) also becomes an error page and an app error, never an exception."""
+        assert self.app is not None
+        try:
+            return self.app.dispatch(event)
+        except Exception as exc:
+            self._app_failed(exc)
+            return self.app._error_patch()
+
+    def _app_failed(self, exc: Exception) -> None:
+        assert self.app is not None
+        self.app.errors.append(
+            {
+                "kind": "app_exception",
+                "message": f"{type(exc).__name__}: {exc}",
+                "traceback": traceback.format_exc(limit=5),
+            }
+        )
 
     def observe(self, observe: ObserveConfig) -> DomSnapshot:
         return DomSnapshot.from_json(self._js("observe", [observe.to_json()]))
 
     def evaluate(self, expression: str, arg: Any = None) -> Any:
-        """Run JavaScript in the page (tests and tools; agents never get this)."""
-        return self._call(lambda: self._page.evaluate(expression, arg))
+        """Run JavaScript in the page (tests and tools; agents never get this), with the
+        context's `timeout_ms` rather than the step timeout."""
+        return self._call(lambda: self._page.evaluate(expression, arg), self.config.timeout_ms)
 
     # -------------------------------------------------------------- screenshots
     def screenshot_png(self) -> bytes:

@@ -16,7 +16,9 @@ text against the words of the requested selector, and tried in order with expone
 backoff (200 → 400 → 800 ms of logical time, three attempts). Each attempt emits an
 `executor_web.retry` event (attempt number, selector, remaining candidates) to the log and
 to `on_event`; when all fail, `SelectorsExhausted` carries the attempt count and every
-selector tried. Values marked `redact` never appear in outcomes, events or logs.
+selector tried. Values marked `redact` never appear in outcomes, events or logs, and
+emails, card and account numbers in selectors, summaries and excerpts become pseudonyms
+(`core.pii`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from webfactory_env.core.errors import ConfigError
+from webfactory_env.core.pii import scrub_patterns, scrub_selector
 from webfactory_env.core.resources import read_text
 from webfactory_env.executor.drift import (
     BACKOFF_MS,
@@ -160,12 +163,14 @@ class WebExecutor:
             selector, attempts = self._locate(f.selector, retries)
             page.locator(selector).first.fill(f.value, timeout=self.timeout_ms)
             self._settle()
+            # Selectors in an outcome may be persisted as capability memory, and summaries are
+            # logged: neither carries literal personal data (emails, card, account numbers).
             results.append(
                 FieldResult(
-                    requested=f.selector,
-                    selector=selector,
+                    requested=scrub_selector(f.selector),
+                    selector=scrub_selector(selector),
                     attempts=attempts,
-                    value="REDACTED" if f.redact else f.value,
+                    value="REDACTED" if f.redact else scrub_patterns(f.value),
                     redacted=f.redact,
                 )
             )
@@ -195,9 +200,9 @@ class WebExecutor:
         for secret in secrets:
             title = title.replace(secret, "REDACTED")
         return WebOutcome(
-            final_url=page.url,
-            title=title,
-            excerpt=str(excerpt),
+            final_url=scrub_patterns(page.url),
+            title=scrub_patterns(title),
+            excerpt=scrub_patterns(str(excerpt)),
             fields=results,
             submitted=submitted,
             retries=retries,
@@ -251,11 +256,23 @@ class WebExecutor:
         candidates = derive_candidates(requested, self._inspect({"op": "candidates"}))
 
         def emit(event: RetryEvent) -> None:
+            event = event.model_copy(
+                update={
+                    "requested": scrub_selector(event.requested),
+                    "selector": scrub_selector(event.selector),
+                    "remaining": [scrub_selector(c) for c in event.remaining],
+                }
+            )
             retries.append(event)
             log.info(RETRY_EVENT, extra={"executor_web": event.model_dump()})
             if self.on_event is not None:
                 self.on_event(event.model_dump())
 
-        return retry_candidates(
-            requested, candidates, lambda s: self._count(s) > 0, self.clock, emit
-        )
+        try:
+            return retry_candidates(
+                requested, candidates, lambda s: self._count(s) > 0, self.clock, emit
+            )
+        except SelectorsExhausted as exc:
+            raise SelectorsExhausted(
+                scrub_selector(exc.requested), exc.attempts, [scrub_selector(t) for t in exc.tried]
+            ) from None

@@ -1,0 +1,24 @@
+"""How Chromium is launched (pure: reads the argument list, starts nothing)."""
+
+from __future__ import annotations
+
+from webfactory_env.executor.browser import DISABLED_FEATURES, BrowserConfig, launch_args
+
+
+def test_one_disable_features_flag_carries_ours_and_the_users():
+    # Chromium honours only the last --disable-features: a second one would silently undo
+    # ours (and with it the idle omnibox renderer that costs every step CPU).
+    args = launch_args(BrowserConfig(extra_args=("--disable-features=Foo,Bar", "--lang=fr")))
+    flags = [a for a in args if a.startswith("--disable-features=")]
+    assert len(flags) == 1 and args[-1] == flags[0]
+    features = flags[0].split("=", 1)[1].split(",")
+    assert set(DISABLED_FEATURES) | {"Foo", "Bar"} == set(features)
+    assert len(features) == len(set(features))
+    assert "WebUIOmniboxPopup" in features
+    assert "--lang=fr" in args
+
+
+def test_the_network_and_frame_flags_are_always_there():
+    args = launch_args(BrowserConfig())
+    assert any(a.startswith("--host-resolver-rules=MAP * ~NOTFOUND") for a in args)
+    assert "--disable-gpu" in args and "--disable-frame-rate-limit" in args
