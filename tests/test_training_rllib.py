@@ -1,0 +1,95 @@
+"""Ray RLlib on WebTask-v0: the env registered with RLlib, and PPO trained on 2 env runners
+of a local Ray instance, leaving no Chromium behind."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+
+ray = pytest.importorskip("ray")
+pytest.importorskip("ray.rllib")
+
+from webfactory_env.training.rllib import (  # noqa: E402
+    ENV_NAME,
+    RLlibConfig,
+    build_algorithm,
+    chromium_pids,
+    env_creator,
+    init_ray,
+    iteration_row,
+    register,
+    stop_algorithm,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+# Two runners and the driver on 2 cores; a small object store is plenty for this env.
+CONFIG = RLlibConfig(
+    task="shop_open_cart",
+    env_runners=2,
+    iterations=2,
+    train_batch_size=128,
+    minibatch_size=64,
+    num_epochs=2,
+    num_cpus=3,
+    object_store_mb=150,
+    seed=0,
+    verbose=False,
+)
+
+
+@pytest.fixture(scope="module")
+def local_ray() -> Iterator[None]:
+    init_ray(CONFIG)
+    register()
+    yield
+    ray.shutdown()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rpartition(")")[2].split()[0] != "Z"  # zombies have exited
+    except OSError:
+        return False
+
+
+def test_env_creator_builds_the_env_on_train_levels() -> None:
+    config = {**CONFIG.env_config(), "train_seeds": [0, 10], "seed": 3}
+    env = env_creator(config)
+    try:
+        obs, info = env.reset()
+        assert 0 <= env.unwrapped.level_seed < 10
+        assert env.observation_space.contains(obs)
+    finally:
+        env.close()
+
+
+def test_ppo_trains_on_two_env_runners_and_leaves_no_chromium(local_ray: None) -> None:
+    from ray.tune.registry import ENV_CREATOR, _global_registry
+
+    assert _global_registry.contains(ENV_CREATOR, ENV_NAME)
+    algo = build_algorithm(CONFIG)
+    try:
+        assert algo.env_runner_group.num_remote_env_runners() == 2
+        rows = [iteration_row(i + 1, algo.train()) for i in range(CONFIG.iterations)]
+        # Every runner has its own env, and so its own Chromium.
+        per_runner = algo.env_runner_group.foreach_env_runner(chromium_pids, local_env_runner=False)
+        assert len(per_runner) == 2 and all(per_runner), per_runner
+    finally:
+        stop_algorithm(algo)
+    assert [r["iteration"] for r in rows] == [1, 2]
+    assert rows[-1]["timesteps"] >= CONFIG.iterations * CONFIG.train_batch_size
+    assert rows[-1]["episodes"] > 0
+    # Rewards are bounded: step penalties at worst, the success reward at best.
+    assert -10.0 < rows[-1]["episode_return_mean"] < 10.0
+
+    # Wait (bounded) for the closed browsers' processes to exit; none may survive.
+    pids = [pid for group in per_runner for pid in group]
+    for _ in range(100):
+        if not any(_alive(pid) for pid in pids):
+            break
+        time.sleep(0.1)
+    assert not [pid for pid in pids if _alive(pid)]

@@ -1,0 +1,185 @@
+"""Agents an evaluation can run: the reference agents by name, and SB3 models by `sb3:PATH`."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from webfactory_env.core.errors import ConfigError, UnknownNameError
+from webfactory_env.evaluation.schema import AgentInfo
+
+AGENT_CHOICES = ("oracle", "random", "sb3:PATH")
+# The algorithms tried, in order, when the zip's metadata does not name one.
+SB3_ALGORITHMS = ("PPO", "MaskablePPO", "A2C")
+
+
+@dataclass
+class AgentSpec:
+    """A parsed `--agent` argument, ready to make one policy per episode."""
+
+    info: AgentInfo
+    # WebTask-v0 keyword arguments the agent needs (an SB3 model's observation shapes).
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    model: Any = None
+
+    @property
+    def name(self) -> str:
+        return self.info.spec
+
+    def make_policy(self, env: gym.Env[Any, Any], seed: int) -> Any:
+        """A fresh policy for one episode on `env` (seeded by the episode's level seed)."""
+        if self.info.kind == "sb3":
+            return SB3Policy(self.model, env, masked=self.info.algorithm == "MaskablePPO")
+        from webfactory_env.agents import AGENTS
+
+        return AGENTS[self.info.kind](env, seed=seed)
+
+
+def parse_agent(spec: str) -> AgentSpec:
+    """`random`, `oracle` or `sb3:PATH` → an `AgentSpec`; a clear error for anything else."""
+    if spec in ("random", "oracle"):
+        return AgentSpec(AgentInfo(spec=spec, kind=spec))  # type: ignore[arg-type]
+    if spec.startswith("sb3:"):
+        return load_sb3_agent(spec[len("sb3:") :], spec=spec)
+    raise UnknownNameError("agent", spec, AGENT_CHOICES)
+
+
+def load_sb3_agent(path: str, *, spec: str | None = None) -> AgentSpec:
+    """Load a Stable-Baselines3 (or sb3-contrib MaskablePPO) model saved with `model.save()`.
+
+    The algorithm comes from the zip's metadata (a maskable policy class means MaskablePPO;
+    PPO's hyper-parameters mean PPO); failing that, PPO, MaskablePPO and A2C are tried in
+    turn. The env settings (observation mode and shapes, action mode) are read off the
+    model's spaces, so the evaluation env is the one the model was trained on.
+    """
+    file = Path(path)
+    if not path:
+        raise ConfigError("sb3: needs a model file: --agent sb3:PATH/TO/model.zip")
+    if not file.is_file() and file.suffix != ".zip" and file.with_suffix(".zip").is_file():
+        file = file.with_suffix(".zip")  # SB3's save() adds .zip: accept the name without it
+    if not file.is_file():
+        raise ConfigError(
+            f"SB3 model file {path!r} does not exist; pass --agent sb3:PATH with the .zip"
+            " that model.save() wrote"
+        )
+    order = _algorithm_order(file)  # a file that is no SB3 zip fails here, before torch loads
+    try:
+        import sb3_contrib
+        import stable_baselines3
+    except ImportError:
+        raise ConfigError(
+            "--agent sb3:PATH needs stable-baselines3 and sb3-contrib; install them with"
+            " pip install 'webfactory-env[train]'"
+        ) from None
+    candidates: dict[str, Any] = {
+        "PPO": stable_baselines3.PPO,
+        "A2C": stable_baselines3.A2C,
+        "MaskablePPO": sb3_contrib.MaskablePPO,
+    }
+    model, algorithm, errors = None, None, []
+    for name in order:
+        try:
+            model = candidates[name].load(str(file), device="cpu")
+        except Exception as exc:  # a zip of another algorithm fails in many ways
+            errors.append(f"{name}: {type(exc).__name__}: {exc}")
+            continue
+        algorithm = name
+        break
+    if model is None or algorithm is None:
+        raise ConfigError(
+            f"{path}: not a model PPO, MaskablePPO or A2C can load ({'; '.join(errors)[:500]})"
+        )
+    info = AgentInfo(
+        spec=spec or f"sb3:{path}",
+        kind="sb3",
+        path=str(file),
+        algorithm=algorithm,
+        sha256=hashlib.sha256(file.read_bytes()).hexdigest(),
+    )
+    return AgentSpec(info, env_kwargs=env_kwargs_for(model), model=model)
+
+
+def _algorithm_order(file: Path) -> list[str]:
+    """Algorithms to try, the one the zip's metadata points at first."""
+    order = list(SB3_ALGORITHMS)
+    try:
+        with zipfile.ZipFile(file) as z:
+            data = json.loads(z.read("data"))
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError):
+        raise ConfigError(
+            f"{file}: not an SB3 model zip (no readable `data` entry); pass the .zip"
+            " that model.save() wrote"
+        ) from None
+    policy = data.get("policy_class") or {}
+    module = str(policy.get("__module__", "")) if isinstance(policy, dict) else ""
+    if module.startswith("sb3_contrib.common.maskable"):
+        first = "MaskablePPO"
+    elif "clip_range" in data:
+        first = "PPO"
+    elif module.startswith("stable_baselines3") and "n_steps" in data:
+        first = "A2C"
+    else:
+        return order
+    order.remove(first)
+    return [first, *order]
+
+
+def env_kwargs_for(model: Any) -> dict[str, Any]:
+    """WebTask-v0 keyword arguments whose spaces match the model's (best effort)."""
+    obs_space, act_space = model.observation_space, model.action_space
+    kwargs: dict[str, Any] = {}
+    if isinstance(obs_space, spaces.Dict):
+        parts = obs_space.spaces
+        tokens, pixels = "tag" in parts, "screenshot" in parts
+        kwargs["obs_mode"] = (
+            "tokens+pixels" if tokens and pixels else "pixels" if pixels else "tokens"
+        )
+        if tokens:
+            text = parts["text"]
+            assert isinstance(text, spaces.Box)
+            n, k = text.shape
+            kwargs["max_elements"] = int(n)
+            kwargs["max_tokens"] = int(k)
+            kwargs["vocab_size"] = int(np.max(text.high)) + 1
+        if pixels:
+            shot = parts["screenshot"]
+            assert isinstance(shot, spaces.Box)
+            h, w, _ = shot.shape
+            kwargs["screenshot_size"] = (int(h), int(w))
+    if isinstance(act_space, spaces.MultiDiscrete):
+        nvec = [int(x) for x in np.asarray(act_space.nvec).reshape(-1)]
+        kwargs["action_mode"] = "multidiscrete"
+        kwargs["max_elements"] = nvec[1]
+        kwargs["max_values"] = nvec[2]
+    elif isinstance(act_space, spaces.Discrete):
+        kwargs["action_mode"] = "discrete"
+        kwargs["max_actions"] = int(act_space.n)
+    return kwargs
+
+
+class SB3Policy:
+    """Deterministic actions of a loaded SB3 model; MaskablePPO gets the env's masks."""
+
+    def __init__(self, model: Any, env: gym.Env[Any, Any], *, masked: bool) -> None:
+        self.model = model
+        self.env = env.unwrapped
+        self.masked = masked
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, obs: Any, info: dict[str, Any] | None = None) -> Any:
+        if self.masked:
+            masks = self.env.action_masks()  # type: ignore[attr-defined]
+            action, _ = self.model.predict(obs, deterministic=True, action_masks=masks)
+        else:
+            action, _ = self.model.predict(obs, deterministic=True)
+        return action

@@ -1,0 +1,557 @@
+"""Stable-Baselines3 on `WebTask-v0`: PPO and MaskablePPO, with a learning curve on held-out seeds.
+
+    python -m webfactory_env.training.sb3 --algo maskable-ppo --family shop \\
+        --task shop_open_cart --timesteps 6000 --envs 2 --out runs/sb3
+
+Training draws level seeds from a train range (default 0-9999); the learning curve is the
+success rate on a disjoint range of held-out level seeds (default 100000-100029), measured
+every `--eval-every` timesteps, with the greedy policy and with the sampled one. Before
+training, the same held-out seeds are played by two random baselines: the package's random
+agent (uniform over valid actions, never `done`) and uniform samples of the action space.
+
+The env goes to SB3 as it is: `MultiInputPolicy` reads the observation dict, MaskablePPO
+calls `action_masks()`. The only wrapper, `LevelSeeds`, picks level seeds for resets.
+
+Writes to `--out`: `model.zip`, `learning_curve.csv`, `summary.json` and, when matplotlib
+is installed, `learning_curve.png`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+import webfactory_env  # noqa: F401  (registers WebTask-v0)
+from webfactory_env.agents import RandomAgent
+from webfactory_env.core.errors import ConfigError, UnknownNameError
+from webfactory_env.env import WebTaskEnv
+from webfactory_env.training.levels import EVAL_SEEDS, TRAIN_SEEDS, LevelSeeds, SeedRange
+
+ALGOS = ("ppo", "maskable-ppo")
+VEC_ENVS = ("subproc", "dummy")
+CURVE_COLUMNS = (
+    "timesteps",
+    "success_rate",
+    "success_rate_sampled",
+    "mean_return",
+    "mean_steps",
+    "episodes",
+    "train_s",
+    "wall_s",
+)
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """One training run. The defaults are the README's few-minute CPU run."""
+
+    algo: str = "maskable-ppo"
+    family: str = "shop"
+    task: str = "shop_open_cart"
+    difficulty: str = "easy"
+    variation: Mapping[str, str] | None = None
+    timesteps: int = 6000
+    envs: int = 2
+    out: Path = Path("runs/sb3")
+    seed: int = 0
+    max_steps: int = 8
+    max_elements: int = 128
+    # Generous: on a busy machine a slow step should not cut an episode short.
+    step_timeout_ms: int = 20_000
+    train_seeds: SeedRange = TRAIN_SEEDS
+    eval_seeds: SeedRange = EVAL_SEEDS
+    eval_every: int = 1000
+    vec_env: str = "subproc"
+    # PPO's knobs, tuned for short episodes and few updates.
+    n_steps: int = 64
+    batch_size: int = 64
+    n_epochs: int = 4
+    learning_rate: float = 1e-3
+    ent_coef: float = 0.01
+    gamma: float = 0.95
+    baselines: bool = True
+    # Also measure the sampled (stochastic) policy at each point of the curve.
+    eval_sampled: bool = True
+    torch_threads: int | None = 1  # the browser needs the other core
+    verbose: bool = True
+
+    def __post_init__(self) -> None:
+        if self.algo not in ALGOS:
+            raise UnknownNameError("algorithm", self.algo, ALGOS)
+        if self.vec_env not in VEC_ENVS:
+            raise UnknownNameError("vector env", self.vec_env, VEC_ENVS)
+        if self.timesteps < 1 or self.envs < 1 or self.eval_every < 1:
+            raise ConfigError("timesteps, envs and eval_every must be at least 1")
+        if self.train_seeds.overlaps(self.eval_seeds):
+            raise ConfigError(
+                f"the held-out seeds {self.eval_seeds} overlap the train seeds "
+                f"{self.train_seeds}; choose disjoint ranges"
+            )
+
+    def env_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of `gymnasium.make("WebTask-v0", ...)` for this run."""
+        return {
+            "family": self.family,
+            "task": self.task,
+            "difficulty": self.difficulty,
+            "variation": dict(self.variation) if self.variation else None,
+            "obs_mode": "tokens",
+            "max_steps": self.max_steps,
+            "max_elements": self.max_elements,
+            "step_timeout_ms": self.step_timeout_ms,
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out.update(
+            out=str(self.out),
+            train_seeds=str(self.train_seeds),
+            eval_seeds=str(self.eval_seeds),
+            variation=dict(self.variation) if self.variation else None,
+        )
+        return out
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """How an agent did on a list of held-out levels."""
+
+    episodes: int
+    success_rate: float
+    mean_return: float
+    mean_steps: float
+
+    def to_json(self) -> dict[str, float]:
+        return asdict(self)
+
+
+@dataclass
+class TrainResult:
+    config: TrainConfig
+    model: Any
+    curve: list[dict[str, float]]
+    baselines: dict[str, Evaluation]
+    final: Evaluation
+    wall_s: float
+    files: dict[str, Path] = field(default_factory=dict)
+
+    @property
+    def random_success(self) -> float:
+        """The best random baseline's success rate (0 when baselines were skipped)."""
+        return max((b.success_rate for b in self.baselines.values()), default=0.0)
+
+
+# An actor maps (observation, env) to an action; the env is there for masks and agents.
+Actor = Callable[[Any, WebTaskEnv], Any]
+
+
+# ------------------------------------------------------------------------------ envs
+def make_env(config: TrainConfig, rank: int = 0) -> Callable[[], gym.Env[Any, Any]]:
+    """A picklable factory for worker `rank`: `WebTask-v0` on train levels, monitored."""
+    kwargs = config.env_kwargs()
+    seeds = config.train_seeds
+    level_seed = config.seed * 1_000 + rank
+
+    def factory() -> gym.Env[Any, Any]:
+        from stable_baselines3.common.monitor import Monitor
+
+        # "module:id" imports webfactory_env in workers started fresh (forkserver/spawn).
+        env = gym.make("webfactory_env:WebTask-v0", **kwargs)
+        return Monitor(LevelSeeds(env, seeds, seed=level_seed))
+
+    return factory
+
+
+def make_vec_env(config: TrainConfig) -> Any:
+    """`SubprocVecEnv` (one process, and one Chromium, per env) or `DummyVecEnv`."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    factories = [make_env(config, rank) for rank in range(config.envs)]
+    if config.vec_env == "subproc" and config.envs > 1:
+        return SubprocVecEnv(factories)
+    return DummyVecEnv(factories)
+
+
+def make_model(config: TrainConfig, venv: Any) -> Any:
+    """A PPO or MaskablePPO learner with `MultiInputPolicy` on `venv`."""
+    kwargs: dict[str, Any] = {
+        "n_steps": config.n_steps,
+        "batch_size": config.batch_size,
+        "n_epochs": config.n_epochs,
+        "learning_rate": config.learning_rate,
+        "ent_coef": config.ent_coef,
+        "gamma": config.gamma,
+        "seed": config.seed,
+        "device": "cpu",
+        "verbose": 0,
+    }
+    if config.algo == "maskable-ppo":
+        from sb3_contrib import MaskablePPO
+
+        return MaskablePPO("MultiInputPolicy", venv, **kwargs)
+    from stable_baselines3 import PPO
+
+    return PPO("MultiInputPolicy", venv, **kwargs)
+
+
+# ------------------------------------------------------------------------ evaluation
+def evaluate(
+    env: gym.Env[Any, Any],
+    act: Actor,
+    seeds: Iterable[int],
+    options: Mapping[str, Any] | None = None,
+) -> Evaluation:
+    """Play one episode on each level seed and count the successes."""
+    unwrapped = env.unwrapped
+    if not isinstance(unwrapped, WebTaskEnv):
+        raise TypeError("evaluate() needs a WebTask-v0 environment")
+    successes, returns, steps = [], [], []
+    for seed in seeds:
+        obs, info = env.reset(seed=int(seed), options=dict(options or {}))
+        total, n, success = 0.0, 0, False
+        while True:
+            obs, reward, terminated, truncated, info = env.step(act(obs, unwrapped))
+            total += float(reward)
+            n += 1
+            if terminated or truncated:
+                success = bool(info["success"])
+                break
+        successes.append(success)
+        returns.append(total)
+        steps.append(n)
+    if not successes:
+        raise ConfigError("evaluate() needs at least one seed")
+    return Evaluation(
+        episodes=len(successes),
+        success_rate=float(np.mean(successes)),
+        mean_return=float(np.mean(returns)),
+        mean_steps=float(np.mean(steps)),
+    )
+
+
+def policy_actor(model: Any, deterministic: bool = True) -> Actor:
+    """The trained policy as an actor (MaskablePPO gets the env's action masks)."""
+    masked = type(model).__name__ == "MaskablePPO"
+
+    def act(obs: Any, env: WebTaskEnv) -> Any:
+        if masked:
+            action, _ = model.predict(
+                obs, deterministic=deterministic, action_masks=env.action_masks()
+            )
+        else:
+            action, _ = model.predict(obs, deterministic=deterministic)
+        return action
+
+    return act
+
+
+def random_actor(env: gym.Env[Any, Any], seed: int = 0) -> Actor:
+    """The package's random agent: uniform over valid actions, never `done`."""
+    agent = RandomAgent(env, seed=seed, allow_done=False)
+    return lambda obs, _env: agent.act(obs)
+
+
+def uniform_actor(space: gym.Space[Any], seed: int = 0) -> Actor:
+    """Uniform samples of the whole action space (what an untrained PPO policy does)."""
+    space = _copy_space(space)
+    space.seed(seed)
+    return lambda obs, _env: space.sample()
+
+
+def _copy_space(space: gym.Space[Any]) -> gym.Space[Any]:
+    import copy
+
+    return copy.deepcopy(space)
+
+
+def random_baselines(
+    env: gym.Env[Any, Any], seeds: Sequence[int], seed: int = 0
+) -> dict[str, Evaluation]:
+    """Both random baselines on the held-out seeds."""
+    return {
+        "random": evaluate(env, random_actor(env, seed), seeds),
+        "uniform": evaluate(env, uniform_actor(env.action_space, seed), seeds),
+    }
+
+
+# ---------------------------------------------------------------------------- training
+def _callback_class() -> type:
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class LearningCurve(BaseCallback):
+        """Evaluates on the held-out seeds at the start, every `every` timesteps, and at
+        the end; `record(timesteps)` does the measuring and writing."""
+
+        def __init__(self, record: Callable[[int], None], every: int) -> None:
+            super().__init__(verbose=0)
+            self._record = record
+            self._every = every
+            self._next = every
+            self._last = -1
+
+        def _measure(self) -> None:
+            if self.num_timesteps != self._last:
+                self._last = self.num_timesteps
+                self._record(self.num_timesteps)
+
+        def _on_training_start(self) -> None:
+            self._measure()
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps >= self._next:
+                while self._next <= self.num_timesteps:
+                    self._next += self._every
+                self._measure()
+            return True
+
+        def _on_training_end(self) -> None:
+            self._measure()
+
+    return LearningCurve
+
+
+def train(config: TrainConfig) -> TrainResult:
+    """Train, record the learning curve, save the model and the curve; see the module doc."""
+    import torch
+
+    if config.torch_threads:
+        torch.set_num_threads(config.torch_threads)
+    out = Path(config.out)
+    out.mkdir(parents=True, exist_ok=True)
+    say = print if config.verbose else (lambda *a, **k: None)
+    seeds = list(config.eval_seeds.seeds)
+    eval_env = gym.make("WebTask-v0", **config.env_kwargs())
+    venv = None
+    try:
+        baselines: dict[str, Evaluation] = {}
+        if config.baselines:
+            baselines = random_baselines(eval_env, seeds, seed=config.seed)
+            for name, ev in baselines.items():
+                say(
+                    f"{name:>8} agent: success {ev.success_rate:.2f} "
+                    f"on {ev.episodes} held-out levels"
+                )
+        venv = make_vec_env(config)
+        model = make_model(config, venv)
+        curve: list[dict[str, float]] = []
+        csv_path = out / "learning_curve.csv"
+        started = time.perf_counter()
+        eval_time = 0.0
+
+        def record(timesteps: int) -> None:
+            nonlocal eval_time
+            t0 = time.perf_counter()
+            greedy = evaluate(eval_env, policy_actor(model, deterministic=True), seeds)
+            sampled_rate = float("nan")  # not measured
+            if config.eval_sampled:
+                sampled = evaluate(eval_env, policy_actor(model, deterministic=False), seeds)
+                sampled_rate = sampled.success_rate
+            eval_time += time.perf_counter() - t0
+            wall = time.perf_counter() - started
+            curve.append(
+                {
+                    "timesteps": timesteps,
+                    "success_rate": greedy.success_rate,
+                    "success_rate_sampled": sampled_rate,
+                    "mean_return": greedy.mean_return,
+                    "mean_steps": greedy.mean_steps,
+                    "episodes": greedy.episodes,
+                    "train_s": round(wall - eval_time, 1),
+                    "wall_s": round(wall, 1),
+                }
+            )
+            write_curve(curve, csv_path)
+            say(
+                f"{timesteps:>7} steps  success {greedy.success_rate:.2f} greedy, "
+                f"{sampled_rate:.2f} sampled  ({wall:.0f} s)"
+            )
+
+        model.learn(
+            total_timesteps=config.timesteps, callback=_callback_class()(record, config.eval_every)
+        )
+        wall = time.perf_counter() - started
+        files = {"model": out / "model.zip", "curve": csv_path, "summary": out / "summary.json"}
+        model.save(files["model"])
+        final_row = curve[-1]
+        final = Evaluation(
+            episodes=int(final_row["episodes"]),
+            success_rate=final_row["success_rate"],
+            mean_return=final_row["mean_return"],
+            mean_steps=final_row["mean_steps"],
+        )
+        result = TrainResult(config, model, curve, baselines, final, wall, files)
+        png = plot_curve(result, out / "learning_curve.png")
+        if png is not None:
+            files["plot"] = png
+        files["summary"].write_text(json.dumps(summary(result), indent=2) + "\n")
+        say(f"saved {', '.join(str(p) for p in files.values())}")
+        return result
+    finally:
+        if venv is not None:
+            venv.close()
+        eval_env.close()
+
+
+def write_curve(curve: Sequence[Mapping[str, float]], path: Path) -> None:
+    with path.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=CURVE_COLUMNS)
+        writer.writeheader()
+        writer.writerows(curve)
+
+
+def read_curve(path: Path) -> list[dict[str, float]]:
+    with Path(path).open(newline="") as fh:
+        return [{k: float(v) for k, v in row.items()} for row in csv.DictReader(fh)]
+
+
+def summary(result: TrainResult) -> dict[str, Any]:
+    return {
+        "config": result.config.to_json(),
+        "baselines": {k: v.to_json() for k, v in result.baselines.items()},
+        "final": result.final.to_json(),
+        "timesteps": int(result.curve[-1]["timesteps"]),
+        "wall_s": round(result.wall_s, 1),
+        # JSON has no NaN: a figure that was not measured is null.
+        "curve": [{k: None if v != v else v for k, v in row.items()} for row in result.curve],
+    }
+
+
+def plot_curve(result: TrainResult, path: Path) -> Path | None:
+    """Success rate on held-out levels against timesteps, with the random baselines; None
+    when matplotlib is not installed."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    c = result.config
+    steps = [r["timesteps"] for r in result.curve]
+    fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=100)
+    ax.plot(steps, [r["success_rate"] for r in result.curve], "o-", label="policy (greedy)")
+    if result.config.eval_sampled:
+        ax.plot(
+            steps,
+            [r["success_rate_sampled"] for r in result.curve],
+            "s--",
+            alpha=0.7,
+            label="policy (sampled)",
+        )
+    styles = {
+        "random": ("random agent (valid actions)", "tab:red"),
+        "uniform": ("uniform actions", "gray"),
+    }
+    for name, ev in result.baselines.items():
+        label, colour = styles.get(name, (name, "black"))
+        ax.axhline(
+            ev.success_rate, color=colour, linestyle=":", label=f"{label}: {ev.success_rate:.2f}"
+        )
+    ax.set_xlabel("training timesteps")
+    ax.set_ylabel(f"success rate, {len(c.eval_seeds.seeds)} held-out levels")
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_title(f"{c.algo} on {c.family}/{c.task} ({c.difficulty})")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="center right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+# --------------------------------------------------------------------------------- CLI
+def parse_args(argv: Sequence[str] | None = None) -> TrainConfig:
+    d = TrainConfig()
+    p = argparse.ArgumentParser(
+        prog="python -m webfactory_env.training.sb3",
+        description="Train PPO or MaskablePPO on WebTask-v0 and record a learning curve "
+        "on held-out level seeds.",
+    )
+    p.add_argument("--algo", choices=ALGOS, default=d.algo)
+    p.add_argument("--family", default=d.family)
+    p.add_argument("--task", default=d.task)
+    p.add_argument("--difficulty", default=d.difficulty)
+    p.add_argument(
+        "--variation",
+        action="append",
+        default=[],
+        metavar="AXIS=VALUE",
+        help="fix a variation axis (repeatable), e.g. --variation theme=dark",
+    )
+    p.add_argument("--timesteps", type=int, default=d.timesteps)
+    p.add_argument("--envs", type=int, default=d.envs, help="parallel envs")
+    p.add_argument("--vec-env", choices=VEC_ENVS, default=d.vec_env)
+    p.add_argument("--out", type=Path, default=d.out)
+    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--max-steps", type=int, default=d.max_steps)
+    p.add_argument("--train-seeds", default=str(d.train_seeds), help="first-last or start:count")
+    p.add_argument("--eval-seeds", default=str(d.eval_seeds), help="held-out level seeds")
+    p.add_argument("--eval-every", type=int, default=d.eval_every)
+    p.add_argument("--n-steps", type=int, default=d.n_steps, help="rollout length per env")
+    p.add_argument("--batch-size", type=int, default=d.batch_size)
+    p.add_argument("--n-epochs", type=int, default=d.n_epochs)
+    p.add_argument("--learning-rate", type=float, default=d.learning_rate)
+    p.add_argument("--ent-coef", type=float, default=d.ent_coef)
+    p.add_argument("--no-baselines", action="store_true", help="skip the random baselines")
+    p.add_argument("--quiet", action="store_true")
+    a = p.parse_args(argv)
+    variation = {}
+    for item in a.variation:
+        axis, sep, value = item.partition("=")
+        if not sep:
+            p.error(f"--variation takes AXIS=VALUE, got {item!r}")
+        variation[axis] = value
+    return replace(
+        d,
+        algo=a.algo,
+        family=a.family,
+        task=a.task,
+        difficulty=a.difficulty,
+        variation=variation or None,
+        timesteps=a.timesteps,
+        envs=a.envs,
+        vec_env=a.vec_env,
+        out=a.out,
+        seed=a.seed,
+        max_steps=a.max_steps,
+        train_seeds=SeedRange.parse(a.train_seeds),
+        eval_seeds=SeedRange.parse(a.eval_seeds),
+        eval_every=a.eval_every,
+        n_steps=a.n_steps,
+        batch_size=a.batch_size,
+        n_epochs=a.n_epochs,
+        learning_rate=a.learning_rate,
+        ent_coef=a.ent_coef,
+        baselines=not a.no_baselines,
+        verbose=not a.quiet,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        config = parse_args(argv)
+        result = train(config)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    best = result.random_success
+    print(
+        f"held-out success: {result.final.success_rate:.2f} after "
+        f"{int(result.curve[-1]['timesteps'])} timesteps in {result.wall_s:.0f} s "
+        f"(best random baseline {best:.2f})"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
