@@ -29,8 +29,11 @@ def static_routes(site: Site) -> tuple[str, ...]:
     return site.spec.routes
 
 
-def page_affordances(app: SiteApp, route: str, *, reveal: bool = True) -> list[Affordance]:
-    """Affordances of `route`, including those behind dialogs, tabs, accordions and menus."""
+def page_affordances(
+    app: SiteApp, route: str, *, reveal: bool = True, depth: int = 2
+) -> list[Affordance]:
+    """Affordances of `route`, including those behind dialogs, tabs, accordions and menus
+    (opened up to `depth` deep: a date popover in a dialog in a tab is 3 deep)."""
     app.route = route
     found: dict[str, Affordance] = {}
     seen_ui: set[str] = set()
@@ -41,15 +44,19 @@ def page_affordances(app: SiteApp, route: str, *, reveal: bool = True) -> list[A
             found.setdefault(a.sid, a)
         if not reveal or depth == 0:
             return
-        for a in page.affordances:
-            if a.handler in UI_HANDLERS and a.arg and a.sid not in seen_ui:
-                seen_ui.add(a.sid)
-                saved = copy.deepcopy(app.ui)
-                app.dispatch(a.click_event())
-                walk(depth - 1)
-                app.ui = saved
+        # Claim this level's openers before descending, so that a sibling reached from
+        # inside another (a tab seen from a tab) is still opened here, with depth to spare
+        # for what it reveals (a dialog inside that tab).
+        todo = [a for a in page.affordances if a.handler in UI_HANDLERS and a.arg]
+        todo = [a for a in todo if a.sid not in seen_ui]
+        seen_ui.update(a.sid for a in todo)
+        for a in todo:
+            saved = copy.deepcopy(app.ui)
+            app.dispatch(a.click_event())
+            walk(depth - 1)
+            app.ui = saved
 
-    walk(2)
+    walk(depth)
     return list(found.values())
 
 
@@ -63,13 +70,13 @@ def _semantic(a: Affordance) -> tuple[Any, ...] | None:
     return (a.sid, a.kind, a.verb, kept, options, effect)
 
 
-def semantic_graph(site: Site) -> frozenset[tuple[Any, ...]]:
+def semantic_graph(site: Site, routes: Sequence[str] | None = None) -> frozenset[tuple[Any, ...]]:
     """What a site *means*: its non-structural, non-distractor affordances on every static
     page (with their kind, attributes, options and effect), its entities and its state.
-    Variation axes must leave this unchanged."""
+    Variation axes must leave this unchanged. `routes` restricts the pages looked at."""
     app = site.new_app()
     out: set[tuple[Any, ...]] = set()
-    for route in static_routes(site):
+    for route in static_routes(site) if routes is None else routes:
         for a in page_affordances(site.new_app(), route):
             sem = _semantic(a)
             if sem is not None:
@@ -149,18 +156,25 @@ def check_family(
 
 
 def check_family_in_browser(
-    family: str, seeds: Sequence[int] = (0, 1), variations: Sequence[dict[str, str]] = ({},)
+    family: str,
+    seeds: Sequence[int] = (0, 1),
+    variations: Sequence[dict[str, str]] = ({},),
+    *,
+    difficulty: str = "medium",
+    every_route: bool = True,
 ) -> None:
-    """In Chromium: each affordance of each static page is exactly one live node, no
-    instrumentation attribute is left in the DOM, and every URL stays on the site."""
+    """In Chromium: each affordance of each static page (or, without `every_route`, of one
+    page of each kind) is exactly one live node, no instrumentation attribute is left in
+    the DOM, and every URL stays on the site."""
     from webfactory_env.executor import ObserveConfig, PageSession
 
     session = PageSession()
     try:
         for seed in seeds:
             for variation in variations:
-                site = generate_site(family, seed, "medium", variation or None)
-                for route in static_routes(site):
+                site = generate_site(family, seed, difficulty, variation or None)
+                routes = static_routes(site) if every_route else site.representative_routes()
+                for route in routes:
                     app = site.new_app()
                     app.route = route
                     expected = sorted(a.sid for a in app.page().affordances)

@@ -1,0 +1,54 @@
+"""Rows of the README's "Bad input and what it gets" table that no other test keeps (pure:
+no browser)."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import pytest
+
+from webfactory_env.core.errors import ConfigError, UnknownNameError
+from webfactory_env.replay import verify_bundle
+from webfactory_env.service import drop_privileges, parse_bind
+from webfactory_env.sitegen import generate_site
+
+
+def test_bad_variation_values_and_seeds_are_user_errors():
+    with pytest.raises(ConfigError, match=r"'theme' cannot be 'neon'; choose one of: light"):
+        generate_site("shop", 1, variation={"theme": "neon"})
+    with pytest.raises(UnknownNameError, match=r"Did you mean 'theme'\?"):
+        generate_site("shop", 1, variation={"themes": "dark"})
+    for seed in (-3, 1.5, True):
+        with pytest.raises(ConfigError, match="seed must be a non-negative integer"):
+            generate_site("shop", seed)  # type: ignore[arg-type]
+
+
+def test_a_truncated_bundle_fails_verification_by_name(tmp_path):
+    broken = tmp_path / "b.tar.gz"
+    broken.write_bytes(b"\x1f\x8b\x08\x00" + b"\x00" * 40)  # a gzip header, then nothing
+    verdict = verify_bundle(broken)
+    assert not verdict.ok and verdict.file == "b.tar.gz"
+    assert "not a readable .tar.gz" in verdict.message
+
+
+def test_stepping_before_reset_is_a_user_error():
+    env = gym.make("WebTask-v0", obs_mode="tokens")
+    with pytest.raises(ConfigError, match=r"call reset\(\) before step\(\)"):
+        env.unwrapped.step([0, 0, 0])
+    env.close()
+
+
+@pytest.mark.parametrize("value", ["localhost", "127.0.0.1:http", ":8091", "127.0.0.1:"])
+def test_a_bad_executor_bind_address_says_what_it_should_look_like(value):
+    with pytest.raises(ConfigError, match="must look like host:port"):
+        parse_bind(value)
+
+
+def test_executor_bind_address_defaults_to_loopback():
+    assert parse_bind(None) == ("127.0.0.1", 8091)
+    assert parse_bind("[::1]:9000") == ("::1", 9000)
+
+
+def test_dropping_to_a_missing_user_is_a_user_error(monkeypatch):
+    monkeypatch.setattr("os.geteuid", lambda: 0)  # as if root; fails before any change
+    with pytest.raises(ConfigError, match="no user 'no-such-user-wf'; create it"):
+        drop_privileges("no-such-user-wf")
