@@ -129,6 +129,37 @@ def test_random_episode_from_the_cli_round_trips_as_an_archive(tmp_path, capsys)
     assert verdict.message == "verified 8 steps"
 
 
+FAMILIES = ("shop", "travel", "kanban", "account", "forum")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("family", FAMILIES)
+def test_random_episodes_round_trip_in_every_family(family, tmp_path):
+    # The oracle's round trip per family is the golden bundle's; this is the random agent's,
+    # whose invalid actions, dead ends and refused forms must replay just as exactly.
+    from webfactory_env.tasks import library_tasks
+
+    task = library_tasks(family)[0].name
+    trace = tmp_path / "trace.jsonl"
+    env = TraceRecorder(
+        gym.make("WebTask-v0", family=family, task=task, obs_mode="tokens", max_steps=12),
+        trace,
+    )
+    try:
+        policy = RandomAgent(env, seed=5)
+        obs, info = env.reset(seed=21)
+        done = False
+        while not done:
+            obs, _, terminated, truncated, info = env.step(policy.act(obs, info))
+            done = terminated or truncated
+        write_bundle(tmp_path / "bundle.tar.gz", env, trace)
+    finally:
+        env.close()
+    verdict = verify_bundle(tmp_path / "bundle.tar.gz")
+    assert verdict.ok, verdict.message
+    assert verdict.message == f"verified {info['steps']} steps"
+
+
 @pytest.mark.browser
 def test_golden_bundles_verify():
     sys.path.insert(0, str(GOLDEN.parent))

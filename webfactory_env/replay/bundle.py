@@ -45,6 +45,7 @@ from webfactory_env.env import WebTaskEnv
 from webfactory_env.sitegen.registry import Site
 from webfactory_env.tasks import COMPILER_VERSION
 from webfactory_env.trace.recorder import SCREENS_DIR, EpisodeTrace, read_trace, write_trace
+from webfactory_env.trace.redact import plan_privacy, scrub_patterns, scrub_secret_fields
 from webfactory_env.trace.schema import TRACE_SCHEMA_VERSION
 
 BUNDLE_FORMAT = "1.0"
@@ -155,13 +156,21 @@ def check_new_bundle_path(out: str | Path) -> Path:
 def _write_contents(root: Path, env: WebTaskEnv, ep: EpisodeTrace, screens: Path) -> None:
     assert env.site is not None and env.task is not None
     site, task = env.site, env.task
-    _write_json(root / SPEC_FILE, {"digest": site.digest, **site.spec.to_json()})
+    # Secrets and personal data stay out of the bundle as out of the trace (trace.redact):
+    # the site's ground truth loses its passwords and codes, the compiled task the values
+    # its plan types into secret and personal fields, everything its emails and card numbers.
+    redactor = plan_privacy(site, task).redactor()
+    for secret in env.typed_secrets:
+        redactor.add(secret)
+    spec = {"digest": site.digest, **site.spec.to_json()}
+    _write_json(root / SPEC_FILE, redactor.scrub(scrub_secret_fields(spec)))
     pages, site_files = export_site(site)
     for rel, text in site_files.items():
         _write_text(root / rel, text)
+    # Verbatim: replay recompiles it (a value written into a task file is part of the task).
     _write_text(root / TASK_SOURCE, task.source)
     compiled = {**task.to_json(), "filename": TASK_SOURCE}
-    _write_json(root / TASK_COMPILED, compiled)
+    _write_json(root / TASK_COMPILED, redactor.scrub(compiled))
     (root / TRACE_FILE).parent.mkdir(parents=True, exist_ok=True)
     write_trace(root / TRACE_FILE, [ep])
     for obs in ep.observations():
@@ -232,7 +241,7 @@ def export_site(site: Site) -> tuple[dict[str, str], dict[str, str]]:
             1,
         )
         pages[route] = rel
-        files[rel] = html
+        files[rel] = scrub_patterns(html)  # emails, card numbers: pseudonyms (verify alike)
     return pages, files
 
 

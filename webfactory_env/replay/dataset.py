@@ -35,7 +35,7 @@ from webfactory_env.__about__ import __version__
 from webfactory_env.core.errors import BundleError, ConfigError
 from webfactory_env.env import observation_digest
 from webfactory_env.replay.bundle import ARCHIVE_SUFFIX, sha256_file, write_bundle
-from webfactory_env.suites import Suite
+from webfactory_env.suites import Suite, SuiteEpisode
 from webfactory_env.trace.recorder import TraceRecorder
 
 DATASET_FORMAT = "1.0"
@@ -84,7 +84,7 @@ def write_dataset(
         raise UnknownNameError("agent", agent, AGENTS)
     if episodes < 1:
         raise ConfigError("--episodes must be at least 1")
-    plan = list(suite.episodes(episodes))
+    plan = list(suite.episode_specs(episodes))
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ConfigError(f"{out} already exists and is not empty; choose a new --out directory")
@@ -102,8 +102,8 @@ def write_dataset(
     (out / META).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     env = gym.make(
         "WebTask-v0",
-        family=suite.family,
-        task=suite.tasks[0],
+        family=plan[0].family,
+        task=plan[0].task,
         difficulty=suite.difficulty,
         obs_mode=obs_mode,
         max_steps=max_steps,
@@ -111,8 +111,8 @@ def write_dataset(
     rows: list[dict[str, Any]] = []
     try:
         with (out / INDEX).open("a", encoding="utf-8") as index:
-            for i, (task, seed) in enumerate(plan):
-                row = _record(env, out, i, suite, task, seed, agent, screenshots)
+            for i, episode in enumerate(plan):
+                row = _record(env, out, i, suite, episode, agent, screenshots)
                 index.write(json.dumps(row, sort_keys=True) + "\n")
                 index.flush()
                 rows.append(row)
@@ -128,13 +128,13 @@ def _record(
     out: Path,
     i: int,
     suite: Suite,
-    task: str,
-    seed: int,
+    episode: SuiteEpisode,
     agent: str,
     screenshots: bool,
 ) -> dict[str, Any]:
     from webfactory_env.agents import AGENTS
 
+    task, seed = episode.task, episode.seed
     name = f"{i:06d}-{task}-s{seed}"
     bundle = out / EPISODES_DIR / f"{name}{ARCHIVE_SUFFIX}"
     arrays = out / EPISODES_DIR / f"{name}.npz"
@@ -142,8 +142,7 @@ def _record(
         trace = Path(tmp) / "trace.jsonl"
         rec = TraceRecorder(env, trace, run_id=f"{suite.name}/{i}", screenshots=screenshots)
         policy = AGENTS[agent](rec, seed=seed)
-        options = {"family": suite.family, "task": task, "difficulty": suite.difficulty}
-        obs, info = rec.reset(seed=seed, options=options)
+        obs, info = rec.reset(seed=seed, options=episode.reset_options())
         policy.reset()
         observations, digests = [obs], [info["obs_digest"]]
         actions, rewards, terminated, truncated = [], [], [], []
@@ -174,7 +173,7 @@ def _record(
     success = bool(info["success"])
     return {
         "episode": i,
-        "family": suite.family,
+        "family": episode.family,
         "task": info["task"],
         "seed": seed,
         "difficulty": suite.difficulty,

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from webfactory_env.__about__ import __version__
 from webfactory_env.core.errors import TraceError
 from webfactory_env.env import STEP_MS, WebTaskEnv
-from webfactory_env.trace.redact import Redactor
+from webfactory_env.trace.redact import Redactor, plan_privacy
 from webfactory_env.trace.schema import (
     LINE_ADAPTER,
     REDACTED,
@@ -66,10 +66,28 @@ class EpisodeLog:
         self.screens = screens
         self.redactor = Redactor()
         self._satisfied_at: dict[str, int] = {}
+        self._planned = False
+
+    def _learn_plan(self) -> None:
+        """What the task's plan will type into secret and personal-data fields, known before
+        anything is typed (the header's instruction already spells those values out)."""
+        if self._planned:
+            return
+        self._planned = True
+        site, task = getattr(self.env, "site", None), getattr(self.env, "task", None)
+        if site is None or not isinstance(getattr(task, "plan", None), tuple):
+            return
+        privacy = plan_privacy(site, task)  # type: ignore[arg-type]
+        for secret in privacy.secrets:
+            self.redactor.add(secret)
+        for value in privacy.personal:
+            self.redactor.add_personal(value)
 
     def header(self, info: Mapping[str, Any]) -> TraceHeader:
         env = self.env
         assert env.site is not None and env.task is not None
+        self._learn_plan()
+        scrub = self.redactor.scrub
         spec, task, obs = env.site.spec, env.task, env.obs_config
         session = env.session.config
         return TraceHeader(
@@ -90,15 +108,15 @@ class EpisodeLog:
                 dsl_version=task.dsl_version,
                 compiler_version=task.compiler_version,
                 compiled_digest=task.digest,
-                instruction=task.instruction,
-                goal=task.goal,
+                instruction=scrub(task.instruction),
+                goal=scrub(task.goal),
                 n_values=len(task.values),
                 subgoals=[
                     SubgoalInfo(
                         id=g.id,
-                        description=g.description,
+                        description=scrub(g.description),
                         prerequisites=list(g.prerequisites),
-                        witness=list(g.witness),
+                        witness=scrub(list(g.witness)),
                         terminal=g.terminal,
                         sticky=g.sticky,
                     )
@@ -129,6 +147,7 @@ class EpisodeLog:
             raise TraceError("env.step returned no info['record']: is this a WebTask-v0 env?")
         env = self.env
         assert env.task is not None
+        self._learn_plan()
         action = record["action"]
         redacted = bool(action.get("redact"))
         for secret in getattr(env, "typed_secrets", ()):
@@ -139,13 +158,12 @@ class EpisodeLog:
             if 0 <= slot < len(env.task.values):
                 self.redactor.add(env.task.values[slot])
         if isinstance(raw, str):
-            # A text action spells secrets out: keep a placeholder that replay can fill from
-            # the bundled task when the secret is one of the task's values.
-            for secret in getattr(env, "typed_secrets", ()):
-                if secret in env.task.values:
-                    slot_text = f"{{{{value:{env.task.values.index(secret)}}}}}"
-                    raw = raw.replace(json.dumps(secret), slot_text)
-                raw = raw.replace(secret, REDACTED)
+            # A text action spells secrets and personal data out: keep a placeholder that
+            # replay can fill from the bundled task when the value is one of the task's.
+            for slot, value in enumerate(env.task.values):
+                if self.redactor.scrub_text(value) != value:
+                    raw = raw.replace(json.dumps(value), f"{{{{value:{slot}}}}}")
+            raw = self.redactor.scrub_text(raw)
         t = int(record["t"])
         reward = record["reward"]
         newly = list(reward["subgoals"])
@@ -161,7 +179,7 @@ class EpisodeLog:
                 raw=raw if isinstance(raw, str) else [int(x) for x in raw],
                 verb=action["verb"],
                 index=action["index"],
-                target=action["target"],
+                target=scrub(action["target"]),
                 value=REDACTED
                 if redacted and action["value"] is not None
                 else scrub(action["value"]),
@@ -211,7 +229,7 @@ class EpisodeLog:
         dom = self.redactor.scrub(self.env.dom.to_json())
         shot = None
         if self.screens is not None:
-            png = self.env.screenshot_png()
+            png = _paint_over(self.env.screenshot_png(), self._private_boxes())
             shot = hashlib.sha256(png).hexdigest()
             path = self.screens / f"{shot}.png"
             if not path.exists():
@@ -223,6 +241,37 @@ class EpisodeLog:
             dom=CompactDom.model_validate(dom),
             screenshot=shot,
         )
+
+    def _private_boxes(self) -> list[tuple[int, int, int, int]]:
+        """Boxes of the observed elements that are secret fields or show a secret or a
+        piece of personal data: a stored screenshot must not show them either."""
+        dom = self.env.dom
+        scrub = self.redactor.scrub_text
+        return [
+            dom.boxes[i]
+            for i in range(len(dom.boxes))
+            if dom.secrets[i]
+            or scrub(dom.texts[i]) != dom.texts[i]
+            or scrub(dom.values[i]) != dom.values[i]
+        ]
+
+
+def _paint_over(png: bytes, boxes: list[tuple[int, int, int, int]]) -> bytes:
+    """`png` with each (x, y, w, h) box filled in grey."""
+    if not boxes:
+        return png
+    import io
+
+    from PIL import Image, ImageDraw
+
+    img = Image.open(io.BytesIO(png)).convert("RGB")
+    draw = ImageDraw.Draw(img)
+    for x, y, w, h in boxes:
+        if w > 0 and h > 0:
+            draw.rectangle((x, y, x + w - 1, y + h - 1), fill=(128, 128, 128))
+    out = io.BytesIO()
+    img.save(out, format="PNG")
+    return out.getvalue()
 
 
 class TraceRecorder(gym.Wrapper[Any, Any, Any, Any]):
