@@ -41,8 +41,14 @@ def test_generate_prints_digest_and_writes_the_spec(tmp_path):
 
 def test_tasks_list_and_compile():
     tasks = json.loads(wf("tasks", "list", "--json").stdout)
-    assert {"name": "buy_red_mug", "family": "shop"}.items() <= tasks[0].items()
-    assert all({"name", "family", "description"} <= set(t) for t in tasks)
+    mug = next(t for t in tasks if t["name"] == "buy_red_mug")
+    assert mug["family"] == "shop" and "mug" in mug["description"]
+    assert all({"name", "family", "description", "difficulty"} <= set(t) for t in tasks)
+    assert {t["difficulty"] for t in tasks} == {"easy", "medium", "hard"}
+    assert mug["difficulty"] == "hard"
+    table = wf("tasks", "list", "--family", "kanban").stdout.splitlines()
+    assert table and all(line.split()[1] == "kanban" for line in table)
+    assert any(line.split()[2] == "easy" for line in table)
     compiled = json.loads(
         wf("compile", "buy_red_mug", "--family", "shop", "--seed", "3", "--json").stdout
     )
@@ -81,6 +87,10 @@ def test_fmt_round_trips_library_files(tmp_path):
     messy = tmp_path / "m.task"
     messy.write_text('task   t{goto route( "/shop" ) ;}')
     assert wf("fmt", str(messy), "--check", check=False).returncode == 1
+    canonical = wf("fmt", str(messy)).stdout
+    assert canonical == 'task t {\n  goto route("/shop");\n}\n'
+    messy.write_text(canonical)
+    assert wf("fmt", str(messy), "--check").returncode == 0
 
 
 @pytest.mark.browser
@@ -124,3 +134,70 @@ def test_run_json_and_demo_artifacts(tmp_path):
     lines = [json.loads(x) for x in (out / "trace.jsonl").read_text().splitlines()]
     assert lines[0]["type"] == "header" and lines[0]["site_build"]["seed"] == 2
     assert [x["t"] for x in lines[1:]] == list(range(1, len(lines))) and lines[-1]["success"]
+
+
+@pytest.mark.parametrize("args", [("tasks", "list"), ("tasks", "list", "--json")])
+def test_a_closed_pipe_ends_quietly(args):
+    """`webfactory tasks list | head -1`: the reader is gone before we write. No traceback,
+    nothing on stderr, the exit status of a process that SIGPIPE ended (141)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # nobody reads: the first write fails with EPIPE
+    try:
+        res = subprocess.run(
+            [sys.executable, "-m", "webfactory_env.cli", *args],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
+    finally:
+        os.close(write_end)
+    assert res.stderr == "" and res.returncode == 141
+
+
+@pytest.mark.browser
+def test_bench_prints_every_median_next_to_the_floor(capsys):
+    from webfactory_env.cli import main
+
+    assert main(["bench", "--json", "--repeats", "1"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    medians = result["median_ms"]
+    assert result["floor_ms"] == medians["floor: mouse.click + evaluate"] > 0
+    for mode in ("tokens", "tokens+pixels"):
+        assert medians[f"step {mode}: select (re-render grid)"] > 0
+        assert medians[f"reset {mode}: new seed (new site + task)"] > 0
+    assert result["cpus"] >= 1 and len(result["loadavg"]["before"]) == 3
+
+
+def test_axes_and_vary_fix_variation_axes():
+    axes = json.loads(wf("axes", "--json").stdout)
+    assert {a["name"] for a in axes} >= {"theme", "choice_widget", "list_mode", "distractors"}
+    data = json.loads(
+        wf(
+            "generate", "--family", "kanban", "--seed", "3", "--json",
+            "--vary", "theme=dark", "--vary", "choice_widget=typeahead",
+        ).stdout
+    )  # fmt: skip
+    assert data["variation"]["theme"] == "dark"
+    assert data["variation"]["choice_widget"] == "typeahead"
+    bad = wf("generate", "--family", "kanban", "--seed", "3", "--vary", "them=dark", check=False)
+    assert bad.returncode != 0 and "did you mean 'theme'" in bad.stderr.lower()
+    assert "Traceback" not in bad.stderr
+
+
+@pytest.mark.browser
+def test_generate_screenshot_writes_a_png_per_page_kind(tmp_path):
+    from webfactory_env.sitegen import generate_site
+
+    res = wf(
+        "generate", "--family", "forum", "--seed", "2", "--vary", "theme=dark",
+        "--out", str(tmp_path), "--screenshot", "--json",
+    )  # fmt: skip
+    files = [Path(f) for f in json.loads(res.stdout)["files"] if f.endswith(".png")]
+    site = generate_site("forum", 2, variation={"theme": "dark"})
+    assert len(files) == len(site.representative_routes())
+    for f in files:
+        with Image.open(f) as img:
+            assert img.format == "PNG" and img.width > 0
+            dark = img.convert("L").getpixel((img.width - 5, img.height - 5))
+        assert dark < 100, f"{f.name} is not dark"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,7 +22,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+        return code
+    except BrokenPipeError:
+        return _stdout_closed()
     except WebfactoryError as exc:
         if args.debug:
             raise
@@ -28,6 +34,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2 if _is_dsl(exc) or isinstance(exc, ValueError) else 1
     except KeyboardInterrupt:
         return 130
+
+
+def _stdout_closed() -> int:
+    """The reader of our output went away (`webfactory tasks list | head -1`): stop quietly,
+    with the exit status of a process killed by SIGPIPE, as `cat` and `ls` end there."""
+    # Later writes and the final flush at exit must not fail again: point stdout at devnull.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 128 + signal.SIGPIPE
 
 
 def _is_dsl(exc: Exception) -> bool:
@@ -64,6 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = command("generate", "generate one site and print its digest")
     _site_args(c)
+    _vary_arg(c)
     c.add_argument("--out", help="directory to write site.json (the site spec) into")
     c.add_argument(
         "--screenshot", action="store_true", help="also write a PNG of every static page into --out"
@@ -73,9 +90,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = command("serve", "serve a generated site for a person to browse")
     _site_args(c)
+    _vary_arg(c)
     c.add_argument("--host", default="127.0.0.1", help="bind address (default: 127.0.0.1)")
     c.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0 = any free)")
     c.set_defaults(func=cmd_serve)
+
+    c = command("axes", "list the variation axes (the variation vector) and their values")
+    c.add_argument("--json", action="store_true", help="print a JSON list")
+    c.set_defaults(func=cmd_axes)
 
     tasks = command("tasks", "the task library")
     tsub = tasks.add_subparsers(title="subcommands", metavar="SUBCOMMAND")
@@ -104,6 +126,31 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit 1 if the file is not already formatted; print nothing",
     )
     c.set_defaults(func=cmd_fmt)
+
+    executor = command("executor", "the web-executor service")
+    esub = executor.add_subparsers(title="subcommands", metavar="SUBCOMMAND")
+    c = esub.add_parser("serve", help="serve GET /healthz, GET /sandbox and POST /execute")
+    c.add_argument("--bind", help="host:port (default: $WEB_EXECUTOR_BIND_ADDR or 127.0.0.1:8091)")
+    c.add_argument(
+        "--user",
+        help="user to drop to when started as root (default: $WEB_EXECUTOR_USER or nobody)",
+    )
+    c.add_argument("--family", default="shop", help="the site served on the fake origin")
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="another origin payload URLs may use (repeatable), e.g. http://127.0.0.1:8000",
+    )
+    c.set_defaults(func=cmd_executor_serve)
+
+    def executor_help(_: argparse.Namespace) -> int:
+        executor.print_help()
+        return 2
+
+    executor.set_defaults(func=executor_help)
 
     c = command("run", "run one episode with an agent")
     c.add_argument("--family", default="shop")
@@ -154,6 +201,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     suites.set_defaults(func=suites_help)
 
+    c = command("bench", "speed benchmarks: step and reset medians next to the browser floor")
+    c.add_argument("--json", action="store_true", help="print JSON with the medians in ms")
+    c.add_argument("--repeats", type=int, default=50, help="timed runs per figure (median)")
+    c.set_defaults(func=cmd_bench)
+
     c = command("dataset", "record episodes of a suite as replay bundles plus arrays")
     c.add_argument("--suite", required=True)
     c.add_argument("--agent", choices=["oracle", "random"], default="oracle")
@@ -163,6 +215,28 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--obs-mode", default="tokens", help="tokens, pixels or tokens+pixels")
     c.add_argument("--screenshots", action="store_true", help="store a PNG per step")
     c.set_defaults(func=cmd_dataset)
+
+    c = command("eval", "evaluate an agent on a suite: metrics file, Markdown summary, plot")
+    c.add_argument("--agent", help="random, oracle, or sb3:PATH (an SB3/MaskablePPO .zip)")
+    c.add_argument("--suite", help="a suite name (see `webfactory suites list`)")
+    c.add_argument("--episodes", type=int, help="run the suite's first N episodes")
+    c.add_argument(
+        "--out", help="the results file (e.g. results.json); results.md/.png go next to it"
+    )
+    c.add_argument("--max-steps", type=int, default=64, help="step budget per episode")
+    c.add_argument("--obs-mode", default="tokens", help="tokens, pixels or tokens+pixels")
+    c.add_argument(
+        "--robustness",
+        metavar="AXES",
+        help="also run each episode on a plain site and once per axis perturbed"
+        " (comma-separated AXIS or AXIS=VALUE, or all) for paired robustness indices",
+    )
+    c.add_argument(
+        "--schema",
+        action="store_true",
+        help="print the JSON Schema of the results file (with --out, write it there)",
+    )
+    c.set_defaults(func=cmd_eval)
     return p
 
 
@@ -172,11 +246,46 @@ def _site_args(c: argparse.ArgumentParser) -> None:
     c.add_argument("--difficulty", default="easy", help="easy, medium or hard (default: easy)")
 
 
+def _vary_arg(c: argparse.ArgumentParser) -> None:
+    c.add_argument(
+        "--vary",
+        action="append",
+        default=[],
+        metavar="AXIS=VALUE",
+        help="fix a variation axis, e.g. --vary theme=dark (repeatable; `webfactory axes` "
+        "lists them; the others are drawn from the seed)",
+    )
+
+
+def _variation(args: argparse.Namespace) -> dict[str, str]:
+    out = {}
+    for item in args.vary:
+        axis, sep, value = item.partition("=")
+        if not sep or not axis or not value:
+            raise _usage(f"--vary takes AXIS=VALUE (e.g. theme=dark), got {item!r}")
+        out[axis.strip()] = value.strip()
+    return out
+
+
 # ------------------------------------------------------------------- commands
+def cmd_axes(args: argparse.Namespace) -> int:
+    from webfactory_env.sitegen.variation import describe_axes
+
+    axes = describe_axes()
+    if args.json:
+        print(json.dumps(axes))
+        return 0
+    width = max(len(a["name"]) for a in axes)
+    for a in axes:
+        values = "|".join(a["values"])
+        print(f"{a['name']:<{width}}  {a['group']:<11} {values:<32} {a['description']}")
+    return 0
+
+
 def cmd_generate(args: argparse.Namespace) -> int:
     from webfactory_env.sitegen import generate_site
 
-    site = generate_site(args.family, args.seed, args.difficulty)
+    site = generate_site(args.family, args.seed, args.difficulty, _variation(args) or None)
     written = []
     if args.out:
         out = Path(args.out)
@@ -199,6 +308,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
                     "digest": site.digest,
                     "brand": site.spec.brand,
                     "routes": len(site.spec.routes),
+                    "variation": site.spec.variation,
                     "files": written,
                 }
             )
@@ -216,9 +326,7 @@ def _page_screenshots(site: Any, out: Path) -> list[str]:
     session = PageSession()
     files = []
     try:
-        for route in site.spec.routes:
-            if route.startswith("/product/") and route != site.spec.routes[4]:
-                continue  # one product page stands for all of them
+        for route in site.representative_routes():  # one page of each kind
             app = site.new_app()
             app.route = route
             session.load(app, seed=site.spec.seed, observe=ObserveConfig())
@@ -231,11 +339,28 @@ def _page_screenshots(site: Any, out: Path) -> list[str]:
     return files
 
 
+def cmd_executor_serve(args: argparse.Namespace) -> int:
+    from webfactory_env.service import serve
+
+    def ready(host: str, port: int) -> None:
+        print(f"web executor listening on http://{host}:{port}/", flush=True)
+
+    serve(
+        bind=args.bind,
+        user=args.user,
+        family=args.family,
+        seed=args.seed,
+        allowed_origins=tuple(args.allow_origin),
+        ready=ready,
+    )
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from webfactory_env.sitegen import generate_site
     from webfactory_env.sitegen.serve import make_server
 
-    site = generate_site(args.family, args.seed, args.difficulty)
+    site = generate_site(args.family, args.seed, args.difficulty, _variation(args) or None)
     server = make_server(site.new_app(), args.host, args.port)
     host, port = str(server.server_address[0]), int(server.server_address[1])
     print(
@@ -261,7 +386,7 @@ def cmd_tasks_list(args: argparse.Namespace) -> int:
         return 0
     width = max((len(t.name) for t in tasks), default=4)
     for t in tasks:
-        print(f"{t.name:<{width}}  {t.family:<8}  {t.description}")
+        print(f"{t.name:<{width}}  {t.family:<8}  {t.difficulty:<6}  {t.description}")
     return 0
 
 
@@ -280,6 +405,8 @@ def cmd_compile(args: argparse.Namespace) -> int:
     if compiled.goal:
         print(f"goal:        {compiled.goal}")
     print(f"instruction: {compiled.instruction}")
+    for text in compiled.paraphrases:
+        print(f"  or:        {text}")
     print(f"values:      {list(compiled.values)}")
     print("subgoals:")
     for g in compiled.subgoals:
@@ -448,6 +575,16 @@ def cmd_view(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    from webfactory_env import bench
+
+    if args.repeats < 1:
+        raise _usage("--repeats must be at least 1")
+    result = bench.run(args.repeats)
+    print(json.dumps(result, indent=2) if args.json else bench.table(result))
+    return 0
+
+
 def cmd_trace_schema(args: argparse.Namespace) -> int:
     from webfactory_env.trace.schema import schema_text
 
@@ -470,7 +607,60 @@ def cmd_suites_list(args: argparse.Namespace) -> int:
         return 0
     width = max((len(s.name) for s in found), default=4)
     for s in found:
-        print(f"{s.name:<{width}}  {s.description}")
+        size = f"{s.size:>7} episodes"
+        print(f"{s.name:<{width}}  v{s.version}  {s.split:<5}  {size}  {s.description}")
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from webfactory_env.evaluation import (
+        evaluate,
+        parse_agent,
+        parse_perturbations,
+        results_paths,
+        schema_text,
+        summary_lines,
+        write_results,
+    )
+    from webfactory_env.progress import ProgressBar
+    from webfactory_env.suites import get_suite
+
+    if args.schema:
+        if args.out:
+            out = Path(args.out)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(schema_text(), encoding="utf-8")
+            print(f"wrote {out}")
+        else:
+            sys.stdout.write(schema_text())
+        return 0
+    missing = [f"--{k}" for k in ("agent", "suite", "episodes", "out") if getattr(args, k) is None]
+    if missing:
+        raise _usage(f"webfactory eval needs {', '.join(missing)} (see webfactory eval --help)")
+    # Every mistake is reported before the first (slow) episode.
+    suite = get_suite(args.suite)
+    if args.episodes < 1:
+        raise _usage("--episodes must be at least 1")
+    list(suite.episode_specs(args.episodes))  # more than the suite holds: says so
+    perturbations = parse_perturbations(args.robustness)
+    results_paths(args.out)
+    agent = parse_agent(args.agent)
+    bar = ProgressBar(args.episodes, label=f"eval {suite.name}", unit="episodes")
+    with bar:
+        results = evaluate(
+            suite,
+            agent,
+            args.episodes,
+            max_steps=args.max_steps,
+            obs_mode=args.obs_mode,
+            perturbations=perturbations,
+            on_episode=lambda done, total, row: bar.update(done, ok=row.success),
+        )
+    written = write_results(results, args.out)
+    for line in summary_lines(results):
+        print(line)
+    for path in written:
+        print(f"wrote {path}")
     return 0
 
 
