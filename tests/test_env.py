@@ -263,3 +263,24 @@ def test_oracle_in_discrete_mode(make_env):
     env = make_env(obs_mode="tokens", action_mode="discrete")
     _, steps, info, _ = run(env, OracleAgent(env), 6)
     assert info["success"]
+
+
+def test_discrete_agents_answer_extraction_tasks_by_pointing(make_env):
+    env = make_env(
+        family="travel", task="best_rated_hotel_in_city", obs_mode="tokens", action_mode="discrete"
+    )
+    _, _, info, infos = run(env, OracleAgent(env), 0)
+    assert info["success"]
+    # the last action was a menu entry that answers with what one element shows
+    base = env.unwrapped
+    assert base.task.expects_answer
+    answers = [n for n in base.valid_actions() if n.startswith("done success, answering")]
+    assert answers, "extraction tasks offer one answer per element that shows text"
+
+
+def test_tasks_without_an_answer_offer_no_answer_actions(make_env):
+    env = make_env(obs_mode="tokens", action_mode="discrete")
+    env.reset(seed=0)
+    base = env.unwrapped
+    assert not base.task.expects_answer
+    assert not any(n.startswith("done success, answering") for n in base.valid_actions())

@@ -350,14 +350,22 @@ def action_masks(dom: DomSnapshot, values: Sequence[str], config: ActionConfig) 
     return np.concatenate([verb_ok, elem_ok, slot_ok])
 
 
+def answer_text(dom: DomSnapshot, i: int) -> str:
+    """What a numeric agent says when it answers by pointing at element `i`."""
+    return f"{dom.texts[i]} {dom.values[i]}".strip()
+
+
 def enumerate_actions(
-    dom: DomSnapshot, values: Sequence[str], config: ActionConfig
+    dom: DomSnapshot, values: Sequence[str], config: ActionConfig, answers: bool = False
 ) -> list[Decoded]:
     """Every valid action now, in a stable order: the page actions at fixed indices
     (`PAGE_ACTIONS`, valid or not), then each element's valid verbs in page order (typing
-    and selecting once per value of the task's value table). Capped at `max_actions`."""
+    and selecting once per value of the task's value table). When the task asks for an
+    answer (`answers`), then one "done, answering with what element i shows" per element
+    that shows text. Capped at `max_actions`."""
     menu = [Decoded(name) for name in PAGE_ACTIONS]
-    for i in range(min(len(dom), config.max_elements)):
+    shown = range(min(len(dom), config.max_elements))
+    for i in shown:
         for name in ELEMENT_VERBS:
             for value in values if name in ("type", "select") else (None,):
                 d = Decoded(name, i, value)
@@ -365,6 +373,13 @@ def enumerate_actions(
                     menu.append(d)
                     if len(menu) >= config.max_actions:
                         return menu
+    if answers:
+        for i in shown:
+            text = answer_text(dom, i)
+            if text:
+                menu.append(Decoded("done_success", i, text=text))
+                if len(menu) >= config.max_actions:
+                    return menu
     return menu
 
 
@@ -377,6 +392,8 @@ def discrete_masks(dom: DomSnapshot, menu: Sequence[Decoded], config: ActionConf
 
 def describe(d: Decoded, dom: DomSnapshot) -> str:
     """A discrete action in words (for people and debugging)."""
+    if d.verb in PAGE_ACTIONS and d.text and d.index < len(dom):
+        return f"done success, answering {d.text!r} (what [{d.index}] shows)"
     if d.verb in PAGE_ACTIONS:
         return d.verb.replace("_", " ")
     target = (

@@ -321,7 +321,7 @@ class WebTaskEnv(gym.Env):
             if self.action_config.mode == "multidiscrete" and 0 <= decoded.index < len(dom_before):
                 # Numeric agents answer by pointing at the element that shows the answer.
                 i = decoded.index
-                answer = f"{dom_before.texts[i]} {dom_before.values[i]}".strip()
+                answer = act.answer_text(dom_before, i)
             self._agent = {
                 "done": True,
                 "claimed": decoded.verb == "done_success",
@@ -423,7 +423,7 @@ class WebTaskEnv(gym.Env):
             return []
         if self._menu_for is not self._dom:
             self._menu_cache = act.enumerate_actions(
-                self._dom, self.task.values, self.action_config
+                self._dom, self.task.values, self.action_config, self.task.expects_answer
             )
             self._menu_for = self._dom
         return self._menu_cache

@@ -76,6 +76,11 @@ class OracleAgent:
     def _encode(self, verb: str, index: int, value: str | None, text: str) -> Any:
         if self.env.action_config.mode == "discrete":
             menu = self.env._menu()
+            if verb in ("done_success", "done_fail") and text:
+                # Answer by the menu entry that points at the element showing the answer.
+                for k, d in enumerate(menu):
+                    if d.verb == verb and d.text and answer_matches(d.text, text):
+                        return k
             want = (
                 verb,
                 index

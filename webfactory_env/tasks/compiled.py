@@ -98,6 +98,11 @@ class CompiledTask:
     def success(self) -> Predicate:
         return All(tuple(g.predicate for g in self.terminal))
 
+    @property
+    def expects_answer(self) -> bool:
+        """Whether the agent must end by saying something (an extraction task)."""
+        return any(s.verb in ("done_success", "done_fail") and s.value for s in self.plan)
+
     def subgoal(self, subgoal_id: str) -> Subgoal:
         return next(g for g in self.subgoals if g.id == subgoal_id)
 
