@@ -181,6 +181,18 @@ def test_a_crashed_page_truncates_and_the_next_reset_opens_a_new_page(make_env):
     assert shared_browser().launches == launches  # only the page was replaced
 
 
+def test_a_page_closed_between_episodes_is_replaced_at_reset(make_env):
+    env = make_env(obs_mode="tokens")
+    oracle = OracleAgent(env)
+    _, info, terminated = _play(env, oracle, 0)
+    assert terminated and info["success"]
+    old_page = env.unwrapped.session.page
+    old_page.close()  # no crash event, no failed step: the page is simply gone
+    _, info, terminated = _play(env, oracle, 1)
+    assert terminated and info["success"]
+    assert env.unwrapped.session.page is not old_page
+
+
 def test_a_hung_page_hits_the_step_timeout_and_the_page_is_recycled(make_env):
     env = make_env(obs_mode="tokens+pixels", screenshot_size=(32, 32), step_timeout_ms=1000)
     oracle = OracleAgent(env)

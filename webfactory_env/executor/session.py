@@ -285,8 +285,27 @@ class PageSession:
     ) -> DomSnapshot:
         """Show `app`'s current page from scratch, with clock and random shims reset."""
         self._shared.close_orphans()  # contexts of envs collected since the last reset
-        if self.crashed:
+        if self.crashed or not self._alive():
             self.reopen()
+        try:
+            return self._mount(app, seed=seed, observe=observe, clock_ms=clock_ms)
+        except BrowserCrashedError:
+            # The page died between steps without saying so (its browser was relaunched by
+            # another env, say): a reset is where envs recover, so open a fresh page once.
+            log.warning("the page failed while loading a site; reopening it and trying again")
+            self.reopen()
+            return self._mount(app, seed=seed, observe=observe, clock_ms=clock_ms)
+
+    def _alive(self) -> bool:
+        try:
+            browser = self._context.browser
+            return not self._page.is_closed() and (browser is None or browser.is_connected())
+        except Exception:  # Playwright's objects are gone with their connection
+            return False
+
+    def _mount(
+        self, app: SiteApp, *, seed: int, observe: ObserveConfig, clock_ms: int
+    ) -> DomSnapshot:
         if not self._booted:
             self.app = None  # the first document is the bare runtime shell
             self._call(
