@@ -378,6 +378,8 @@ FAMILY_TASKS: dict[str, tuple[str, ...]] = {
         "account_reset_forgotten_password",
         "account_create_account",
         "account_username_taken",
+        "account_history_login_wall",
+        "account_username_breaks_rules",
     ),
     "forum": (
         "forum_accept_not_author",
