@@ -429,6 +429,23 @@ def test_inline_date_picker_shows_its_days_without_opening():
     _check_html_matches(r, html)
 
 
+def test_newsletter_promo_is_a_distractor_form_only_when_the_axis_asks():
+    from webfactory_env.sitegen.copy import Copy
+
+    copy = Copy("shop", Variation.plain(), 0)
+    assert w.newsletter_promo(_r(), copy, "") == ""
+    r = _r(distractors="some")
+    html = w.newsletter_promo(r, copy, "me@example.com")
+    _check_html_matches(r, html)
+    assert html.startswith('<aside class="promo distractor">')
+    assert [(a.sid, a.kind) for a in r.affordances] == [
+        ("field:newsletter.email", "Field"),
+        ("form:newsletter", "Form"),
+    ]
+    assert all(a.attr_map().get("distractor") for a in r.affordances)
+    assert 'value="me@example.com"' in html
+
+
 def test_form_wizard_dialog_toast_and_retry():
     r = _r()
     body = w.text_field(

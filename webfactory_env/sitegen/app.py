@@ -128,13 +128,18 @@ class SiteApp:
 
     # ------------------------------------------------------------ for subclasses
     def render(self, route: str) -> PageView:
-        raise NotImplementedError
+        """The page at `route`: by default the page of the kind `_page_kind` names."""
+        return self.render_kind(route, self._page_kind(route))
 
     def state(self) -> dict[str, Any]:
         """The family's own state, as JSON-like data (rewards read it)."""
         raise NotImplementedError
 
     def known_route(self, path: str) -> bool:
+        return self._page_kind(path) != "not_found"
+
+    def _page_kind(self, route: str) -> str:
+        """The kind of page `route` shows ("not_found" for none); `_render_<kind>` draws it."""
         raise NotImplementedError
 
     def header(self, r: Renderer) -> str:
@@ -176,6 +181,24 @@ class SiteApp:
             regions=regions,
             affordances=tuple(r.affordances),
             status=status,
+        )
+
+    def render_kind(self, route: str, kind: str) -> PageView:
+        """The page of `kind` at `route`: `_render_<kind>(r, route)` gives its title and main
+        region; a "not_found" page answers 404."""
+        r = self.renderer()
+        title, main = getattr(self, f"_render_{kind}")(r, route)
+        return self.page_view(
+            r, route=route, title=title, main=main, status=404 if kind == "not_found" else 200
+        )
+
+    def _render_not_found(self, r: Renderer, route: str) -> tuple[str, str]:
+        from webfactory_env.sitegen.widgets import link
+
+        c = self.copy
+        home = link(r, sid="notfound:/", href="/", text=c("not_found.home"))
+        return c("not_found.title"), (
+            f"<h1>{esc(c('not_found.title'))}</h1><p>{esc(c('not_found.body'))}</p><p>{home}</p>"
         )
 
     def frame(self, r: Renderer) -> str:

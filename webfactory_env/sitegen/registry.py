@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
+from webfactory_env.__about__ import __version__
 from webfactory_env.core.errors import ConfigError, UnknownNameError
+from webfactory_env.core.resources import tree_digest
 from webfactory_env.sitegen.spec import SiteSpec
 from webfactory_env.sitegen.variation import AXIS_BY_NAME, Variation
 
@@ -59,6 +61,12 @@ def route_kind(route: str) -> str:
     more (`/product/SKU-1` → `/product/*`, `/hotels/in/rome` → `/hotels/in/*`)."""
     parts = route.strip("/").split("/")
     return "/" + "/".join(parts[:-1]) + "/*" if len(parts) >= 2 else route
+
+
+def generator_version(family: str, version: str) -> str:
+    """A spec's `generator_version`: the package, the family's own version, and a digest of
+    the family's site assets (shared CSS, the runtime and its own theme and copy)."""
+    return f"{__version__}+{family}.{version}." + tree_digest("sites", "common", "runtime", family)
 
 
 _FAMILIES: dict[str, Family] = {}

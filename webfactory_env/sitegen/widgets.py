@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from webfactory_env.core.predicates import Contains, Eq, Predicate, Ref
+from webfactory_env.sitegen.copy import Copy
 from webfactory_env.sitegen.html import Renderer, attrs, esc
 from webfactory_env.sitegen.spec import AttrValue, Option
 
@@ -1116,6 +1117,43 @@ def form(
         f"<form novalidate{aria}{r.meta(handler=handler)}>{banner}{body}"
         f'<div class="actions"><button type="submit"{inst}>{esc(submit_text)}</button>'
         f"{extra_buttons}</div></form>"
+    )
+
+
+def newsletter_promo(r: Renderer, copy: Copy, value: str) -> str:
+    """A newsletter sign-up aside (a distractor: no task needs it) unless the
+    `distractors` axis is "none". `value` is the e-mail typed so far, kept in app state
+    at `forms.newsletter.email`; the form submits to the `newsletter` handler."""
+    if r.variation.distractors == "none":
+        return ""
+    field = text_field(
+        r,
+        sid="field:newsletter.email",
+        name="email",
+        label=copy("distractors.email"),
+        value=value,
+        handler="field",
+        arg="newsletter.email",
+        effect=Eq(("forms", "newsletter", "email"), Ref("value")),
+        form="newsletter",
+        input_type="email",
+        attrs_={"distractor": True},
+    )
+    return (
+        '<aside class="promo distractor">'
+        f"<strong>{esc(copy('distractors.newsletter'))}</strong>"
+        + form(
+            r,
+            name="newsletter",
+            handler="newsletter",
+            body=field,
+            submit_sid="form:newsletter",
+            submit_text=copy("distractors.subscribe"),
+            label=copy("distractors.newsletter"),
+            attrs_={"distractor": True},
+            effect=Eq(("forms", "newsletter", "email"), Ref("state:forms.newsletter.email")),
+        )
+        + "</aside>"
     )
 
 

@@ -19,14 +19,13 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from webfactory_env.__about__ import __version__
 from webfactory_env.core.predicates import All, Any_, Contains, Eq, Gt, Not, Ref
-from webfactory_env.core.resources import read_text, tree_digest
+from webfactory_env.core.resources import read_text
 from webfactory_env.core.seeding import SeedStream, hash_to_int, short_hash
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.app import SiteApp, handler
 from webfactory_env.sitegen.html import Renderer, esc
-from webfactory_env.sitegen.registry import Family, register_family
+from webfactory_env.sitegen.registry import Family, generator_version, register_family
 from webfactory_env.sitegen.spec import AppEvent, Option, PageView, SiteSpec
 from webfactory_env.sitegen.variation import Variation
 
@@ -197,8 +196,7 @@ def generate(seed: int, difficulty: str, overrides: Mapping[str, Any] | None = N
         family="account",
         seed=seed,
         difficulty=difficulty,
-        generator_version=f"{__version__}+account.{FAMILY_VERSION}."
-        + tree_digest("sites", "common", "runtime", "account"),
+        generator_version=generator_version("account", FAMILY_VERSION),
         brand=brand,
         variation=variation.to_json(),
         entities={
@@ -618,6 +616,18 @@ SECRET_FIELDS = {
 }
 
 
+def _owned_rows(
+    rows: Sequence[Any], username: str, fields: tuple[str, ...], *, blank: str
+) -> list[dict[str, str]]:
+    """The rows of an entity table that belong to `username`, as dicts of `fields` plus
+    the live-only field `blank`, empty at the start."""
+    return [
+        {**{f: getattr(row, f) for f in fields}, blank: ""}
+        for row in rows
+        if row.username == username
+    ]
+
+
 class AccountApp(SiteApp):
     """The running portal: who is signed in, every account's data, the simulated inbox."""
 
@@ -715,31 +725,18 @@ class AccountApp(SiteApp):
                 "email_visibility": u.email_visibility,
                 "search_indexing": u.search_indexing,
             },
-            sessions=[
-                {
-                    "id": s.id,
-                    "device": s.device,
-                    "city": s.city,
-                    "country": s.country,
-                    "last_active": s.last_active,
-                    "current": "",
-                }
-                for s in ents["sessions"]
-                if s.username == u.username
-            ],
-            keys=[
-                {
-                    "id": k.id,
-                    "name": k.name,
-                    "prefix": k.prefix,
-                    "scope": k.scope,
-                    "created": k.created,
-                    "last_used": k.last_used,
-                    "expires": "",
-                }
-                for k in ents["api_keys"]
-                if k.username == u.username
-            ],
+            sessions=_owned_rows(
+                ents["sessions"],
+                u.username,
+                ("id", "device", "city", "country", "last_active"),
+                blank="current",
+            ),
+            keys=_owned_rows(
+                ents["api_keys"],
+                u.username,
+                ("id", "name", "prefix", "scope", "created", "last_used"),
+                blank="expires",
+            ),
             history=[
                 {
                     "id": e.id,
@@ -912,9 +909,6 @@ class AccountApp(SiteApp):
             if any(e["id"] == eid for a in self.accounts.values() for e in a.history):
                 return "login_detail"
         return "not_found"
-
-    def known_route(self, path: str) -> bool:
-        return self._page_kind(path) != "not_found"
 
     def history_rows(self) -> list[dict[str, str]]:
         me = self.me
@@ -1723,14 +1717,10 @@ class AccountApp(SiteApp):
 
     # ---------------------------------------------------------------- rendering
     def render(self, route: str) -> PageView:
-        r = self.renderer()
         kind = self._page_kind(route)
         if kind in PRIVATE_KINDS and self.me is None:
             kind = "login"  # the login wall
-        title, main = getattr(self, f"_render_{kind}")(r, route)
-        return self.page_view(
-            r, route=route, title=title, main=main, status=404 if kind == "not_found" else 200
-        )
+        return self.render_kind(route, kind)
 
     def header(self, r: Renderer) -> str:
         c = self.copy
@@ -2958,13 +2948,6 @@ class AccountApp(SiteApp):
         return title, (
             f"{crumbs}{self._heading(title)}{w.toast(self.flash)}{details}"
             f'<p class="muted">{esc(c("history.report_help"))}</p>{action}'
-        )
-
-    def _render_not_found(self, r: Renderer, route: str) -> tuple[str, str]:
-        c = self.copy
-        home = w.link(r, sid="notfound:/", href="/", text=c("not_found.home"))
-        return c("not_found.title"), (
-            f"{self._heading(c('not_found.title'))}<p>{esc(c('not_found.body'))}</p><p>{home}</p>"
         )
 
 

@@ -13,15 +13,14 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, TypeVar
 
-from webfactory_env.__about__ import __version__
 from webfactory_env.core.predicates import All, Contains, Eq, Not, Ref
-from webfactory_env.core.resources import read_text, tree_digest
+from webfactory_env.core.resources import read_text
 from webfactory_env.core.seeding import SeedStream, short_hash
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.app import SiteApp, handler
 from webfactory_env.sitegen.html import Renderer, attrs, esc
-from webfactory_env.sitegen.registry import Family, register_family
-from webfactory_env.sitegen.spec import AppEvent, AttrValue, Option, PageView, Patch, SiteSpec
+from webfactory_env.sitegen.registry import Family, generator_version, register_family
+from webfactory_env.sitegen.spec import AppEvent, AttrValue, Option, Patch, SiteSpec
 from webfactory_env.sitegen.variation import Variation
 
 T = TypeVar("T")
@@ -164,8 +163,7 @@ def generate(seed: int, difficulty: str, overrides: Mapping[str, Any] | None = N
         family="forum",
         seed=seed,
         difficulty=difficulty,
-        generator_version=f"{__version__}+forum.{FAMILY_VERSION}."
-        + tree_digest("sites", "common", "runtime", "forum"),
+        generator_version=generator_version("forum", FAMILY_VERSION),
         brand=brand,
         variation=variation.to_json(),
         entities={
@@ -787,9 +785,6 @@ class ForumApp(SiteApp):
             return "profile"
         return "not_found"
 
-    def known_route(self, path: str) -> bool:
-        return self._page_kind(path) != "not_found"
-
     def _thread_here(self) -> Thread | None:
         return self.by_id.get(self.route[3:]) if self.route.startswith("/t/") else None
 
@@ -1343,15 +1338,6 @@ class ForumApp(SiteApp):
         return None
 
     # --------------------------------------------------------------- rendering
-    def render(self, route: str) -> PageView:
-        r = self.renderer()
-        kind = self._page_kind(route)
-        title, main = getattr(self, f"_render_{kind}")(r, route)
-        view = self.page_view(
-            r, route=route, title=title, main=main, status=404 if kind == "not_found" else 200
-        )
-        return view
-
     def header(self, r: Renderer) -> str:
         c = self.copy
         entries = [
@@ -2396,13 +2382,6 @@ class ForumApp(SiteApp):
         title = c("pro.title", product=product)
         return title, (
             f"<h1>{esc(title)}</h1><p>{esc(c('pro.body', product=product))}</p><p>{home}</p>"
-        )
-
-    def _render_not_found(self, r: Renderer, route: str) -> tuple[str, str]:
-        c = self.copy
-        home = w.link(r, sid="notfound:/", href="/", text=c("not_found.home"))
-        return c("not_found.title"), (
-            f"<h1>{esc(c('not_found.title'))}</h1><p>{esc(c('not_found.body'))}</p><p>{home}</p>"
         )
 
 

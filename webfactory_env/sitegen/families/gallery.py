@@ -9,13 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from webfactory_env.__about__ import __version__
 from webfactory_env.core.predicates import Eq, Ref
-from webfactory_env.core.resources import tree_digest
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.app import SiteApp, handler
 from webfactory_env.sitegen.html import Renderer, esc
-from webfactory_env.sitegen.registry import Family, register_family
+from webfactory_env.sitegen.registry import Family, generator_version, register_family
 from webfactory_env.sitegen.spec import AppEvent, Option, PageView, SiteSpec
 from webfactory_env.sitegen.variation import Variation
 
@@ -39,8 +37,7 @@ def generate(seed: int, difficulty: str, overrides: Mapping[str, Any] | None = N
         family="gallery",
         seed=seed,
         difficulty=difficulty,
-        generator_version=f"{__version__}+gallery.1."
-        + tree_digest("sites", "common", "runtime", "gallery"),
+        generator_version=generator_version("gallery", "1"),
         brand="Widget Gallery",
         variation=Variation.draw(seed, difficulty, overrides).to_json(),
         entities={},

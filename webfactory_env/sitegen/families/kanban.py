@@ -13,15 +13,14 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from webfactory_env.__about__ import __version__
 from webfactory_env.core.predicates import All, Any_, Contains, Eq, Gt, Not, Predicate, Ref
-from webfactory_env.core.resources import read_text, tree_digest
+from webfactory_env.core.resources import read_text
 from webfactory_env.core.seeding import SeedStream, short_hash
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.app import SiteApp, handler
 from webfactory_env.sitegen.html import Renderer, esc
-from webfactory_env.sitegen.registry import Family, register_family
-from webfactory_env.sitegen.spec import AppEvent, AttrValue, Option, PageView, SiteSpec
+from webfactory_env.sitegen.registry import Family, generator_version, register_family
+from webfactory_env.sitegen.spec import AppEvent, AttrValue, Option, SiteSpec
 from webfactory_env.sitegen.variation import Variation
 
 FAMILY_VERSION = "1"
@@ -187,8 +186,7 @@ def generate(seed: int, difficulty: str, overrides: Mapping[str, Any] | None = N
         family="kanban",
         seed=seed,
         difficulty=difficulty,
-        generator_version=f"{__version__}+kanban.{FAMILY_VERSION}."
-        + tree_digest("sites", "common", "runtime", "kanban"),
+        generator_version=generator_version("kanban", FAMILY_VERSION),
         brand=brand,
         variation=variation.to_json(),
         entities={
@@ -547,9 +545,6 @@ class KanbanApp(SiteApp):
         if head == "member" and rest in self.by_member:
             return "member"
         return "not_found"
-
-    def known_route(self, path: str) -> bool:
-        return self._page_kind(path) != "not_found"
 
     def _route_id(self, prefix: str) -> str:
         return self.route[len(prefix) :] if self.route.startswith(prefix) else ""
@@ -1322,14 +1317,6 @@ class KanbanApp(SiteApp):
         return None
 
     # ---------------------------------------------------------------- rendering
-    def render(self, route: str) -> PageView:
-        r = self.renderer()
-        kind = self._page_kind(route)
-        title, main = getattr(self, f"_render_{kind}")(r, route)
-        return self.page_view(
-            r, route=route, title=title, main=main, status=404 if kind == "not_found" else 200
-        )
-
     def header(self, r: Renderer) -> str:
         c = self.copy
         entries = [
@@ -1342,6 +1329,33 @@ class KanbanApp(SiteApp):
         nav = w.site_nav(r, entries, label=c("nav.label"))
         who = f'<span class="muted who">{esc(c("nav.signed_in", name=self.me.name))}</span>'
         return f'<span class="brand">{esc(self.spec.brand)}</span>{nav}{who}'
+
+    def _form_choice(
+        self,
+        r: Renderer,
+        form: str,
+        name: str,
+        *,
+        label: str,
+        options: Sequence[Option],
+        effect: Predicate | None,
+        html_form: str = "",
+    ) -> str:
+        """A choice of the draft `self.forms[form][name]` (the `choice` handler keeps it),
+        in the HTML form `html_form` (`form` unless a wizard step names its own)."""
+        return self._choice(
+            r,
+            sid=f"choice:{form}.{name}",
+            kind="Choice",
+            name=name,
+            label=label,
+            options=options,
+            selected=self.forms[form][name],
+            handler="choice",
+            arg=f"{form}.{name}",
+            effect=effect,
+            attrs_={"form": html_form or form},
+        )
 
     def _choice(
         self,
@@ -1749,44 +1763,29 @@ class KanbanApp(SiteApp):
                 helper=c("new_card.title_help"),
                 maxlength=120,
             ),
-            "column": self._choice(
+            "column": self._form_choice(
                 r,
-                sid="choice:new_card.column",
-                kind="Choice",
-                name="column",
+                "new_card",
+                "column",
                 label=c("new_card.column"),
                 options=self._column_options(board.columns),
-                selected=f["column"],
-                handler="choice",
-                arg="new_card.column",
                 effect=either("column"),
-                attrs_={"form": "new_card"},
             ),
-            "assignee": self._choice(
+            "assignee": self._form_choice(
                 r,
-                sid="choice:new_card.assignee",
-                kind="Choice",
-                name="assignee",
+                "new_card",
+                "assignee",
                 label=c("new_card.assignee"),
                 options=self._member_options(),
-                selected=f["assignee"],
-                handler="choice",
-                arg="new_card.assignee",
                 effect=either("assignee"),
-                attrs_={"form": "new_card"},
             ),
-            "priority": self._choice(
+            "priority": self._form_choice(
                 r,
-                sid="choice:new_card.priority",
-                kind="Choice",
-                name="priority",
+                "new_card",
+                "priority",
                 label=c("new_card.priority"),
                 options=self._priority_options(),
-                selected=f["priority"],
-                handler="choice",
-                arg="new_card.priority",
                 effect=either("priority"),
-                attrs_={"form": "new_card"},
             ),
             "due": w.date_picker(
                 r,
@@ -2090,46 +2089,58 @@ class KanbanApp(SiteApp):
 
     def _card_side(self, r: Renderer, card: LiveCard, board: LiveBoard) -> str:
         c = self.copy
-        move = self._choice(
+        move = self._card_choice(
             r,
-            sid="choice:card.column",
-            kind="Choice",
-            name="column",
+            card,
+            "column",
             label=c("card.move"),
             options=self._column_options(board.columns),
-            selected=card.column,
             handler="move_card",
-            arg=card.id,
-            attrs_={"card": card.id, "role": "move-card"},
-            effect=Eq(("cards", card.id, "column"), Ref("value")),
+            role="move-card",
         )
-        who = self._choice(
+        who = self._card_choice(
             r,
-            sid="choice:card.assignee",
-            kind="Choice",
-            name="assignee",
+            card,
+            "assignee",
             label=c("card.assignee"),
             options=self._member_options(),
-            selected=card.assignee,
             handler="set_assignee",
-            arg=card.id,
-            attrs_={"card": card.id},
-            effect=Eq(("cards", card.id, "assignee"), Ref("value")),
         )
-        prio = self._choice(
+        prio = self._card_choice(
             r,
-            sid="choice:card.priority",
-            kind="Choice",
-            name="priority",
+            card,
+            "priority",
             label=c("card.priority"),
             options=self._priority_options(),
-            selected=card.priority,
             handler="set_priority",
-            arg=card.id,
-            attrs_={"card": card.id},
-            effect=Eq(("cards", card.id, "priority"), Ref("value")),
         )
         return move + who + prio
+
+    def _card_choice(
+        self,
+        r: Renderer,
+        card: LiveCard,
+        name: str,
+        *,
+        label: str,
+        options: Sequence[Option],
+        handler: str,
+        role: str = "",
+    ) -> str:
+        """A choice of the card's field `name` (its column, assignee or priority)."""
+        return self._choice(
+            r,
+            sid=f"choice:card.{name}",
+            kind="Choice",
+            name=name,
+            label=label,
+            options=options,
+            selected=getattr(card, name),
+            handler=handler,
+            arg=card.id,
+            attrs_={"card": card.id, "role": role} if role else {"card": card.id},
+            effect=Eq(("cards", card.id, name), Ref("value")),
+        )
 
     def _card_actions(self, r: Renderer, card: LiveCard, board: LiveBoard) -> str:
         if board.archived:
@@ -2485,18 +2496,13 @@ class KanbanApp(SiteApp):
                 autocomplete="email",
                 helper=c("members.email_help"),
             ),
-            "role": self._choice(
+            "role": self._form_choice(
                 r,
-                sid="choice:invite.role",
-                kind="Choice",
-                name="role",
+                "invite",
+                "role",
                 label=c("members.invite_role"),
                 options=[Option(a, c(f"roles.{a}")) for a in ACCESS],
-                selected=f["role"],
-                handler="choice",
-                arg="invite.role",
                 effect=either("role"),
-                attrs_={"form": "invite"},
             ),
         }
         body = "".join(fields[n] for n in self._field_order(tuple(fields), "invite"))
@@ -2611,33 +2617,25 @@ class KanbanApp(SiteApp):
                 effect=Gt(("wizard", "step"), 1),
             )
         elif step == 2:
-            body = self._choice(
+            body = self._form_choice(
                 r,
-                sid="choice:new_board.template",
-                kind="Choice",
-                name="template",
+                "new_board",
+                "template",
                 label=c("wizard.template"),
                 options=[Option(t, c(f"wizard.{t}"), aliases=(t,)) for t in TEMPLATES],
-                selected=f["template"],
-                handler="choice",
-                arg="new_board.template",
                 effect=Eq(("forms", "new_board", "template"), Ref("value")),
-                attrs_={"form": "board_lists"},
-            ) + self._choice(
+                html_form="board_lists",
+            ) + self._form_choice(
                 r,
-                sid="choice:new_board.visibility",
-                kind="Choice",
-                name="visibility",
+                "new_board",
+                "visibility",
                 label=c("wizard.visibility"),
                 options=[
                     Option("team", c("wizard.team_visible")),
                     Option("private", c("wizard.private")),
                 ],
-                selected=f["visibility"],
-                handler="choice",
-                arg="new_board.visibility",
                 effect=Eq(("forms", "new_board", "visibility"), Ref("value")),
-                attrs_={"form": "board_lists"},
+                html_form="board_lists",
             )
             form = w.form(
                 r,
@@ -2717,13 +2715,6 @@ class KanbanApp(SiteApp):
             variant="secondary",
             attrs_={"role": "wizard-back"},
             effect=None,
-        )
-
-    def _render_not_found(self, r: Renderer, route: str) -> tuple[str, str]:
-        c = self.copy
-        home = w.link(r, sid="notfound:/", href="/", text=c("not_found.home"))
-        return c("not_found.title"), (
-            f"<h1>{esc(c('not_found.title'))}</h1><p>{esc(c('not_found.body'))}</p><p>{home}</p>"
         )
 
 

@@ -14,15 +14,14 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
-from webfactory_env.__about__ import __version__
 from webfactory_env.core.predicates import All, Any_, Contains, Eq, Not, Ref
-from webfactory_env.core.resources import read_text, tree_digest
+from webfactory_env.core.resources import read_text
 from webfactory_env.core.seeding import SeedStream, hash_to_int, short_hash
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.app import SiteApp, handler
 from webfactory_env.sitegen.html import Renderer, esc
-from webfactory_env.sitegen.registry import Family, register_family
-from webfactory_env.sitegen.spec import AppEvent, AttrValue, Option, PageView, SiteSpec
+from webfactory_env.sitegen.registry import Family, generator_version, register_family
+from webfactory_env.sitegen.spec import AppEvent, AttrValue, Option, SiteSpec
 from webfactory_env.sitegen.variation import Variation
 
 FAMILY_VERSION = "1"
@@ -348,8 +347,7 @@ def generate(seed: int, difficulty: str, overrides: Mapping[str, Any] | None = N
         family="travel",
         seed=seed,
         difficulty=difficulty,
-        generator_version=f"{__version__}+travel.{FAMILY_VERSION}."
-        + tree_digest("sites", "common", "runtime", "travel"),
+        generator_version=generator_version("travel", FAMILY_VERSION),
         brand=brand,
         variation=variation.to_json(),
         entities={
@@ -1339,9 +1337,6 @@ class TravelApp(SiteApp):
             return "trip"  # behind the login wall when signed out
         return "not_found"
 
-    def known_route(self, path: str) -> bool:
-        return self._page_kind(path) != "not_found"
-
     def month_of(self, picker: str) -> str:
         """The month a calendar shows: where the user paged to, else the chosen date's
         month, else (for the second date of a pair) the first date's month, else today's."""
@@ -1852,14 +1847,6 @@ class TravelApp(SiteApp):
         return None
 
     # ------------------------------------------------------------- rendering
-    def render(self, route: str) -> PageView:
-        r = self.renderer()
-        kind = self._page_kind(route)
-        title, main = getattr(self, f"_render_{kind}")(r, route)
-        return self.page_view(
-            r, route=route, title=title, main=main, status=404 if kind == "not_found" else 200
-        )
-
     def header(self, r: Renderer) -> str:
         c = self.copy
         n = len(self.itinerary["flights"]) + len(self.itinerary["rooms"])
@@ -2017,6 +2004,41 @@ class TravelApp(SiteApp):
             attrs_={"form": form},
         )
 
+    def _sort_choice(
+        self,
+        r: Renderer,
+        *,
+        results: str,
+        label: str,
+        prefix: str,
+        sorts: Sequence[str],
+        attrs_of: Mapping[str, Mapping[str, AttrValue]],
+        aliases: Mapping[str, tuple[str, ...]],
+        selected: str,
+        state: str,
+    ) -> str:
+        """The sort menu of the flight or hotel results (`results`): option `s` reads the
+        copy `<prefix>.<s>`; choosing one sets `<state>.sort`."""
+        sid = f"sort:{results}"
+        return w.choice(
+            r,
+            sid=sid,
+            kind="Sort",
+            name="sort",
+            label=label,
+            options=[
+                Option(
+                    s, self.copy(f"{prefix}.{s}"), tuple(sorted(attrs_of[s].items())), aliases[s]
+                )
+                for s in sorts
+            ],
+            selected=selected,
+            handler=f"sort_{results}",
+            arg=None,
+            effect=Eq((state, "sort"), Ref("value")),
+            is_open=sid in self.ui.open,
+        )
+
     def _listing(
         self,
         r: Renderer,
@@ -2079,40 +2101,6 @@ class TravelApp(SiteApp):
         )
         return f'<p class="notice" role="status">{esc(self.flash)} {extra}</p>'
 
-    def _distractor(self, r: Renderer) -> str:
-        if self.v.distractors == "none":
-            return ""
-        c = self.copy
-        field = w.text_field(
-            r,
-            sid="field:newsletter.email",
-            name="email",
-            label=c("distractors.email"),
-            value=self.forms["newsletter"]["email"],
-            handler="field",
-            arg="newsletter.email",
-            effect=Eq(("forms", "newsletter", "email"), Ref("value")),
-            form="newsletter",
-            input_type="email",
-            attrs_={"distractor": True},
-        )
-        return (
-            '<aside class="promo distractor">'
-            f"<strong>{esc(c('distractors.newsletter'))}</strong>"
-            + w.form(
-                r,
-                name="newsletter",
-                handler="newsletter",
-                body=field,
-                submit_sid="form:newsletter",
-                submit_text=c("distractors.subscribe"),
-                label=c("distractors.newsletter"),
-                attrs_={"distractor": True},
-                effect=Eq(("forms", "newsletter", "email"), Ref("state:forms.newsletter.email")),
-            )
-            + "</aside>"
-        )
-
     # .................................................................... pages
     def _render_home(self, r: Renderer, route: str) -> tuple[str, str]:
         c = self.copy
@@ -2142,7 +2130,7 @@ class TravelApp(SiteApp):
             f'<section class="hero"><h1>{esc(title)}</h1><p>{esc(c("home.tagline"))}</p>'
             f'<div class="actions">{flights}{hotels}</div></section>'
             f'<h2>{esc(c("home.popular"))}</h2><div class="grid">{"".join(cards)}</div>'
-            f"{self._distractor(r)}"
+            f"{w.newsletter_promo(r, self.copy, self.forms['newsletter']['email'])}"
         )
 
     def _render_flights(self, r: Renderer, route: str) -> tuple[str, str]:
@@ -2278,26 +2266,16 @@ class TravelApp(SiteApp):
             effect=Eq(("results", "filters", "stops"), Ref("value")),
             is_open="filter:stops" in self.ui.open,
         )
-        sort = w.choice(
+        sort = self._sort_choice(
             r,
-            sid="sort:flights",
-            kind="Sort",
-            name="sort",
+            results="flights",
             label=c("results.sort"),
-            options=[
-                Option(
-                    s,
-                    c(f"sort.{s}"),
-                    tuple(sorted(FLIGHT_SORT_ATTRS[s].items())),
-                    FLIGHT_SORT_ALIASES[s],
-                )
-                for s in FLIGHT_SORTS
-            ],
+            prefix="sort",
+            sorts=FLIGHT_SORTS,
+            attrs_of=FLIGHT_SORT_ATTRS,
+            aliases=FLIGHT_SORT_ALIASES,
             selected=self.flight_sort,
-            handler="sort_flights",
-            arg=None,
-            effect=Eq(("results", "sort"), Ref("value")),
-            is_open="sort:flights" in self.ui.open,
+            state="results",
         )
         alert = ""
         if self.v.distractors == "many":
@@ -2642,26 +2620,16 @@ class TravelApp(SiteApp):
                 ("price", PRICE_OPTIONS),
             )
         )
-        sort = w.choice(
+        sort = self._sort_choice(
             r,
-            sid="sort:hotels",
-            kind="Sort",
-            name="sort",
+            results="hotels",
             label=c("hotels.sort"),
-            options=[
-                Option(
-                    s,
-                    c(f"hotel_sort.{s}"),
-                    tuple(sorted(HOTEL_SORT_ATTRS[s].items())),
-                    HOTEL_SORT_ALIASES[s],
-                )
-                for s in HOTEL_SORTS
-            ],
+            prefix="hotel_sort",
+            sorts=HOTEL_SORTS,
+            attrs_of=HOTEL_SORT_ATTRS,
+            aliases=HOTEL_SORT_ALIASES,
             selected=self.hotel_sort,
-            handler="sort_hotels",
-            arg=None,
-            effect=Eq(("hotels", "sort"), Ref("value")),
-            is_open="sort:hotels" in self.ui.open,
+            state="hotels",
         )
         items = self.hotel_listing(city.name)
         cards, more = self._listing(
@@ -3280,13 +3248,6 @@ class TravelApp(SiteApp):
         return c("trip.title", ref=t["reference"]), (
             f"<p>{back}</p><h1>{esc(c('trip.title', ref=t['reference']))}</h1>"
             f"{w.toast(self.flash)}{details}{cancel}"
-        )
-
-    def _render_not_found(self, r: Renderer, route: str) -> tuple[str, str]:
-        c = self.copy
-        home = w.link(r, sid="notfound:/", href="/", text=c("not_found.home"))
-        return c("not_found.title"), (
-            f"<h1>{esc(c('not_found.title'))}</h1><p>{esc(c('not_found.body'))}</p><p>{home}</p>"
         )
 
 
