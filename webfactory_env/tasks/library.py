@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -114,18 +115,21 @@ def _parsed(path: str) -> TaskFile:
 
 _COMPILED: OrderedDict[tuple[str, str, str | None, str], CompiledTask] = OrderedDict()
 _COMPILED_MAX = 512
+_COMPILED_LOCK = threading.Lock()
 
 
 def compile_for_site(task: str, site: Site) -> CompiledTask:
     """Compile a library task (or a task file) for `site`, cached by (source, site digest)."""
     parsed, name = load_task_file(task, site.spec.family)
     key = (parsed.filename, parsed.source, name, site.digest)
-    hit = _COMPILED.get(key)
-    if hit is not None:
-        _COMPILED.move_to_end(key)
-        return hit
+    with _COMPILED_LOCK:  # envs compile on a worker thread (see env.py) and on their own
+        hit = _COMPILED.get(key)
+        if hit is not None:
+            _COMPILED.move_to_end(key)
+            return hit
     compiled = compile_task(parsed, site, name)
-    _COMPILED[key] = compiled
-    if len(_COMPILED) > _COMPILED_MAX:
-        _COMPILED.popitem(last=False)
+    with _COMPILED_LOCK:
+        _COMPILED[key] = compiled
+        if len(_COMPILED) > _COMPILED_MAX:
+            _COMPILED.popitem(last=False)
     return compiled
