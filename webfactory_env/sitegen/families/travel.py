@@ -2102,6 +2102,21 @@ class TravelApp(SiteApp):
         return f'<p class="notice" role="status">{esc(self.flash)} {extra}</p>'
 
     # .................................................................... pages
+    def _extra_toggle(self, r: Renderer, name: str, checked: bool) -> str:
+        """A distractor switch (price alert, insurance) that only sets `extras[name]`."""
+        return w.toggle(
+            r,
+            sid=f"toggle:{name}",
+            kind="Toggle",
+            name=name,
+            label=self.copy(f"distractors.{name}"),
+            checked=checked,
+            handler="extra",
+            arg=name,
+            effect=Eq(("extras", name), Ref("value")),
+            attrs_={"distractor": True},
+        )
+
     def _render_home(self, r: Renderer, route: str) -> tuple[str, str]:
         c = self.copy
         title = c("home.title", brand=self.spec.brand)
@@ -2279,18 +2294,7 @@ class TravelApp(SiteApp):
         )
         alert = ""
         if self.v.distractors == "many":
-            alert = w.toggle(
-                r,
-                sid="toggle:price_alert",
-                kind="Toggle",
-                name="price_alert",
-                label=c("distractors.price_alert"),
-                checked=self.price_alert,
-                handler="extra",
-                arg="price_alert",
-                effect=Eq(("extras", "price_alert"), Ref("value")),
-                attrs_={"distractor": True},
-            )
+            alert = self._extra_toggle(r, "price_alert", self.price_alert)
         items = self.results()
         cards, more = self._listing(
             r,
@@ -2957,18 +2961,7 @@ class TravelApp(SiteApp):
         )
         insurance = ""
         if self.v.distractors == "many":
-            insurance = w.toggle(
-                r,
-                sid="toggle:insurance",
-                kind="Toggle",
-                name="insurance",
-                label=c("distractors.insurance"),
-                checked=self.insurance,
-                handler="extra",
-                arg="insurance",
-                effect=Eq(("extras", "insurance"), Ref("value")),
-                attrs_={"distractor": True},
-            )
+            insurance = self._extra_toggle(r, "insurance", self.insurance)
         down = ""
         if self.failed is not None and self.failed.handler == "book":
             down = f'<p class="error-summary" role="alert">{esc(c("checkout.service_down"))}</p>'
