@@ -52,3 +52,34 @@ def test_dropping_to_a_missing_user_is_a_user_error(monkeypatch):
     monkeypatch.setattr("os.geteuid", lambda: 0)  # as if root; fails before any change
     with pytest.raises(ConfigError, match="no user 'no-such-user-wf'; create it"):
         drop_privileges("no-such-user-wf")
+
+
+def test_dropping_to_a_user_who_cannot_read_the_install_says_which_directory(monkeypatch):
+    import os
+    import pwd
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    import webfactory_env.service as service
+
+    nobody = pwd.getpwnam("nobody")
+    base = Path(tempfile.mkdtemp(dir="/tmp"))  # pytest's tmp_path is itself closed (0700)
+    base.chmod(0o755)
+    closed = base / "closed"
+    (closed / "driver").mkdir(parents=True)
+    node = closed / "driver" / "node"
+    node.write_text("")
+    node.chmod(0o755)
+    (closed / "driver").chmod(0o755)
+    closed.chmod(0o700)
+    assert service.closed_to(nobody, node, os.R_OK | os.X_OK) == closed
+    monkeypatch.setattr("os.geteuid", lambda: 0)  # as if root; fails before any change
+    monkeypatch.setattr(service, "_needed_after_drop", lambda: [(node, os.R_OK | os.X_OK)])
+    with pytest.raises(ConfigError, match=rf"{closed} is closed to it \(mode 700\).*--user root"):
+        drop_privileges("nobody")
+    closed.chmod(0o755)
+    assert service.closed_to(nobody, node, os.R_OK | os.X_OK) is None
+    node.chmod(0o700)  # the file itself: readable and runnable by its owner only
+    assert service.closed_to(nobody, node, os.R_OK | os.X_OK) == node
+    shutil.rmtree(base)

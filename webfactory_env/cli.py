@@ -133,7 +133,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--bind", help="host:port (default: $WEB_EXECUTOR_BIND_ADDR or 127.0.0.1:8091)")
     c.add_argument(
         "--user",
-        help="user to drop to when started as root (default: $WEB_EXECUTOR_USER or nobody)",
+        help="user to drop to when started as root (default: $WEB_EXECUTOR_USER or nobody;"
+        " `root` keeps root)",
     )
     c.add_argument("--family", default="shop", help="the site served on the fake origin")
     c.add_argument("--seed", type=int, default=0)
