@@ -34,8 +34,12 @@ def test_buy_red_mug_compiles_on_every_seed_with_exact_bindings():
         best = _cheapest_red_mug(site)
         assert task.bindings["click-item-mug"]["sku"] == best.sku, seed
         submit = task.subgoal("submit-form-shipping")
-        assert submit.terminal and task.subgoal("assert-order-status").terminal
         assert best.sku in str(submit.predicate.to_json())
+        # the goal: one new order of exactly that mug, shipped to Alice (payment unsaid)
+        (order,) = task.goal
+        text = json.dumps(order.predicate.to_json())
+        assert order.kind == "effect" and best.sku in text and "Alice Nguyen" in text
+        assert '"payment"' not in text and '"placed"' in text
 
 
 def test_compiled_task_shape(shop_site):
@@ -84,7 +88,8 @@ def test_compiled_task_shape(shop_site):
     assert task.subgoal("click-item-mug").sticky and not task.subgoal("select-filter-color").sticky
     # the instruction never names the bound product
     assert _cheapest_red_mug(shop_site).title not in task.instruction
-    assert task.goal == "Buy the cheapest red mug and ship to Alice at 123 Market St"
+    assert task.goal_text == "Buy the cheapest red mug and ship to Alice at 123 Market St"
+    assert task.transitions == {"add_to_cart", "place_order", "set_field", "set_filter", "set_sort"}
     # the fallback witnesses are the other red mugs, cheapest first
     fallbacks = task.bindings["click-item-mug"]["fallbacks"]
     assert all(f.startswith("item:") for f in fallbacks)

@@ -1,22 +1,25 @@
-"""The reward is exactly what the compiled predicates say, and cheap tricks earn nothing."""
+"""The reward is exactly what the compiled goal and subgoals say, and cheap tricks earn nothing."""
 
 from __future__ import annotations
 
 import pytest
 from pydantic import ValidationError
 
-from webfactory_env.core.predicates import Contains, Eq
+from webfactory_env.core.predicates import All, Contains, Eq, Exists
 from webfactory_env.reward import ActionRecord, RewardSimulator, RewardSpec
 from webfactory_env.tasks import CompiledTask, Subgoal
+from webfactory_env.tasks.goal import Conjunct
 
 SPEC = RewardSpec()
+ORDER = Exists(("orders",), All((Eq(("status",), "placed"), Eq(("items",), {"A": 1}))))
 
 
 def _task() -> CompiledTask:
     goals = (
-        Subgoal("goto-shop", 1, "", Eq("route", "/shop"), ("nav:/shop",), True, False),
-        Subgoal("add", 2, "", Contains("cart.skus", "A"), ("add:A",), False, False),
-        Subgoal("order", 3, "", Eq("order.status", "placed"), ("form",), False, True),
+        Subgoal("goto-shop", 1, "", Eq("route", "/shop"), ("nav:/shop",), True),
+        Subgoal("add", 2, "", Contains("cart.items", "A"), ("add:A",), False, ("goto-shop",)),
+        Subgoal("goto-cart", 3, "", Eq("route", "/cart"), ("nav:/cart",), True, ("add",)),
+        Subgoal("order", 4, "", ORDER, ("form",), False, ("add",)),
     )
     return CompiledTask(
         name="t",
@@ -24,7 +27,7 @@ def _task() -> CompiledTask:
         site_digest="s",
         source="",
         filename="t.task",
-        goal=None,
+        goal_text=None,
         instruction="",
         subgoals=goals,
         plan=(),
@@ -35,11 +38,14 @@ def _task() -> CompiledTask:
         compiler_version="0",
         digest="d",
         permitted=frozenset(s for g in goals for s in g.witness),
+        goal=(Conjunct("effect-1", ORDER, "a new order of one A", "effect"),),
+        transitions=frozenset({"add_to_cart", "place_order", "remove_from_cart"}),
+        tracked=(("orders", "table"), ("cart", "object")),
     )
 
 
-def _state(route="/", skus=(), status="none"):
-    return {"route": route, "cart": {"skus": list(skus)}, "order": {"status": status}}
+def _state(route="/", items=None, orders=None):
+    return {"route": route, "cart": {"items": dict(items or {})}, "orders": dict(orders or {})}
 
 
 def _sim() -> RewardSimulator:
@@ -48,15 +54,22 @@ def _sim() -> RewardSimulator:
     return sim
 
 
+def _act(*transitions: str) -> ActionRecord:
+    return ActionRecord(True, "x", transitions=transitions)
+
+
+PLACED = {"ORD-1": {"status": "placed", "items": {"A": 1}}}
+
+
 def test_step_penalty_and_subgoal_reward_once():
     sim = _sim()
-    out = sim.step(ActionRecord(True, "nav:/shop"), _state("/shop"))
+    out = sim.step(_act("nav"), _state("/shop"))
     assert out.reward == pytest.approx(SPEC.step_penalty + SPEC.subgoal_reward)
     assert out.newly == ("goto-shop",)
     # staying, leaving and coming back to a sticky subgoal pays nothing more
-    assert sim.step(ActionRecord(True, "nav:/shop"), _state("/shop")).reward == SPEC.step_penalty
-    assert sim.step(ActionRecord(True, "x"), _state("/")).reward == SPEC.step_penalty
-    assert sim.step(ActionRecord(True, "nav:/shop"), _state("/shop")).newly == ()
+    assert sim.step(_act("nav"), _state("/shop")).reward == SPEC.step_penalty
+    assert sim.step(_act("nav"), _state("/")).reward == SPEC.step_penalty
+    assert sim.step(_act("nav"), _state("/shop")).newly == ()
 
 
 def test_invalid_action_penalty():
@@ -65,40 +78,50 @@ def test_invalid_action_penalty():
     assert out.components == {"step": SPEC.step_penalty, "invalid": SPEC.invalid_penalty}
 
 
-def test_undo_is_penalised_and_redo_pays_no_net_gain():
+def test_subgoals_pay_only_after_their_prerequisites():
     sim = _sim()
-    r_add = sim.step(ActionRecord(True, "add:A"), _state("/p", ["A"])).reward
-    out = sim.step(ActionRecord(True, "remove:A"), _state("/p", []))
+    # the cart page before anything is in the cart: its subgoal waits for "add"
+    assert sim.step(_act("nav"), _state("/cart")).newly == ()
+    sim.step(_act("nav"), _state("/shop"))
+    assert sim.step(_act("add_to_cart"), _state("/shop", {"A": 1})).newly == ("add",)
+    assert sim.step(_act("nav"), _state("/cart", {"A": 1})).newly == ("goto-cart",)
+
+
+def test_undo_is_penalised_and_redo_pays_nothing():
+    sim = _sim()
+    sim.step(_act("nav"), _state("/shop"))
+    sim.step(_act("add_to_cart"), _state("/shop", {"A": 1}))
+    out = sim.step(_act("remove_from_cart"), _state("/shop"))
     assert out.undone == ("add",)
     assert out.reward == pytest.approx(SPEC.step_penalty + SPEC.undo_penalty)
-    r_readd = sim.step(ActionRecord(True, "add:A"), _state("/p", ["A"])).reward
-    assert r_add == r_readd
-    # a full undo/redo cycle costs the step penalties and gains nothing
-    assert out.reward + r_readd == pytest.approx(2 * SPEC.step_penalty)
+    again = sim.step(_act("add_to_cart"), _state("/shop", {"A": 1}))
+    assert again.newly == () and again.reward == SPEC.step_penalty, "a subgoal pays once"
 
 
-def test_unpermitted_shortcut_earns_nothing_until_done_properly():
+def test_a_step_that_consumes_earlier_progress_is_no_undo():
     sim = _sim()
-    out = sim.step(ActionRecord(True, "admin:place-order"), _state("/admin", [], "placed"))
-    assert out.newly == () and out.uncredited == ("order",)
-    assert not out.success and out.reward == SPEC.step_penalty
-    # even a permitted action later does not credit a predicate that was already true
-    assert sim.step(ActionRecord(True, "add:A"), _state("/p", ["A"], "placed")).newly == ("add",)
-    assert not sim.success
-
-
-def test_success_needs_every_terminal_subgoal_credited():
-    sim = _sim()
-    sim.step(ActionRecord(True, "add:A"), _state("/p", ["A"]))
-    out = sim.step(ActionRecord(True, "form"), _state("/order/1", [], "placed"))
-    # cart emptied by the order: "add" is undone; the terminal subgoal succeeds
+    sim.step(_act("nav"), _state("/shop"))
+    sim.step(_act("add_to_cart"), _state("/shop", {"A": 1}))
+    out = sim.step(_act("place_order"), _state("/order/ORD-1", {}, PLACED))
+    # the checkout empties the cart it orders: progress, not an undo
+    assert out.undone == () and out.newly == ("order",)
     assert out.success and out.terminated
-    assert out.reward == pytest.approx(
-        SPEC.step_penalty + SPEC.subgoal_reward + SPEC.undo_penalty + SPEC.success_reward
-    )
     assert sim.total == pytest.approx(
-        2 * SPEC.step_penalty + 2 * SPEC.subgoal_reward + SPEC.undo_penalty + SPEC.success_reward
+        3 * SPEC.step_penalty + 3 * SPEC.subgoal_reward + SPEC.success_reward
     )
+
+
+def test_a_back_door_taints_what_it_changed_and_a_later_correct_path_succeeds():
+    sim = _sim()
+    sim.step(_act("nav"), _state("/shop"))
+    sim.step(_act("add_to_cart"), _state("/shop", {"A": 1}))
+    out = sim.step(_act("staff_force_order"), _state("/staff", {}, PLACED))
+    assert not out.success and out.newly == () and out.uncredited == ("order",)
+    assert set(out.tainted) == {"orders.ORD-1", "cart.items"}  # it emptied the cart too
+    sim.step(_act("add_to_cart"), _state("/shop", {"A": 1}, PLACED))
+    both = {**PLACED, "ORD-2": {"status": "placed", "items": {"A": 1}}}
+    out = sim.step(_act("place_order"), _state("/order/ORD-2", {}, both))
+    assert out.success, "the correct checkout counts, whatever the back door did"
 
 
 def test_done_ends_the_episode_without_success():

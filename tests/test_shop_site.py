@@ -9,7 +9,7 @@ import pytest
 
 from webfactory_env.core.errors import ConfigError, UnknownNameError
 from webfactory_env.sitegen import AppEvent, generate_site
-from webfactory_env.sitegen.families.shop import validate_shipping
+from webfactory_env.sitegen.families.shop.rules import validate_shipping
 
 SEEDS = range(0, 60)
 
@@ -84,7 +84,7 @@ def test_generated_text_is_escaped():
         html = "".join(app.render(route).regions.values())
         assert "<script>" not in html
         assert "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#x27;&amp;" in html
-    app.dispatch(AppEvent(type="input", handler="field", arg="shipping.full_name", value=evil))
+    app.dispatch(AppEvent(type="input", handler="set_field", arg="shipping.full_name", value=evil))
     html = "".join(app.render("/checkout").regions.values())
     assert "<script>" not in html and "&lt;script&gt;" in html
 
@@ -97,8 +97,8 @@ def _shop(seed: int = 11):
 def test_filters_and_sort_change_the_listing():
     site, app = _shop()
     app.dispatch(AppEvent(type="nav", path="/shop"))
-    app.dispatch(AppEvent(type="change", handler="filter", arg="color", value="Red"))
-    app.dispatch(AppEvent(type="change", handler="sort", value="price-asc"))
+    app.dispatch(AppEvent(type="change", handler="set_filter", arg="color", value="Red"))
+    app.dispatch(AppEvent(type="change", handler="set_sort", value="price-asc"))
     listing = app.listing()
     assert listing and all(p.color == "Red" for p in listing)
     assert [p.price_cents for p in listing] == sorted(p.price_cents for p in listing)
@@ -112,8 +112,8 @@ def test_filters_and_sort_change_the_listing():
         "shown": len(listing),
     }
     # values the page never offers are ignored, not trusted
-    app.dispatch(AppEvent(type="change", handler="filter", arg="color", value="Plaid"))
-    app.dispatch(AppEvent(type="change", handler="sort", value="DROP TABLE"))
+    app.dispatch(AppEvent(type="change", handler="set_filter", arg="color", value="Plaid"))
+    app.dispatch(AppEvent(type="change", handler="set_sort", value="DROP TABLE"))
     assert app.state_view()["listing"]["filters"]["color"] == "Red"
     assert app.state_view()["listing"]["sort"] == "price-asc"
 
@@ -124,14 +124,14 @@ def test_pagination():
     app.dispatch(AppEvent(type="nav", path="/shop"))
     assert app.state_view()["listing"]["pages"] == 4
     first = [a.sid for a in app.page().affordances if a.kind == "Item"]
-    app.dispatch(AppEvent(type="click", handler="page", arg="2"))
+    app.dispatch(AppEvent(type="click", handler="turn_page", arg="2"))
     page = app.page()
     second = [a for a in page.affordances if a.kind == "Item"]
     assert len(first) == len(second) == 12 and not set(first) & {a.sid for a in second}
     assert [a.attr_map()["rank"] for a in second] == list(range(13, 25))
-    app.dispatch(AppEvent(type="click", handler="page", arg="9"))  # no such page: ignored
+    app.dispatch(AppEvent(type="click", handler="turn_page", arg="9"))  # no such page: ignored
     assert app.state_view()["listing"]["page"] == 2
-    app.dispatch(AppEvent(type="change", handler="sort", value="price-asc"))
+    app.dispatch(AppEvent(type="change", handler="set_sort", value="price-asc"))
     assert app.state_view()["listing"]["page"] == 1
 
 
@@ -143,15 +143,15 @@ def test_cart_checkout_and_order():
     app.dispatch(AppEvent(type="click", handler="add_to_cart", arg=buyable.sku))
     for p in sold_out:
         app.dispatch(AppEvent(type="click", handler="add_to_cart", arg=p.sku))
-    assert app.state_view()["cart"]["skus"] == [buyable.sku]
+    assert app.state_view()["cart"]["items"] == {buyable.sku: 1}
     patch = app.dispatch(
         AppEvent(
             type="submit",
-            handler="submit_shipping",
+            handler="place_order",
             values={"full_name": "Al", "address_line1": "Main", "city": "X1", "postal_code": "123"},
         )
     )
-    errors = app.state_view()["checkout"]["errors"]
+    errors = app.state_view()["feedback"]["checkout_errors"]
     assert set(errors) == {"full_name", "address_line1", "city", "postal_code"}
     assert patch.route is None and app.state_view()["order"]["status"] == "none"
     values = {
@@ -160,11 +160,13 @@ def test_cart_checkout_and_order():
         "city": "San Francisco",
         "postal_code": "94105",
     }
-    patch = app.dispatch(AppEvent(type="submit", handler="submit_shipping", values=values))
+    patch = app.dispatch(AppEvent(type="submit", handler="place_order", values=values))
     state = app.state_view()
-    assert state["order"]["status"] == "placed" and state["order"]["skus"] == [buyable.sku]
-    assert state["order"]["shipping"] == values
-    assert state["cart"]["skus"] == [] and patch.route == f"/order/{state['order']['id']}"
+    order = state["order"]
+    assert order["status"] == "placed" and order["items"] == {buyable.sku: 1}
+    assert order["shipping"] == values and order["payment"] == "cod"
+    assert state["orders"][order["id"]] == order, "the new order is an entity, keyed by id"
+    assert state["cart"]["items"] == {} and patch.route == f"/order/{order['id']}"
     assert app.known_route(patch.route)
 
 
@@ -173,7 +175,7 @@ def test_empty_cart_cannot_order():
     app.dispatch(
         AppEvent(
             type="submit",
-            handler="submit_shipping",
+            handler="place_order",
             values={
                 "full_name": "Alice Nguyen",
                 "address_line1": "1 A St",
@@ -183,7 +185,7 @@ def test_empty_cart_cannot_order():
         )
     )
     assert app.state_view()["order"]["status"] == "none"
-    assert "_cart" in app.state_view()["checkout"]["errors"]
+    assert "_cart" in app.state_view()["feedback"]["checkout_errors"]
 
 
 def test_shipping_validation_rules():
@@ -204,9 +206,11 @@ def test_patches_only_carry_changed_regions():
     app.mount_payload()
     patch = app.dispatch(AppEvent(type="nav", path="/shop"))
     assert set(patch.regions) == {"main"} and patch.route == "/shop" and patch.history == "push"
-    patch = app.dispatch(AppEvent(type="change", handler="sort", value="rating-desc"))
+    patch = app.dispatch(AppEvent(type="change", handler="set_sort", value="rating-desc"))
     assert set(patch.regions) == {"main"} and patch.route is None
-    patch = app.dispatch(AppEvent(type="input", handler="field", arg="shipping.city", value="Rome"))
+    patch = app.dispatch(
+        AppEvent(type="input", handler="set_field", arg="shipping.city", value="Rome")
+    )
     assert patch.empty  # typing never re-renders the field being typed into
 
 
@@ -218,7 +222,56 @@ def test_unknown_handler_and_app_exception_become_errors_not_crashes(monkeypatch
     def boom(self, ev):
         raise RuntimeError("kaput")
 
-    monkeypatch.setitem(type(app)._handlers, "sort", boom)
-    patch = app.dispatch(AppEvent(type="change", handler="sort", value="price-asc"))
+    monkeypatch.setitem(type(app)._handlers, "set_sort", boom)
+    patch = app.dispatch(AppEvent(type="change", handler="set_sort", value="price-asc"))
     assert "Something went wrong" in patch.regions["main"]
     assert app.errors[-1]["kind"] == "app_exception" and "kaput" in app.errors[-1]["message"]
+
+
+def test_the_state_declares_what_goals_may_pin():
+    schema = generate_site("shop", 0).family.schema
+    assert schema.pinned(("orders", "ORD-1", "items"))
+    assert schema.pinned(("cart", "items")) and schema.pinned(("cart", "coupon"))
+    assert not schema.pinned(("orders", "ORD-1", "tracking")), "bookkeeping is derived"
+    assert not schema.pinned(("cart", "total_cents")), "computed facts are derived"
+    assert not schema.pinned(("forms", "shipping")), "drafts are never pinned"
+    assert not schema.pinned(("listing", "sort")), "how the page looks is never pinned"
+    assert schema.node(("orders", "*", "payment")).source == "forms.payment.method"
+
+
+def test_secrets_never_reach_the_view():
+    _, app = _shop()
+    app.dispatch(AppEvent(type="change", handler="choose_payment", value="card"))
+    app.dispatch(
+        AppEvent(
+            type="input",
+            handler="set_field",
+            arg="payment.card_number",
+            value="4242 4242 4242 4242",
+        )
+    )
+    app.dispatch(AppEvent(type="input", handler="set_field", arg="payment.cvc", value="987"))
+    payment = app.state_view()["forms"]["payment"]
+    assert payment["card_last4"] == "4242" and payment["cvc_given"] is True
+    assert "4242 4242" not in str(app.state_view()) and "987" not in str(app.state_view())
+
+
+def test_removing_from_the_cart_is_remembered():
+    site, app = _shop()
+    mugs = [p for p in site.spec.entities["products"] if p.product_type == "mug" and p.stock]
+    for p in mugs[:2]:
+        app.dispatch(AppEvent(type="click", handler="add_to_cart", arg=p.sku))
+    app.dispatch(AppEvent(type="click", handler="remove_from_cart", arg=mugs[0].sku))
+    cart = app.state_view()["cart"]
+    assert cart["items"] == {mugs[1].sku: 1} and cart["removed"] == [mugs[0].sku]
+    app.dispatch(AppEvent(type="nav", path="/cart"))
+    assert mugs[0].title in "".join(app.page().regions.values()), "the page shows it too"
+
+
+def test_transitions_report_what_fired():
+    _, app = _shop()
+    app.take_fired()
+    app.dispatch(AppEvent(type="nav", path="/staff"))
+    app.dispatch(AppEvent(type="click", handler="staff_force_order"))
+    assert app.take_fired() == ("nav", "staff_force_order")
+    assert app.take_fired() == ()

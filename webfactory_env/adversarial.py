@@ -14,6 +14,8 @@ reward and must score below the oracle on every task:
 - `undo_redo`: a subgoal reached, undone and reached again, in a loop;
 - `shortcut_hunter`: every element *no task step lists* (back doors, distractors) used on
   every page it can reach;
+- `wrong_order` and `cycle`: the plan's pages visited last first, or back and forth, to
+  collect navigation rewards out of order;
 - `done_immediately`: `done(true)` (with a guessed answer) at the first step;
 - `give_up_immediately`: `done(false)` at the first step, which must not pass for the right
   ending of an infeasible task: the agent has to run into the obstacle first.
@@ -43,6 +45,7 @@ class AppDriver:
         self.task = task
         self.app = site.new_app()
         self.app.mount_payload()
+        self.app.take_fired()
         self.agent = dict(AGENT_STATE)
         self.sim = RewardSimulator(task, spec)
         self.sim.reset(self.state())
@@ -102,10 +105,21 @@ class AppDriver:
                 type="submit", handler=aff.handler, arg=aff.arg, sid=aff.sid, values=values
             )
         self.app.dispatch(event)
-        return self._record(self.sim.step(ActionRecord(valid=True, sid=aff.sid), self.state()))
+        fired = self.app.take_fired()
+        return self._record(
+            self.sim.step(ActionRecord(valid=True, sid=aff.sid, transitions=fired), self.state())
+        )
 
     def invalid(self) -> RewardOutcome:
         return self._record(self.sim.step(ActionRecord(valid=False), self.state()))
+
+    def navigate(self, path: str) -> RewardOutcome:
+        """Go to `path` as a person typing the address would."""
+        self.app.dispatch(AppEvent(type="nav", path=path))
+        fired = self.app.take_fired()
+        return self._record(
+            self.sim.step(ActionRecord(valid=True, transitions=fired), self.state())
+        )
 
     def done(self, success: bool, text: str = "") -> RewardOutcome:
         self.agent = {"done": True, "claimed": success, "answer": text}
@@ -269,6 +283,33 @@ def shortcut_hunter(d: AppDriver, rng: SeedStream, budget: int) -> None:
             d.act(aff, aff.verb)
 
 
+def _plan_routes(d: AppDriver) -> list[str]:
+    """The pages the plan visits, in order (from its navigation subgoals)."""
+    routes = []
+    for g in d.task.subgoals:
+        data = g.predicate.to_json()
+        if data.get("op") == "eq" and data.get("path") == "route":
+            routes.append(str(data["value"]))
+    return list(dict.fromkeys(routes))
+
+
+def wrong_order(d: AppDriver, rng: SeedStream, budget: int) -> None:
+    """Visit the plan's pages last first, again and again, to collect their rewards."""
+    routes = _plan_routes(d)[::-1] or ["/"]
+    while not d.ended and d.steps < budget:
+        for route in routes:
+            if d.ended or d.steps >= budget:
+                return
+            d.navigate(route)
+
+
+def cycle(d: AppDriver, rng: SeedStream, budget: int) -> None:
+    """Go back and forth between two pages of the plan (or the start page and one)."""
+    routes = [*_plan_routes(d), "/"][:2]
+    while not d.ended and d.steps < budget:
+        d.navigate(routes[d.steps % len(routes)])
+
+
 def done_immediately(d: AppDriver, rng: SeedStream, budget: int) -> None:
     guess = rng.choice(list(d.task.values) or ["yes"])
     d.done(True, guess)
@@ -284,6 +325,8 @@ ADVERSARIES: dict[str, Policy] = {
     "submit_first": submit_first,
     "undo_redo": undo_redo,
     "shortcut_hunter": shortcut_hunter,
+    "wrong_order": wrong_order,
+    "cycle": cycle,
     "done_immediately": done_immediately,
     "give_up_immediately": give_up_immediately,
 }

@@ -403,15 +403,20 @@ def cmd_compile(args: argparse.Namespace) -> int:
     print(f"task:        {compiled.name} ({compiled.family}, seed {args.seed})")
     print(f"digest:      {compiled.digest}")
     print(f"site digest: {compiled.site_digest}")
-    if compiled.goal:
-        print(f"goal:        {compiled.goal}")
+    if compiled.goal_text:
+        print(f"description: {compiled.goal_text}")
     print(f"instruction: {compiled.instruction}")
     for text in compiled.paraphrases:
         print(f"  or:        {text}")
     print(f"values:      {list(compiled.values)}")
-    print("subgoals:")
+    print("goal (every part must hold at once, made by the task's own transitions):")
+    for c in compiled.goal:
+        print(f"  {c.id} [{c.kind}]  {c.description}")
+        print(f"      predicate: {json.dumps(c.predicate.to_json(), default=str)}")
+    print(f"transitions: {', '.join(sorted(compiled.transitions)) or '(navigation only)'}")
+    print("subgoals (shaping):")
     for g in compiled.subgoals:
-        flags = ", ".join(x for x, on in (("terminal", g.terminal), ("sticky", g.sticky)) if on)
+        flags = "sticky" if g.sticky else ""
         print(f"  {g.id}{f' [{flags}]' if flags else ''}  (line {g.line})")
         print(f"      predicate: {json.dumps(g.predicate.to_json(), default=str)}")
         if g.witness:

@@ -243,6 +243,7 @@ class WebTaskEnv(gym.Env):
         self._error_events = []
         self.artifacts = None
         self._state = self._full_state()
+        self.app.take_fired()
         self._sim = RewardSimulator(self.task, self.reward_spec)
         self._sim.reset(self._state)
         self._obs = self._encode(self._dom)
@@ -329,7 +330,10 @@ class WebTaskEnv(gym.Env):
             }
         before = self._state
         self._state = self._full_state()
-        outcome = self._sim.step(ActionRecord(valid=valid, sid=sid, done=done), self._state)
+        fired = self.app.take_fired()
+        outcome = self._sim.step(
+            ActionRecord(valid=valid, sid=sid, done=done, transitions=fired), self._state
+        )
         terminated = outcome.terminated
         truncated = not terminated and (self._steps >= self.max_steps or crash is not None)
         self._ended = terminated or truncated
@@ -363,6 +367,7 @@ class WebTaskEnv(gym.Env):
                 "R": self._sim.total,
                 "subgoals": list(outcome.newly),
                 "undone": list(outcome.undone),
+                "tainted": list(outcome.tainted),
                 "components": dict(outcome.components),
             },
             "deltas": _hide(state_delta(before, self._state), self.typed_secrets),
@@ -534,7 +539,7 @@ class WebTaskEnv(gym.Env):
         assert self.task is not None and self.site is not None and self._dom is not None
         return {
             "instruction": self.task.instruction,
-            "goal": self.task.goal,
+            "goal": self.task.goal_text,
             "values": list(self.task.values),
             "family": self.site.spec.family,
             "task": self.task.name,

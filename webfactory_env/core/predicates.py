@@ -1,10 +1,15 @@
 """Predicates over app state: the only thing rewards and success are computed from.
 
-A predicate is a small immutable tree (`Eq`, `Contains`, `Match`, `Gt`, `Lt`, `All`, `Any`,
-`Not`) over dotted paths into the JSON-like state view a site app exposes. Site families
-declare the *effect* of each affordance as a predicate template whose values may be
-`Ref`s; the task compiler binds them to concrete values. Predicates serialise to JSON so
-compiled tasks, traces and replay bundles carry them verbatim.
+A predicate is a small immutable tree (`Eq`, `Contains`, `Match`, `Gt`, `Lt`, `Has`,
+`Exists`, `AnswerMatch`, `All`, `Any`, `Not`) over paths into the JSON-like state view a
+site app exposes; entity tables are keyed by id, so `("cards", "C-12", "column")` names one
+card's column. Site families declare the *effect* of each affordance as a predicate
+template whose values may be `Ref`s; the task compiler binds them to concrete values.
+
+`holds_clean(state, clean)` is `holds` restricted to state whose provenance is clean: the
+reward simulator passes a `clean(path)` that is false for what an unpermitted action (a
+back door) last changed. Predicates serialise to JSON so compiled tasks, traces and replay
+bundles carry them verbatim.
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
+
+from webfactory_env.core.answers import AnswerKey, grade
 
 Path = tuple[str, ...]
 
@@ -86,6 +93,13 @@ class Predicate:
 
     def paths(self) -> set[Path]:
         raise NotImplementedError
+
+    def holds_clean(self, state: Mapping[str, Any], clean: Clean) -> bool:
+        """`holds`, counting only state whose provenance is clean."""
+        return self.holds(state) and all(clean(p) for p in self.paths())
+
+
+Clean = Callable[[Path], bool]
 
 
 def _bind_value(value: Any, resolve: Callable[[str], Any]) -> Any:
@@ -171,32 +185,19 @@ def _number(x: Any) -> float | None:
     return None
 
 
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-
-
-def _normal_words(text: str) -> str:
-    text = text.lower().replace(",", "")
-    return " ".join(re.findall(r"[0-9a-z\u00c0-\uffff]+(?:\.[0-9]+)?", text))
-
-
 def answer_matches(text: Any, expected: Any) -> bool:
-    """Grading of a free-text answer: numbers compare numerically (±0.005), other answers
-    must appear as whole words, ignoring case, punctuation and currency signs."""
-    if not isinstance(text, str) or expected is None:
+    """Whether the answer `text` states `expected` (a value, or an `AnswerKey` as JSON):
+    see `webfactory_env.core.answers.grade`."""
+    if expected is None or (isinstance(expected, str) and not expected.strip()):
         return False
-    want = str(expected).strip()
-    if not want:
-        return False
-    if _NUMBER.fullmatch(want.replace(",", "").lstrip("$€£")):
-        target = float(want.replace(",", "").lstrip("$€£"))
-        return any(abs(float(n) - target) < 0.005 for n in _NUMBER.findall(text.replace(",", "")))
-    norm_text, norm_want = f" {_normal_words(text)} ", f" {_normal_words(want)} "
-    return norm_want.strip() != "" and norm_want in norm_text
+    key = expected if isinstance(expected, AnswerKey) else AnswerKey.from_json(expected)
+    return grade(text, key)
 
 
 @dataclass(frozen=True, slots=True)
 class AnswerMatch(_Compare):
-    """The agent's answer at `path` reports `value` (see `answer_matches`)."""
+    """The agent's answer at `path` states `value`, an `AnswerKey` (as JSON) or a plain
+    value (see `answer_matches`)."""
 
     op: ClassVar[str] = "answer"
 
@@ -223,12 +224,80 @@ class Lt(_Compare):
 
 
 @dataclass(frozen=True, slots=True)
+class Has(Predicate):
+    """Something is at `path` (a record exists): `Not(Has(("cards", "C-9")))` is "card C-9
+    is deleted"."""
+
+    path: Path
+    op: ClassVar[str] = "has"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", parse_path(self.path))
+
+    def holds(self, state: Mapping[str, Any]) -> bool:
+        return lookup(state, self.path) is not MISSING
+
+    def bind(self, resolve: Callable[[str], Any]) -> Predicate:
+        return self
+
+    def to_json(self) -> dict[str, Any]:
+        return {"op": self.op, "path": ".".join(self.path)}
+
+    def paths(self) -> set[Path]:
+        return {self.path}
+
+
+@dataclass(frozen=True, slots=True)
+class Exists(Predicate):
+    """Some record of the table at `path` satisfies `where` (whose paths are relative to
+    the record): "an order of exactly this mug, shipped to Alice". With provenance, the
+    record must have been made, and last changed, by permitted actions."""
+
+    path: Path
+    where: Predicate
+    op: ClassVar[str] = "exists"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", parse_path(self.path))
+
+    def _records(self, state: Mapping[str, Any]) -> list[tuple[str, Any]]:
+        table = lookup(state, self.path)
+        if not isinstance(table, Mapping):
+            return []
+        return [(str(k), v) for k, v in table.items() if isinstance(v, Mapping)]
+
+    def holds(self, state: Mapping[str, Any]) -> bool:
+        return any(self.where.holds(rec) for _, rec in self._records(state))
+
+    def holds_clean(self, state: Mapping[str, Any], clean: Clean) -> bool:
+        return any(
+            self.where.holds(rec) and clean((*self.path, key)) for key, rec in self._records(state)
+        )
+
+    def matching(self, state: Mapping[str, Any]) -> list[str]:
+        """Ids of the records that satisfy `where`."""
+        return [key for key, rec in self._records(state) if self.where.holds(rec)]
+
+    def bind(self, resolve: Callable[[str], Any]) -> Predicate:
+        return Exists(self.path, self.where.bind(resolve))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"op": self.op, "path": ".".join(self.path), "where": self.where.to_json()}
+
+    def paths(self) -> set[Path]:
+        return {self.path}
+
+
+@dataclass(frozen=True, slots=True)
 class All(Predicate):
     items: tuple[Predicate, ...]
     op: ClassVar[str] = "all"
 
     def holds(self, state: Mapping[str, Any]) -> bool:
         return all(p.holds(state) for p in self.items)
+
+    def holds_clean(self, state: Mapping[str, Any], clean: Clean) -> bool:
+        return all(p.holds_clean(state, clean) for p in self.items)
 
     def bind(self, resolve: Callable[[str], Any]) -> Predicate:
         return All(tuple(p.bind(resolve) for p in self.items))
@@ -247,6 +316,9 @@ class Any_(Predicate):
 
     def holds(self, state: Mapping[str, Any]) -> bool:
         return any(p.holds(state) for p in self.items)
+
+    def holds_clean(self, state: Mapping[str, Any], clean: Clean) -> bool:
+        return any(p.holds_clean(state, clean) for p in self.items)
 
     def bind(self, resolve: Callable[[str], Any]) -> Predicate:
         return Any_(tuple(p.bind(resolve) for p in self.items))
@@ -293,6 +365,10 @@ def predicate_from_json(data: Mapping[str, Any]) -> Predicate:
         return Any_(tuple(predicate_from_json(p) for p in data["items"]))
     if op == "not":
         return Not(predicate_from_json(data["item"]))
+    if op == "has":
+        return Has(parse_path(data["path"]))
+    if op == "exists":
+        return Exists(parse_path(data["path"]), predicate_from_json(data["where"]))
     raise ValueError(f"unknown predicate op {op!r}")
 
 

@@ -1,4 +1,5 @@
-"""The one way to read `sites/` and `dsl/`: from the wheel, or from a source checkout."""
+"""The one way to read `sites/`, `dsl/` and a site family's own data files: from the
+wheel, or from a source checkout."""
 
 from __future__ import annotations
 
@@ -50,4 +51,35 @@ def tree_digest(name: str, *subdirs: str) -> str:
             h.update(path.relative_to(root).as_posix().encode())
             h.update(b"\0")
             h.update(path.read_bytes())
+    return h.hexdigest()[:12]
+
+
+_FAMILIES_DIR = Path(__file__).resolve().parent.parent / "sitegen" / "families"
+
+
+def family_path(family: str, name: str) -> Path:
+    """A data file of a site family (its copy table, vocabulary, theme), kept beside the
+    family's code in `webfactory_env/sitegen/families/<family>/`."""
+    own = _FAMILIES_DIR / family / name
+    return own if own.is_file() else resource_path("sites", family, name)
+
+
+@cache
+def read_family_text(family: str, name: str) -> str:
+    return family_path(family, name).read_text(encoding="utf-8")
+
+
+@cache
+def family_digest(family: str) -> str:
+    """Short SHA-256 over a family's data files (names and bytes, sorted)."""
+    h = hashlib.sha256()
+    own = _FAMILIES_DIR / family
+    files = sorted(p for p in own.glob("*") if p.is_file() and p.suffix in (".json", ".css"))
+    if not files:
+        root = resource_root("sites") / family
+        files = sorted(p for p in root.rglob("*") if p.is_file())
+    for path in files:
+        h.update(path.name.encode())
+        h.update(b"\0")
+        h.update(path.read_bytes())
     return h.hexdigest()[:12]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-DSL_VERSION = "0.2.0"
+DSL_VERSION = "0.3.0"
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,10 +102,21 @@ TargetExpr: TypeAlias = Target | VarRef
 
 
 @dataclass(frozen=True, slots=True)
-class StateCond:
-    """`a.b.c op value` inside `State(...)`."""
+class PathKey:
+    """`[value]` in a state path: the key of one entity of a table (`cards["C-12"]`)."""
 
-    path: tuple[str, ...]
+    value: Value
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
+
+PathPart: TypeAlias = str | PathKey
+
+
+@dataclass(frozen=True, slots=True)
+class StateCond:
+    """`a.b.c op value` inside `State(...)`; `cards[card].column` names one entity."""
+
+    path: tuple[PathPart, ...]
     op: str
     value: Value
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
@@ -219,7 +230,7 @@ class Answer:
 
     target: TargetExpr | None
     attr: str | None
-    path: tuple[str, ...] | None
+    path: tuple[PathPart, ...] | None
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 

@@ -18,6 +18,8 @@ from webfactory_env.dsl.ast import (
     Infeasible,
     NumberLit,
     Param,
+    PathKey,
+    PathPart,
     Select,
     StateAnd,
     StateCall,
@@ -104,7 +106,7 @@ def _step(step: Step, depth: int) -> list[str]:
         case Answer(target, attr, None) if target is not None and attr is not None:
             return [f"{pad}answer {format_target(target)}.{attr};"]
         case Answer(None, None, path) if path is not None:
-            return [f"{pad}answer State({'.'.join(path)});"]
+            return [f"{pad}answer State({format_path(path)});"]
         case Infeasible(reason, condition):
             return [f"{pad}infeasible {format_value(reason)} when {format_state(condition)};"]
     raise ValueError(f"cannot format step {step!r}")
@@ -139,11 +141,24 @@ def format_target(target: TargetExpr) -> str:
     return f"{target.kind}({preds})"
 
 
+def format_path(path: tuple[PathPart, ...]) -> str:
+    """`a.b[key].c`."""
+    out = ""
+    for part in path:
+        if isinstance(part, PathKey):
+            out += f"[{format_value(part.value)}]"
+        else:
+            out += f".{part}" if out else part
+    return out
+
+
 def format_state(expr: StateExpr) -> str:
     """A state expression with only the parentheses its structure needs."""
     match expr:
         case StateCall(conds):
-            inner = ", ".join(f"{'.'.join(c.path)} {c.op} {format_value(c.value)}" for c in conds)
+            inner = ", ".join(
+                f"{format_path(c.path)} {c.op} {format_value(c.value)}" for c in conds
+            )
             return f"State({inner})"
         case StateNot(item):
             return f"not {_operand(item, (StateAnd, StateOr))}"

@@ -40,6 +40,8 @@ from webfactory_env.dsl.ast import (
     Infeasible,
     NumberLit,
     Param,
+    PathKey,
+    PathPart,
     Select,
     Span,
     StateAnd,
@@ -65,14 +67,14 @@ KEYWORDS: frozenset[str] = frozenset(
     {
         "task", "goto", "click", "fill", "with", "select", "option", "submit", "wait", "assert",
         "if", "else", "for", "in", "true", "false", "and", "or", "not", "State",
-        "answer", "infeasible", "when",
+        "answer", "infeasible", "when", "contains",
     }
 )  # fmt: skip
 STATEMENTS: tuple[str, ...] = (
     "goto", "click", "fill", "select", "submit", "wait", "assert", "if", "for", "answer",
     "infeasible",
 )  # fmt: skip
-OPERATORS: tuple[str, ...] = ("=", "~=", ">", "<")
+OPERATORS: tuple[str, ...] = ("=", "~=", ">", "<", "contains")
 
 # Lark tree levels. The LALR parser itself is iterative, but building and printing the AST
 # recurse; this keeps every such walk far below Python's recursion limit.
@@ -80,19 +82,21 @@ MAX_NESTING = 200
 # Integers must survive a trip through JSON and JavaScript (the sites run in Chromium).
 MAX_SAFE_INT = 2**53 - 1
 
-_KEYWORD_TERMINALS = {"_" + kw.upper(): kw for kw in KEYWORDS}
+_KEYWORD_TERMINALS = {"_" + kw.upper(): kw for kw in KEYWORDS if kw != "contains"}
 _STATEMENT_TERMINALS = frozenset("_" + kw.upper() for kw in STATEMENTS)
-_RELOP_TERMINALS = frozenset({"EQ", "MATCH", "GT", "LT"})
+_RELOP_TERMINALS = frozenset({"EQ", "MATCH", "GT", "LT", "CONTAINS"})
 _VALUE_TERMINALS = frozenset({"STRING", "NUMBER", "NAME", "_TRUE", "_FALSE"})
 _STATE_TERMINALS = frozenset({"_STATE", "_NOT", "_LPAR"})
 _PUNCTUATION = {
     "_LBRACE": "{", "_RBRACE": "}", "_LPAR": "(", "_RPAR": ")", "_COMMA": ",", "_SEMI": ";",
     "_COLON": ":", "_DOT": ".", "EQ": "=", "MATCH": "~=", "GT": ">", "LT": "<",
+    "_LBRACK": "[", "_RBRACK": "]", "CONTAINS": "contains",
 }  # fmt: skip
 # Order in which expected tokens are listed: punctuation first, then words.
 _ORDER = [
     "_SEMI", "_COMMA", "_RPAR", "_LPAR", "_RBRACE", "_LBRACE", "_DOT", "_COLON",
-    "EQ", "MATCH", "GT", "LT", "STRING", "NUMBER", "NAME", *sorted(_KEYWORD_TERMINALS), "$END",
+    "_LBRACK", "_RBRACK", "EQ", "MATCH", "GT", "LT", "CONTAINS", "STRING", "NUMBER", "NAME",
+    *sorted(_KEYWORD_TERMINALS), "$END",
 ]  # fmt: skip
 _STATEMENT_HINT = "statements are " + ", ".join(STATEMENTS)
 _RESERVED_HINT = "reserved words: " + ", ".join(sorted(KEYWORDS, key=str.lower))
@@ -321,7 +325,7 @@ class _Builder:
         if kind == "answer_attr":
             return Answer(self.target(children[0]), str(children[1]), None, span)
         if kind == "answer_state":
-            return Answer(None, None, tuple(str(t) for t in children[0].children), span)
+            return Answer(None, None, self.path(children[0]), span)
         if kind == "infeasible":
             reason = children[0]
             assert isinstance(reason, Token)
@@ -425,8 +429,13 @@ class _Builder:
 
     def state_cond(self, tree: Tree) -> StateCond:
         path, op, value = tree.children
-        return StateCond(
-            tuple(str(t) for t in path.children), str(op), self.value(value), _span(tree)
+        return StateCond(self.path(path), str(op), self.value(value), _span(tree))
+
+    def path(self, tree: Tree) -> tuple[PathPart, ...]:
+        """Names, and `[value]` keys naming one entity of a table."""
+        return tuple(
+            str(c) if isinstance(c, Token) else PathKey(self.value(c), _span(c))
+            for c in tree.children
         )
 
     # -- values ----------------------------------------------------------------------------

@@ -1,15 +1,22 @@
-"""RewardSpec and RewardSimulator: dense, exact rewards from compiled subgoal predicates.
+"""RewardSpec and RewardSimulator: exact rewards from a compiled task's goal and subgoals.
+
+Success is the task's goal: every conjunct holds at the same time, over state whose
+*provenance* is clean. The simulator tracks who last changed each piece of goal state (a
+record, a record's field, a session value): a change made by an action that set off only
+transitions the task's own steps use (or navigation) is clean; a change made through any
+other transition (a back door such as a staff "force-complete" link) is tainted until a
+permitted action changes it again. A back door thus taints only what it touched, and a
+later correct path (a new order, a new booking) still succeeds.
 
 Per step the reward is the sum of:
 - `step_penalty`, always;
 - `invalid_penalty` when the action was invalid (it then changes nothing);
-- `subgoal_reward` for each subgoal whose predicate turned true on this step, credited only
-  when the action used a permitted element (one in some subgoal's witness set): a hidden
-  shortcut that flips state earns nothing, and the subgoal stays uncredited until a
-  permitted action makes it true again;
-- `undo_penalty` for each credited, non-sticky subgoal whose predicate stopped holding
-  (it can then be earned again, so undo/redo cycles never pay);
-- `success_reward` once every terminal subgoal is credited and holds: the episode ends.
+- `subgoal_reward` for each subgoal credited for the first time: its predicate holds over
+  clean state, it did not hold at reset (or has been false since), and every prerequisite
+  in the compiled DAG is credited; a subgoal pays once per episode;
+- `undo_penalty` for each credited, non-sticky subgoal whose predicate stopped holding,
+  unless the same step made a later subgoal true (a checkout empties the cart it orders);
+- `success_reward` once the goal holds: the episode ends.
 An agent's `done` action ends the episode without success on a feasible task.
 """
 
@@ -21,7 +28,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from webfactory_env.sitegen.app import neutral
 from webfactory_env.tasks.compiled import CompiledTask
+
+Path = tuple[str, ...]
 
 
 class RewardSpec(BaseModel):
@@ -38,11 +48,14 @@ class RewardSpec(BaseModel):
 
 @dataclass(frozen=True)
 class ActionRecord:
-    """What the simulator needs to know about the step's action."""
+    """What the simulator needs to know about the step's action: whether it was valid,
+    the element it used, whether it ended the episode, and the app transitions it set off
+    (`SiteApp.take_fired`)."""
 
     valid: bool
     sid: str | None = None
     done: bool = False
+    transitions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -54,59 +67,132 @@ class RewardOutcome:
     terminated: bool
     components: Mapping[str, float] = field(default_factory=dict)
     uncredited: tuple[str, ...] = ()
+    tainted: tuple[str, ...] = ()
+
+
+def tracked_changes(
+    tracked: tuple[tuple[str, str], ...], before: Mapping[str, Any], after: Mapping[str, Any]
+) -> list[Path]:
+    """What changed in the goal's state, at the grain provenance is kept: a record created
+    or deleted, a record's field, a session object's field, a whole value."""
+    out: list[Path] = []
+    for name, kind in tracked:
+        a, b = before.get(name), after.get(name)
+        if a == b:
+            continue
+        if kind in ("table", "object") and isinstance(a, Mapping) and isinstance(b, Mapping):
+            for key in set(a) | set(b):
+                va, vb = a.get(key), b.get(key)
+                if va == vb:
+                    continue
+                if kind == "table" and isinstance(va, Mapping) and isinstance(vb, Mapping):
+                    out += [(name, key, f) for f in set(va) | set(vb) if va.get(f) != vb.get(f)]
+                else:
+                    out.append((name, key))
+        else:
+            out.append((name,))
+    return out
 
 
 class RewardSimulator:
-    """Tracks subgoal progress for one episode of one compiled task."""
+    """Tracks goal provenance and subgoal progress for one episode of one compiled task."""
 
     def __init__(self, task: CompiledTask, spec: RewardSpec | None = None) -> None:
         self.task = task
         self.spec = spec or RewardSpec()
+        self.order = {g.id: i for i, g in enumerate(task.subgoals)}
         self.credited: set[str] = set()
+        self.paid: set[str] = set()
+        self.tainted: set[Path] = set()
+        self._seen_false: dict[str, bool] = {}
         self._held: dict[str, bool] = {}
+        self._prev: dict[str, Any] = {}
         self.total = 0.0
         self.success = False
 
     def reset(self, state: Mapping[str, Any]) -> None:
         self.credited = set()
+        self.paid = set()
+        self.tainted = set()
         self._held = {g.id: g.predicate.holds(state) for g in self.task.subgoals}
+        self._seen_false = {gid: not held for gid, held in self._held.items()}
+        self._prev = {name: state.get(name) for name, _ in self.task.tracked}
         self.total = 0.0
         self.success = False
 
+    # ---------------------------------------------------------------- provenance
+    def permitted(self, action: ActionRecord) -> bool:
+        """Whether what the action changed counts: it set off only the task's own
+        transitions (or navigation), or it ended the episode."""
+        if not action.valid:
+            return False
+        if action.done:
+            return True
+        allowed = self.task.transitions
+        return all(neutral(t) or t in allowed for t in action.transitions)
+
+    def clean(self, path: Path) -> bool:
+        """Whether `path` (and everything under it) was last changed by permitted means."""
+        for t in self.tainted:
+            n = min(len(t), len(path))
+            if t[:n] == path[:n]:
+                return False
+        return True
+
+    def _track(self, action: ActionRecord, state: Mapping[str, Any]) -> list[Path]:
+        changed = tracked_changes(self.task.tracked, self._prev, state)
+        self._prev = {name: state.get(name) for name, _ in self.task.tracked}
+        permitted = self.permitted(action)
+        for path in changed:
+            if permitted:
+                self.tainted = {t for t in self.tainted if t[: len(path)] != path}
+            else:
+                self.tainted.add(path)
+        return [] if permitted else changed
+
+    # --------------------------------------------------------------------- step
     def step(self, action: ActionRecord, state: Mapping[str, Any]) -> RewardOutcome:
         spec = self.spec
         parts = {"step": spec.step_penalty}
         if not action.valid:
             parts["invalid"] = spec.invalid_penalty
-        # Progress counts only through witness elements, or by ending the episode (the only
-        # way to reach the agent's own `agent.*` state: answers and infeasibility claims).
-        permitted = action.valid and (
-            action.done or (action.sid is not None and action.sid in self.task.permitted)
-        )
+        tainted_now = self._track(action, state)
+        holds = {g.id: g.predicate.holds(state) for g in self.task.subgoals}
+        became_true = {gid for gid, h in holds.items() if h and not self._held[gid]}
         newly: list[str] = []
         undone: list[str] = []
         uncredited: list[str] = []
         for g in self.task.subgoals:
-            holds = g.predicate.holds(state)
-            was = self._held[g.id]
-            self._held[g.id] = holds
-            if holds and not was and g.id not in self.credited:
-                if permitted:
-                    self.credited.add(g.id)
-                    newly.append(g.id)
-                else:
-                    uncredited.append(g.id)
-            elif not holds and was and g.id in self.credited and not g.sticky:
+            if not holds[g.id]:
+                self._seen_false[g.id] = True
+            if g.id in self.credited:
+                if holds[g.id] or g.sticky:
+                    continue
+                # Consumed, not undone, when this step made a later subgoal true.
+                if any(self.order[h] > self.order[g.id] for h in became_true):
+                    continue
                 self.credited.discard(g.id)
                 undone.append(g.id)
+                continue
+            if not holds[g.id] or not self._seen_false[g.id]:
+                continue
+            if not all(p in self.credited for p in g.prerequisites):
+                continue
+            if not g.predicate.holds_clean(state, self.clean):
+                if g.id in became_true:
+                    uncredited.append(g.id)
+                continue
+            self.credited.add(g.id)
+            if g.id not in self.paid:
+                self.paid.add(g.id)
+                newly.append(g.id)
+        self._held = holds
         if newly:
             parts["subgoals"] = spec.subgoal_reward * len(newly)
         if undone:
             parts["undo"] = spec.undo_penalty * len(undone)
-        terminal = self.task.terminal
-        success = bool(terminal) and all(
-            g.id in self.credited and self._held[g.id] for g in terminal
-        )
+        goal = self.task.goal
+        success = bool(goal) and all(c.predicate.holds_clean(state, self.clean) for c in goal)
         if success:
             parts["success"] = spec.success_reward
             self.success = True
@@ -120,4 +206,9 @@ class RewardSimulator:
             terminated=success or action.done,
             components=parts,
             uncredited=tuple(uncredited),
+            tainted=tuple(".".join(p) for p in tainted_now),
         )
+
+    def goal_status(self, state: Mapping[str, Any]) -> dict[str, bool]:
+        """Each goal conjunct: does it hold over clean state now?"""
+        return {c.id: c.predicate.holds_clean(state, self.clean) for c in self.task.goal}

@@ -1,8 +1,11 @@
 """The running site: authoritative state, event dispatch, and the documents that serve it.
 
-A `SiteApp` owns one site's mutable state. The browser sends it `AppEvent`s; it answers
-with a `Patch` of re-rendered regions, only those whose HTML changed since they were last
-sent. Rewards and the task compiler read `state_view()` directly, with no browser.
+A `SiteApp` owns one site's mutable state: an instance of its family's declared state
+model (`State`, see `sitegen.state`). The browser sends it `AppEvent`s, each handled by
+one *transition* (an event = a transition = a function, declared with `@transition`);
+it answers with a `Patch` of re-rendered regions, only those whose HTML changed since
+they were last sent. Rewards and the task compiler read `state_view()` directly, with no
+browser, and learn from `take_fired()` which transitions an action set off (provenance).
 
 The base class also owns what every family shares: UI state (open menus and pickers,
 active tabs, the open dialog, how much of an infinite list is loaded), the server
@@ -19,38 +22,58 @@ import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
-from webfactory_env.core.resources import read_text
+from webfactory_env.core.predicates import Predicate
+from webfactory_env.core.resources import read_family_text, read_text
 from webfactory_env.core.seeding import hash_to_int
 from webfactory_env.sitegen.copy import Copy
 from webfactory_env.sitegen.html import Renderer, esc
-from webfactory_env.sitegen.spec import AppEvent, PageView, Patch
+from webfactory_env.sitegen.spec import AppEvent, PageView, Patch, SiteSpec
+from webfactory_env.sitegen.state import AppState, Schema, schema_of, view_of
 from webfactory_env.sitegen.variation import Variation
 
-if TYPE_CHECKING:
-    from webfactory_env.sitegen.registry import Site
-
 Handler = Callable[[Any, AppEvent], str | None]
+PageFn = Callable[[Any, Renderer, str], tuple[str, str]]  # (app, renderer, route) -> title, main
+EffectOf = Callable[[Any], Predicate | None]
+
+
+def neutral(name: str) -> bool:
+    """Whether a transition only moves around or changes how the page looks (navigation,
+    menus, tabs, dialogs): such events are never a back door."""
+    return name in ("nav", "noop", "retry") or name.startswith("ui.")
+
+
 Transport = Literal["queue", "fetch"]
 ERROR_RATE = 0.2  # share of changes that fail when the `errors` axis is "some"
 DEBOUNCE_MS = 300
 _PLACEHOLDER = re.compile(r'data-wf-region="([^"]+)"')
 
 
-def handler(name: str, *, mutating: bool = False) -> Callable[[Handler], Handler]:
-    """Mark an app method as the handler of the page events named `name`.
+def transition(
+    name: str, *, mutating: bool = False, effect: EffectOf | None = None
+) -> Callable[[Handler], Handler]:
+    """Mark an app method as the transition the page events named `name` cause.
 
-    `mutating` handlers change server-side data; they are the ones the `errors` axis may
-    fail and the ones that pay the `latency` axis.
+    `mutating` transitions change server-side data; they are the ones the `errors` axis
+    may fail and the ones that pay the `latency` axis. `effect(arg)` declares, once, what
+    the transition does for the event's `arg` as a predicate template (`Ref("value")` is
+    the event's value): widgets bound with `SiteApp.on(name, arg)` carry it, and the task
+    compiler binds it into the step's subgoal.
     """
 
     def mark(fn: Handler) -> Handler:
         fn.__wf_handler__ = name  # type: ignore[attr-defined]
         fn.__wf_mutating__ = mutating  # type: ignore[attr-defined]
+        fn.__wf_effect__ = effect  # type: ignore[attr-defined]
         return fn
 
     return mark
+
+
+def handler(name: str, *, mutating: bool = False) -> Callable[[Handler], Handler]:
+    """`transition` without a declared effect (widgets then pass `effect=` themselves)."""
+    return transition(name, mutating=mutating)
 
 
 @dataclass
@@ -95,10 +118,25 @@ def theme_css(v: Variation) -> str:
 
 
 class SiteApp:
-    """Base class of every family's app. Subclasses implement `render` and `state`."""
+    """Base class of every family's app.
+
+    A family sets `State` (its state dataclass), optionally `Facts` (computed, read-only
+    values merged into the view) and `OPEN` (page objects that describe one entity: the
+    open card is `cards[card.id]`), builds `self.state` in `__init__`, and implements
+    `facts`, `_page_kind`, `_render_<kind>` and `header`.
+    """
 
     family: ClassVar[str] = ""
+    State: ClassVar[type[AppState] | None] = None
+    Facts: ClassVar[type | None] = None
+    # page object -> the entity table it shows: `card.column` is `cards[card.id].column`
+    OPEN: ClassVar[Mapping[str, str]] = {}
+    # answer path -> `table.field` whose values are the other answers an agent could give
+    DOMAINS: ClassVar[Mapping[str, str]] = {}
+    # page kind -> the function that draws it (else the method `_render_<kind>`)
+    PAGES: ClassVar[Mapping[str, PageFn]] = {}
     _handlers: ClassVar[dict[str, Handler]] = {}
+    model: AppState  # the family's state, an instance of `State`
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -110,9 +148,8 @@ class SiteApp:
                     found[name] = attr
         cls._handlers = found
 
-    def __init__(self, site: Site) -> None:
-        self.site = site
-        self.spec = site.spec
+    def __init__(self, spec: SiteSpec) -> None:
+        self.spec = spec
         self.v = Variation(**self.spec.variation)
         self.copy = Copy(self.family, self.v, self.spec.seed)
         self.route = self.spec.start_route
@@ -125,6 +162,8 @@ class SiteApp:
         self._sent: dict[str, str] = {}
         self._version = 0  # bumped by every change of state: the page memo's clock
         self._page_memo: tuple[tuple[Any, ...], PageView] | None = None
+        self._view_memo: tuple[tuple[Any, ...], dict[str, Any]] | None = None
+        self.fired: list[str] = []  # transitions run since `take_fired` (provenance)
 
     # ------------------------------------------------------------ for subclasses
     def render(self, route: str) -> PageView:
@@ -132,8 +171,42 @@ class SiteApp:
         return self.render_kind(route, self._page_kind(route))
 
     def state(self) -> dict[str, Any]:
-        """The family's own state, as JSON-like data (rewards read it)."""
-        raise NotImplementedError
+        """The family's own state, as JSON-like data (rewards read it): by default the
+        view of `self.state_model` with `facts()` merged in."""
+        return {
+            "route": self.route,
+            "page": self._page_kind(self.route),
+            **view_of(self.model, self.facts()),
+        }
+
+    def facts(self) -> Any:
+        """Computed, read-only values of the page (a `Facts` instance), or None."""
+        return None
+
+    @classmethod
+    def schema(cls) -> Schema:
+        """Every path of this family's state view, with its part (see `sitegen.state`)."""
+        if cls.State is None:
+            raise NotImplementedError(f"{cls.__name__} declares no State")
+        return _schema(cls)
+
+    def on(self, name: str, arg: Any = None) -> dict[str, Any]:
+        """Widget arguments that bind an element to the transition `name` for `arg`:
+        its handler, its argument and its declared effect."""
+        fn = self._handlers.get(name)
+        if fn is None:
+            raise KeyError(f"{type(self).__name__} has no transition {name!r}")
+        effect_of = getattr(fn, "__wf_effect__", None)
+        return {
+            "handler": name,
+            "arg": None if arg is None else str(arg),
+            "effect": effect_of(arg) if effect_of is not None else None,
+        }
+
+    def take_fired(self) -> tuple[str, ...]:
+        """The transitions run since the last call (how the last action changed state)."""
+        fired, self.fired = tuple(self.fired), []
+        return fired
 
     def known_route(self, path: str) -> bool:
         return self._page_kind(path) != "not_found"
@@ -148,7 +221,17 @@ class SiteApp:
 
     # --------------------------------------------------------------- composition
     def state_view(self) -> dict[str, Any]:
-        return {**self.state(), "ui": self.ui.view(), "server": {"error": self.failed is not None}}
+        """What predicates read: the family's state, the UI state and the server's. Built
+        once per state (callers must not change it)."""
+        key = self._memo_key()
+        if self._view_memo is None or self._view_memo[0] != key:
+            view = {
+                **self.state(),
+                "ui": self.ui.view(),
+                "server": {"error": self.failed is not None},
+            }
+            self._view_memo = (key, view)
+        return self._view_memo[1]
 
     def renderer(self) -> Renderer:
         salt = f"{self.spec.family}:{self.spec.seed}:{self.epoch}"
@@ -187,7 +270,8 @@ class SiteApp:
         """The page of `kind` at `route`: `_render_<kind>(r, route)` gives its title and main
         region; a "not_found" page answers 404."""
         r = self.renderer()
-        title, main = getattr(self, f"_render_{kind}")(r, route)
+        page = self.PAGES.get(kind)
+        title, main = page(self, r, route) if page else getattr(self, f"_render_{kind}")(r, route)
         return self.page_view(
             r, route=route, title=title, main=main, status=404 if kind == "not_found" else 200
         )
@@ -216,7 +300,7 @@ class SiteApp:
         return (
             read_text("sites", "common", "base.css")
             + theme_css(self.v)
-            + read_text("sites", self.family, "theme.css")
+            + read_family_text(self.family, "theme.css")
         )
 
     def today(self) -> dt.date:
@@ -233,8 +317,14 @@ class SiteApp:
         conformance checks ask for the same page many times between two events. State
         changes go through `dispatch` (or `touch`); the route, the UI state and the drift
         epoch may also be set from outside, so they are part of the key."""
+        key = self._memo_key()
+        if self._page_memo is None or self._page_memo[0] != key:
+            self._page_memo = (key, self.render(self.route))
+        return self._page_memo[1]
+
+    def _memo_key(self) -> tuple[Any, ...]:
         ui = self.ui
-        key = (
+        return (
             self._version,
             self.epoch,
             self.route,
@@ -247,9 +337,6 @@ class SiteApp:
             tuple(sorted(ui.more.items())),
             tuple(sorted(ui.queries.items())),
         )
-        if self._page_memo is None or self._page_memo[0] != key:
-            self._page_memo = (key, self.render(self.route))
-        return self._page_memo[1]
 
     def dispatch(self, event: AppEvent) -> Patch:
         """Apply one page event and return the patch that brings the page up to date."""
@@ -259,6 +346,7 @@ class SiteApp:
         target: str | None = None
         try:
             if event.type == "nav":
+                self.fired.append("nav")
                 target = event.path or "/"
                 self.flash = ""
                 self.failed = None
@@ -271,6 +359,8 @@ class SiteApp:
                 if fn is None:
                     self.errors.append({"kind": "unknown_handler", "handler": name})
                     return Patch()
+                if name != "retry":  # a retry counts as the change it retries
+                    self.fired.append(name)
                 mutating = getattr(fn, "__wf_mutating__", False)
                 if event.type == "change" and not name.startswith("ui."):
                     self.ui.open.clear()  # choosing closes menus and pickers
@@ -398,6 +488,7 @@ class SiteApp:
         if failed is None:
             return None
         fn = self._handlers[failed.handler or ""]
+        self.fired.append(failed.handler or "")
         self.requests += 1
         return fn(self, failed)
 
@@ -422,6 +513,17 @@ class SiteApp:
         boot = json.dumps(self.mount_payload(transport), ensure_ascii=False)
         boot = boot.replace("</", "<\\/").replace("<!--", "<\\!--")
         return bootstrap_document(boot_json=boot)
+
+
+_SCHEMAS: dict[type, Schema] = {}
+
+
+def _schema(cls: type[SiteApp]) -> Schema:
+    found = _SCHEMAS.get(cls)
+    if found is None:
+        assert cls.State is not None
+        found = _SCHEMAS[cls] = schema_of(cls.State, cls.Facts)
+    return found
 
 
 def _with_nested(regions: Mapping[str, str], changed: Mapping[str, str]) -> dict[str, str]:

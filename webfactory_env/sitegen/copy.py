@@ -1,4 +1,4 @@
-"""Visible wording of a site: paraphrase tables from `sites/<family>/copy.json`, plus seeded noise.
+"""Visible wording of a site: the family's paraphrase table (`copy.json`), plus seeded noise.
 
 A copy entry is a string or a list of paraphrases; the variation's `paraphrase` axis picks
 one. The `noise` axis then alters some labels the way real sites do (a typo, an
@@ -13,7 +13,7 @@ import json
 from functools import cache
 from typing import Any
 
-from webfactory_env.core.resources import read_text
+from webfactory_env.core.resources import read_family_text, read_text
 from webfactory_env.core.seeding import SeedStream
 from webfactory_env.sitegen.variation import Variation
 
@@ -22,7 +22,7 @@ NOISE_SHARE = 0.35  # fraction of labels a noise axis touches
 
 @cache
 def _tables(family: str) -> tuple[dict[str, Any], dict[str, str]]:
-    copy = json.loads(read_text("sites", family, "copy.json"))
+    copy = json.loads(read_family_text(family, "copy.json"))
     table = json.loads(read_text("sites", "common", "abbreviations.json"))
     return copy, {word.lower(): short for word, short in table.items()}
 
@@ -47,7 +47,7 @@ class Copy:
         node: Any = _tables(self.family)[0]
         for part in key.split("."):
             if not isinstance(node, dict) or part not in node:
-                raise KeyError(f"no copy {key!r} in sites/{self.family}/copy.json")
+                raise KeyError(f"no copy {key!r} in the {self.family} family's copy.json")
             node = node[part]
         return node
 

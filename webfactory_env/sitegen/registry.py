@@ -5,16 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from webfactory_env.__about__ import __version__
 from webfactory_env.core.errors import ConfigError, UnknownNameError
-from webfactory_env.core.resources import tree_digest
+from webfactory_env.core.resources import family_digest, tree_digest
+from webfactory_env.sitegen.app import SiteApp
 from webfactory_env.sitegen.spec import SiteSpec
+from webfactory_env.sitegen.state import Schema
 from webfactory_env.sitegen.variation import AXIS_BY_NAME, Variation
-
-if TYPE_CHECKING:
-    from webfactory_env.sitegen.app import SiteApp
 
 DIFFICULTIES = ("easy", "medium", "hard")
 
@@ -31,6 +30,11 @@ class Family:
     kinds: tuple[str, ...]
     difficulties: tuple[str, ...] = DIFFICULTIES
 
+    @property
+    def schema(self) -> Schema:
+        """Every path of the family's state view, with its part (`sitegen.state`)."""
+        return self.app_class.schema()
+
 
 @dataclass(frozen=True)
 class Site:
@@ -45,7 +49,7 @@ class Site:
 
     def new_app(self) -> SiteApp:
         """A fresh app in the site's start state."""
-        return self.family.app_class(self)
+        return self.family.app_class(self.spec)
 
     def representative_routes(self) -> tuple[str, ...]:
         """One static route per page kind, in route order: `/product/<sku>` stands for
@@ -66,7 +70,11 @@ def route_kind(route: str) -> str:
 def generator_version(family: str, version: str) -> str:
     """A spec's `generator_version`: the package, the family's own version, and a digest of
     the family's site assets (shared CSS, the runtime and its own theme and copy)."""
-    return f"{__version__}+{family}.{version}." + tree_digest("sites", "common", "runtime", family)
+    return (
+        f"{__version__}+{family}.{version}."
+        + tree_digest("sites", "common", "runtime")[:6]
+        + family_digest(family)[:6]
+    )
 
 
 _FAMILIES: dict[str, Family] = {}

@@ -1120,24 +1120,40 @@ def form(
     )
 
 
-def newsletter_promo(r: Renderer, copy: Copy, value: str) -> str:
+def newsletter_promo(
+    r: Renderer,
+    copy: Copy,
+    value: str,
+    *,
+    field_action: Mapping[str, Any] | None = None,
+    submit_action: Mapping[str, Any] | None = None,
+) -> str:
     """A newsletter sign-up aside (a distractor: no task needs it) unless the
     `distractors` axis is "none". `value` is the e-mail typed so far, kept in app state
-    at `forms.newsletter.email`; the form submits to the `newsletter` handler."""
+    at `forms.newsletter.email`. `field_action` and `submit_action` bind the field and the
+    form to the app's transitions (`SiteApp.on`); by default the `field` and `newsletter`
+    handlers."""
     if r.variation.distractors == "none":
         return ""
+    typing = field_action or {
+        "handler": "field",
+        "arg": "newsletter.email",
+        "effect": Eq(("forms", "newsletter", "email"), Ref("value")),
+    }
+    submitting = submit_action or {
+        "handler": "newsletter",
+        "effect": Eq(("forms", "newsletter", "email"), Ref("state:forms.newsletter.email")),
+    }
     field = text_field(
         r,
         sid="field:newsletter.email",
         name="email",
         label=copy("distractors.email"),
         value=value,
-        handler="field",
-        arg="newsletter.email",
-        effect=Eq(("forms", "newsletter", "email"), Ref("value")),
         form="newsletter",
         input_type="email",
         attrs_={"distractor": True},
+        **typing,
     )
     return (
         '<aside class="promo distractor">'
@@ -1145,13 +1161,12 @@ def newsletter_promo(r: Renderer, copy: Copy, value: str) -> str:
         + form(
             r,
             name="newsletter",
-            handler="newsletter",
             body=field,
             submit_sid="form:newsletter",
             submit_text=copy("distractors.subscribe"),
             label=copy("distractors.newsletter"),
             attrs_={"distractor": True},
-            effect=Eq(("forms", "newsletter", "email"), Ref("state:forms.newsletter.email")),
+            **{k: v for k, v in submitting.items() if k != "arg"},
         )
         + "</aside>"
     )

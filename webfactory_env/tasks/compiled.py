@@ -1,4 +1,5 @@
-"""What a compiled task is: subgoals with predicates and witness sets, an oracle plan, a digest."""
+"""What a compiled task is: a goal pinned to entities, subgoals for shaping (a DAG with
+witness sets), an oracle plan, the transitions it permits, and a digest."""
 
 from __future__ import annotations
 
@@ -7,18 +8,20 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from webfactory_env.core.predicates import All, Predicate
+from webfactory_env.tasks.goal import Conjunct
 
 PlanVerb = Literal["click", "type", "select", "submit", "done_success", "done_fail"]
 
 
 @dataclass(frozen=True, slots=True)
 class Subgoal:
-    """One step's required effect on app state.
+    """One step's effect on app state: the unit of shaping reward.
 
     `witness` ranks the semantic ids whose use counts as this step (first = the oracle's
     choice). `sticky` subgoals (navigation) stay achieved once reached; the others are
-    undone when their predicate stops holding. `prerequisites` are hard DAG edges (the
-    subgoals whose effects this one builds on); `after` is the authored order.
+    undone when their predicate stops holding before anything built on them. A subgoal
+    pays only once its `prerequisites` (the subgoals whose effects it builds on, and the
+    one that brought the agent to its page) are credited; `after` is the authored order.
     """
 
     id: str
@@ -27,7 +30,6 @@ class Subgoal:
     predicate: Predicate
     witness: tuple[str, ...]
     sticky: bool
-    terminal: bool
     prerequisites: tuple[str, ...] = ()
     after: tuple[str, ...] = ()
     line: int = 0
@@ -41,7 +43,6 @@ class Subgoal:
             "predicate": self.predicate.to_json(),
             "witness": list(self.witness),
             "sticky": self.sticky,
-            "terminal": self.terminal,
             "prerequisites": list(self.prerequisites),
             "after": list(self.after),
             "line": self.line,
@@ -71,7 +72,7 @@ class CompiledTask:
     site_digest: str
     source: str
     filename: str
-    goal: str | None
+    goal_text: str | None  # the task's doc comment
     instruction: str
     subgoals: tuple[Subgoal, ...]
     plan: tuple[PlanStep, ...]
@@ -82,6 +83,14 @@ class CompiledTask:
     compiler_version: str
     digest: str
     permitted: frozenset[str] = field(default_factory=frozenset)
+    # What success means: every conjunct holds at once, by permitted means.
+    goal: tuple[Conjunct, ...] = ()
+    # The transitions (event handlers) the task's own steps use: a change made by any
+    # other transition (a back door) does not count towards the goal.
+    transitions: frozenset[str] = field(default_factory=frozenset)
+    # The top-level state the goal may pin, whose provenance the reward tracks, with its
+    # shape: ("orders", "table"), ("cart", "object"), ("wishlist", "value").
+    tracked: tuple[tuple[str, str], ...] = ()
     # Other wordings of `instruction` that ask for exactly the same steps (for training
     # agents that do not overfit one phrasing); `instructions` lists all of them.
     paraphrases: tuple[str, ...] = ()
@@ -91,12 +100,9 @@ class CompiledTask:
         return (self.instruction, *self.paraphrases)
 
     @property
-    def terminal(self) -> tuple[Subgoal, ...]:
-        return tuple(g for g in self.subgoals if g.terminal)
-
-    @property
     def success(self) -> Predicate:
-        return All(tuple(g.predicate for g in self.terminal))
+        """The goal as one predicate (without provenance)."""
+        return All(tuple(c.predicate for c in self.goal))
 
     @property
     def expects_answer(self) -> bool:
@@ -114,12 +120,15 @@ class CompiledTask:
             "digest": self.digest,
             "dsl_version": self.dsl_version,
             "compiler_version": self.compiler_version,
-            "goal": self.goal,
+            "goal_text": self.goal_text,
             "instruction": self.instruction,
             "paraphrases": list(self.paraphrases),
             "params": dict(self.params),
             "values": list(self.values),
             "bindings": dict(self.bindings),
+            "goal": [c.to_json() for c in self.goal],
+            "transitions": sorted(self.transitions),
+            "tracked": [list(t) for t in self.tracked],
             "subgoals": [g.to_json() for g in self.subgoals],
             "success": self.success.to_json(),
             "plan": [p.to_json() for p in self.plan],

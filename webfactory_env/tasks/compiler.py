@@ -3,9 +3,13 @@
 The compiler walks the task's steps over a fresh app, exactly as an agent following the
 task would: each target is resolved against the affordances of the page the app shows at
 that moment (the witness set, ranked in page order), the primary witness is acted on, and
-the affordance's declared effect, bound to this step's values, becomes the subgoal
-predicate. A step whose effect does not hold afterwards (a validation error, a disabled
-button) is a compile error, so every compiled task is solvable by its own oracle plan.
+the affordance's declared effect, bound to this step's values, becomes the step's
+subgoal (shaping). What each step changed in the state a goal may pin is recorded, and
+at the end `tasks.goal` turns the run into the task's goal: conjuncts over entity-keyed
+state that must hold together. A step whose effect does not hold afterwards (a validation
+error, a disabled button), a goal that already holds at reset, an assertion that already
+holds at reset and a "first / best by X" whose tie the page does not break are compile
+errors, so every compiled task is solvable by its own oracle plan and by nothing less.
 Conditions (`if`, `wait`) are decided on the simulated state and loops are unrolled: a
 compiled task is a straight line.
 """
@@ -17,9 +21,10 @@ import datetime as dt
 import html as _html
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from webfactory_env.core.answers import AnswerKey, kind_of
 from webfactory_env.core.errors import did_you_mean
 from webfactory_env.core.predicates import (
     AGENT_STATE,
@@ -27,7 +32,9 @@ from webfactory_env.core.predicates import (
     All,
     AnswerMatch,
     Any_,
+    Contains,
     Eq,
+    Exists,
     Gt,
     Lt,
     Match,
@@ -41,11 +48,28 @@ from webfactory_env.core.predicates import (
 from webfactory_env.core.seeding import SeedStream, stable_digest
 from webfactory_env.dsl import ast
 from webfactory_env.dsl.errors import DslError
+from webfactory_env.sitegen.app import neutral
 from webfactory_env.sitegen.registry import Site
 from webfactory_env.sitegen.spec import Affordance, AppEvent, Option
+from webfactory_env.sitegen.state import PINNED_PARTS, changes, leaf_changes
 from webfactory_env.tasks.compiled import CompiledTask, PlanStep, PlanVerb, Subgoal
+from webfactory_env.tasks.goal import Conjunct, PinnedAssert, StepRun, derive_goal
+from webfactory_env.tasks.instruction import (
+    answer_surface,
+    answer_surface_state,
+    attr_words,
+    fill_sentence,
+    keep_sentence,
+    paraphrase_instruction,
+    path_words,
+    quote,
+    select_sentence,
+    target_words,
+)
 
-COMPILER_VERSION = "0.2.0"
+COMPILER_VERSION = "0.3.0"
+MAX_TIE_FORKS = 6  # tied alternatives explored for the answers they lead to
+NAME_FIELDS = ("title", "name", "username", "code")  # how a `[key]` may name an entity
 MAX_LOOP_ITEMS = 50
 MAX_REVEAL = 24  # pages forward, or months in a calendar, before giving up
 VALUE_FILTERS: dict[str, Callable[[str], Any]] = {
@@ -55,7 +79,6 @@ VALUE_FILTERS: dict[str, Callable[[str], Any]] = {
     "strip": lambda v: v.strip(),
 }
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
 
 
 class CompileError(DslError):
@@ -114,13 +137,45 @@ def compile_task(task_file: ast.TaskFile, site: Site, task_name: str | None = No
     return _Compiler(task_file, task, site).run()
 
 
+@dataclass(frozen=True)
+class _Tie:
+    """A "first / best by X" choice whose runner-up ties it on X (the sort key)."""
+
+    line: int
+    column: int
+    key: str
+    chosen: str  # semantic id
+    others: tuple[str, ...]
+
+
 class _Compiler:
-    def __init__(self, task_file: ast.TaskFile, task: ast.TaskDef, site: Site) -> None:
+    def __init__(
+        self,
+        task_file: ast.TaskFile,
+        task: ast.TaskDef,
+        site: Site,
+        choose: Mapping[tuple[int, int], str] | None = None,
+        forking: bool = True,
+    ) -> None:
         self.file = task_file
         self.task = task
         self.site = site
         self.app = site.new_app()
-        self.known_paths = _paths(self.app.state_view())
+        self.schema = site.family.schema
+        self.reset_view = copy.deepcopy(self.app.state_view())
+        self.known_paths = _paths(self.reset_view)
+        # Which witness to take at a tied step (line, column) -> sid: set when the compiler
+        # re-runs a task down a tied alternative to learn the answer it leads to.
+        self.choose = dict(choose or {})
+        self.forking = forking
+        self.asks_question = _asks_question(task.steps)
+        self.ties: list[_Tie] = []
+        self.sort_keys: dict[str, tuple[str, str]] = {}  # route -> (key, order) shown
+        self.runs: list[StepRun] = []
+        self.asserts: list[PinnedAssert] = []
+        self.writes: dict[str, set[tuple[str, ...]]] = {}  # subgoal -> paths it changed
+        self.final_answer = ""
+        self.ending_conjunct: Conjunct
         self.params: dict[str, Any] = {}
         self.loop_vars: dict[str, str] = {}
         self.subgoals: list[Subgoal] = []
@@ -149,25 +204,7 @@ class _Compiler:
             raise self.error(
                 f"task {self.task.name!r} has no step that changes the site", self.task
             )
-        if not any(g.terminal for g in self.subgoals):
-            last = self.subgoals[-1]
-            self.subgoals[-1] = _replace(last, terminal=True)
-        # Success is judged at the end: an effect that stopped holding since its step
-        # (a later step undid it) would make the task unwinnable.
-        final = self.app.state_view()
-        final["agent"] = {
-            "done": True,
-            "claimed": not isinstance(self.ending, ast.Infeasible),
-            "answer": str(self.bindings.get("answer", {}).get("value", "")),
-        }
-        for g in self.subgoals:
-            if g.terminal and g.id not in ("answer", "infeasible") and not g.predicate.holds(final):
-                raise self.error(
-                    f"the effect of this step does not last: it no longer holds when the task "
-                    f"ends ({g.description.rstrip('.')})",
-                    _Located(g.line, g.column),
-                    hint=_explain(g.predicate, final),
-                )
+        goal = self._goal()
         subgoals = tuple(self.subgoals)
         permitted = frozenset(sid for g in subgoals for sid in g.witness)
         params = {k: _jsonable(v) for k, v in sorted(self.params.items())}
@@ -181,16 +218,16 @@ class _Compiler:
                 "params": params,
             }
         )
-        goal = None
+        doc = None
         if self.task.doc:
-            goal = re.sub(r"^\s*goal\s*:\s*", "", self.task.doc.strip(), flags=re.I) or None
+            doc = re.sub(r"^\s*goal\s*:\s*", "", self.task.doc.strip(), flags=re.I) or None
         return CompiledTask(
             name=self.task.name,
             family=self.site.spec.family,
             site_digest=self.site.digest,
             source=self.file.source,
             filename=self.file.filename,
-            goal=goal,
+            goal_text=doc,
             instruction=" ".join(self.surface),
             paraphrases=paraphrase_instruction(self.surface),
             subgoals=subgoals,
@@ -202,7 +239,70 @@ class _Compiler:
             compiler_version=COMPILER_VERSION,
             digest=digest,
             permitted=permitted,
+            goal=tuple(goal),
+            transitions=frozenset(t for t in self.app.take_fired() if not neutral(t)),
+            tracked=tuple(
+                (n, node.kind if node.kind in ("table", "object") else "value")
+                for n, node in self.schema.root.items()
+                if node.part in PINNED_PARTS
+            ),
         )
+
+    def _goal(self) -> list[Conjunct]:
+        """The task's goal from its run (see `tasks.goal`), checked: it holds at the end,
+        not at reset, and every conjunct is pinned to what the steps did."""
+        final = self.app.state_view()
+        goal = derive_goal(
+            self.schema, self.reset_view, final, self.runs, self.asserts, self.ending is None
+        )
+        if self.ending is not None:
+            goal.append(self.ending_conjunct)
+        # An assertion about a record the task creates pays when that record is made.
+        made = {c.record: c.predicate for c in goal if c.record is not None}
+        for a in self.asserts:
+            if a.new_record in made:
+                self.subgoals = [
+                    _replace(g, predicate=made[a.new_record])
+                    if (g.line, g.column, g.id.startswith("assert")) == (a.line, a.column, True)
+                    else g
+                    for g in self.subgoals
+                ]
+        if not goal:
+            raise self.error(
+                f"task {self.task.name!r} has no goal: none of its steps changes what the "
+                "site keeps (orders, bookings, cards, settings, sign-in...) and it does not "
+                "end on a page or with an answer",
+                self.task,
+                hint="add the step that does the task, or end it with `answer` or an `assert`",
+            )
+        agent_done = {
+            "done": True,
+            "claimed": not isinstance(self.ending, ast.Infeasible),
+            "answer": self.final_answer,
+        }
+        at_end = {**final, "agent": agent_done}
+        for c in goal:
+            if not c.predicate.holds(at_end):
+                raise self.error(
+                    f"the goal does not hold when the task ends: {c.description}",
+                    _Located(c.line, c.column) if c.line else self.task,
+                    hint=_explain(c.predicate, at_end),
+                )
+        at_reset = {**self.reset_view, "agent": dict(AGENT_STATE)}
+        if all(c.predicate.holds(at_reset) for c in goal):
+            raise self.error(
+                f"the goal of task {self.task.name!r} already holds before anything is done "
+                "on this site, so no agent could show it did the task",
+                self.task,
+                hint="; ".join(c.description for c in goal)[:300],
+            )
+        for c in goal:
+            if isinstance(c.predicate, Exists) and c.predicate.holds(self.reset_view):
+                raise self.error(
+                    f"this step creates nothing new on this site: {c.description} exists already",
+                    _Located(c.line, c.column),
+                )
+        return goal
 
     def _steps(self, steps: Iterable[ast.Step]) -> None:
         for step in steps:
@@ -345,7 +445,10 @@ class _Compiler:
                 hint="this task cannot be instantiated on this seed",
             )
         rng = SeedStream(self.site.spec.seed).child("task").child(self.task.name).child(name)
-        return rng.choice(values)
+        chosen = rng.choice(values)
+        # What each drawn value is: checks swap it for another of the same kind.
+        self.bindings.setdefault("picked", {})[name] = {"from": args[0], "value": chosen}
+        return chosen
 
     # ------------------------------------------------------------- resolution
     def _page_affordances(self) -> tuple[Affordance, ...]:
@@ -476,7 +579,7 @@ class _Compiler:
             "click",
             [_Match(a) for a in links],
             None,
-            surface=f"Go to the {text} page.",
+            surface=f"Go to the {_plain_label(text)} page.",
             slug=f"goto-{_slug(route) or 'home'}",
         )
 
@@ -506,6 +609,8 @@ class _Compiler:
                 f"{_describe_target(target)} is not something to {verb}; it takes `{use}`", step
             )
         matches = [m for m in matches if m.affordance.verb == verb]
+        if verb == "click":
+            matches = self._break_ties(step, target, matches)
         if verb == "fill":
             if not isinstance(value, (str, int, float)) or isinstance(value, bool):
                 raise self.error(f"fill needs text; got {_type_name(value)}", value_node)
@@ -632,7 +737,7 @@ class _Compiler:
     ) -> None:
         primary = matches[0]
         aff = primary.affordance
-        before = self.app.state_view()
+        before = copy.deepcopy(self.app.state_view())
         bound_value: Any = value
         if verb == "select":
             assert primary.option is not None
@@ -654,14 +759,30 @@ class _Compiler:
                 found = lookup(before, parse_path(name[6:]))
             else:
                 raise KeyError(name)
-            return VALUE_FILTERS[filt](str(found)) if filt else found
+            if not filt:
+                return found
+            if isinstance(found, Mapping):  # a whole draft: filter each of its values
+                return {k: VALUE_FILTERS[filt](str(v)) for k, v in found.items()}
+            return VALUE_FILTERS[filt](str(found))
 
         predicate = aff.effect.bind(resolve)
         if predicate.holds(before) and not aff.sticky:
             # Already true: nothing to do or reward here. But a dialog or tab opened to find
-            # the target did change the page, so the plan must open it too.
+            # the target did change the page, so the plan must open it too. What the step
+            # asks for is still part of the goal when it is the site's data ("keep security
+            # alerts on"): it must still hold at the end.
             for mv in moves or []:
                 self.plan.append(PlanStep(mv.verb, mv.sid, mv.value, None))
+            if all(self.schema.pinned(p) for p in predicate.paths()):
+                self.runs.append(
+                    StepRun(
+                        subgoal="",
+                        line=step.span.line,
+                        column=step.span.column,
+                        maintained=predicate,
+                    )
+                )
+            self.surface.append(keep_sentence(surface))
             return
         moves = list(moves or [])
         moves += self._operate(
@@ -679,8 +800,9 @@ class _Compiler:
             dict.fromkeys([m.affordance.sid for m in matches] + [mv.sid for mv in moves])
         )
         subgoal_id = self._unique_id(slug)
+        pinned = changes(self.schema, before, after, PINNED_PARTS)
+        drafts = self._draft_writes(before, after, predicate)
         prerequisites = self._prerequisites(aff.effect, predicate)
-        terminal = verb == "submit"
         self._add_subgoal(
             Subgoal(
                 id=subgoal_id,
@@ -689,12 +811,23 @@ class _Compiler:
                 predicate=predicate,
                 witness=sid_witness,
                 sticky=aff.sticky,
-                terminal=terminal,
                 prerequisites=prerequisites,
                 line=step.span.line,
                 column=step.span.column,
             )
         )
+        self.runs.append(
+            StepRun(
+                subgoal=subgoal_id,
+                line=step.span.line,
+                column=step.span.column,
+                changes=pinned,
+                drafts=frozenset(drafts),
+                navigation=not pinned and not drafts,
+                page=predicate if not pinned and not drafts else None,
+            )
+        )
+        self.writes[subgoal_id] = set(pinned) | drafts
         for mv in moves:
             self.plan.append(PlanStep(mv.verb, mv.sid, mv.value, subgoal_id))
             if mv.value is not None:
@@ -709,6 +842,22 @@ class _Compiler:
         self.surface.append(surface)
         if self.app.route != before["route"]:
             self.entry_subgoal = subgoal_id
+        if aff.kind == "Sort" or (verb == "select" and aff.kind == "Sort"):
+            merged = {**aff.attr_map(), **dict(primary.option.attrs if primary.option else ())}
+            if merged.get("key"):
+                order = str(merged.get("order") or bound_value or "asc")
+                self.sort_keys[self.app.route] = (str(merged["key"]), order)
+
+    def _draft_writes(
+        self, before: Mapping[str, Any], after: Mapping[str, Any], predicate: Predicate
+    ) -> set[tuple[str, ...]]:
+        """Draft fields a step wrote (or addressed: typing what was already there)."""
+        out: set[tuple[str, ...]] = set()
+        for name, node in self.schema.root.items():
+            if node.part == "drafts":
+                out |= set(leaf_changes(before.get(name), after.get(name), (name,)))
+        out |= {p for p in predicate.paths() if self.schema.part(p) == "drafts"}
+        return out
 
     # ------------------------------------------------------------- operating
     def _operate(
@@ -848,6 +997,7 @@ class _Compiler:
     def _answer(self, step: ast.Answer) -> None:
         """The agent must report a fact of the site with `done(true, text)`."""
         moves: list[_Move] = []
+        accepted: list[Any]
         if step.target is not None:
             assert step.attr is not None
             matches, moves = self._locate(step.target, "any", None, step)
@@ -866,24 +1016,31 @@ class _Compiler:
                     hint=f"{aff.kind} attributes: " + ", ".join(sorted(attrs)),
                 )
             value: Any = attrs[step.attr]
-            what = f"the {step.attr.replace('_', ' ')} of {_describe_target(step.target)}"
+            same = [a for a in self._page_affordances() if _same_kind(a, aff)]
+            # Every item that ties the chosen one on the list's sort key answers too.
+            accepted = [value] + [a.attr_map().get(step.attr) for a in self._tied(aff, same)]
+            candidates = [a.attr_map().get(step.attr) for a in same]
+            what = answer_surface(step.attr, self._target_words(step.target, aff))
             self.bindings["answer"] = {"sid": aff.sid, "attr": step.attr, "value": value}
         else:
             assert step.path is not None
+            path = self._path(step.path, step)
             state = self.app.state_view()
-            value = lookup(state, step.path)
-            path = ".".join(step.path)
+            value = lookup(state, path)
+            text = ".".join(path)
             if value is MISSING:
                 known = {".".join(p) for p in _paths(state)}
-                raise self.error(f"unknown state path {path!r}.{did_you_mean(path, known)}", step)
+                raise self.error(f"unknown state path {text!r}.{did_you_mean(text, known)}", step)
             if isinstance(value, (dict, list)) or value in ("", None):
                 raise self.error(
-                    f"{path} is {value!r} here: not an answer",
+                    f"{text} is {value!r} here: not an answer",
                     step,
                     hint="answer a single value that the page shows",
                 )
-            what = f"the {' '.join(step.path).replace('_', ' ')}"
-            self.bindings["answer"] = {"path": path, "value": value}
+            accepted = [value]
+            candidates = self._state_candidates(path)
+            what = answer_surface_state(path, self.app.OPEN)
+            self.bindings["answer"] = {"path": text, "value": value}
             # An agent that answers by pointing needs the value on the page: open the tab,
             # section or dialog that shows it (a value no page shows, such as a count the
             # agent must work out, stays as it is).
@@ -896,7 +1053,15 @@ class _Compiler:
                     or []
                 )
         expected = _answer_text(value)
-        surface = f"Report {what}."
+        self.final_answer = expected
+        if self.forking:
+            accepted += [v for v in self._fork_answers() if v is not None]
+        key = AnswerKey(
+            accepted=tuple(dict.fromkeys(_answer_text(v) for v in accepted if v is not None)),
+            kind=kind_of([value]),
+            candidates=tuple(sorted({_answer_text(v) for v in candidates if v not in (None, "")})),
+        )
+        self.bindings["answer"]["accepted"] = list(key.accepted)
         self._ending(
             step,
             "answer",
@@ -904,13 +1069,45 @@ class _Compiler:
                 (
                     Eq(("agent", "done"), True),
                     Eq(("agent", "claimed"), True),
-                    AnswerMatch(("agent", "answer"), expected),
+                    AnswerMatch(("agent", "answer"), key.to_json()),
                 )
             ),
-            surface,
+            f"Report {what}.",
             moves,
             PlanStep("done_success", "", expected, "answer"),
         )
+
+    def _state_candidates(self, path: tuple[str, ...]) -> list[Any]:
+        """Other values the answer at `path` could have been: the same field of every
+        record of the table the page shows, or of the table the family names for it."""
+        state = self.app.state_view()
+        table = self.app.OPEN.get(path[0]) or self.app.DOMAINS.get(".".join(path), "").split(".")[0]
+        field = path[-1]
+        if ".".join(path) in self.app.DOMAINS:
+            field = self.app.DOMAINS[".".join(path)].split(".")[-1]
+        records = lookup(state, (table,)) if table else MISSING
+        if not isinstance(records, Mapping):
+            return []
+        return [rec.get(field) for rec in records.values() if isinstance(rec, Mapping)]
+
+    def _fork_answers(self) -> list[Any]:
+        """The answers the tied alternatives lead to (the task re-run down each)."""
+        found: list[Any] = []
+        for tie in self.ties[:MAX_TIE_FORKS]:
+            for other in tie.others[:MAX_TIE_FORKS]:
+                fork = _Compiler(
+                    self.file,
+                    self.task,
+                    self.site,
+                    choose={**self.choose, (tie.line, tie.column): other},
+                    forking=False,
+                )
+                try:
+                    fork.run()
+                except CompileError:
+                    continue  # that alternative does not lead through the task
+                found.append(fork.bindings.get("answer", {}).get("value"))
+        return found
 
     def _infeasible(self, step: ast.Infeasible) -> None:
         """The task cannot be done here; the agent should stop and say so."""
@@ -926,13 +1123,13 @@ class _Compiler:
         # Stopping is right only where the obstacle shows: the step that ran into it must
         # still hold, and so must the condition, when the agent says done(false). Without
         # this, done(false) at the first step would "solve" every infeasible task.
-        if self.subgoals and not self.subgoals[-1].terminal:
-            self.subgoals[-1] = _replace(self.subgoals[-1], terminal=True)
+        obstacle = (self.subgoals[-1].predicate,) if self.subgoals else ()
         self._ending(
             step,
             "infeasible",
             All(
                 (
+                    *obstacle,
                     predicate,
                     Eq(("agent", "done"), True),
                     Eq(("agent", "claimed"), False),
@@ -941,6 +1138,7 @@ class _Compiler:
             "",
             [],
             PlanStep("done_fail", "", step.reason.value, "infeasible"),
+            description=f"Stop and say that the task cannot be done: {step.reason.value}.",
         )
 
     def _ending(
@@ -951,18 +1149,22 @@ class _Compiler:
         surface: str,
         moves: list[_Move],
         final: PlanStep,
+        description: str = "",
     ) -> None:
         self.ending = step
+        description = description or surface or "End the task correctly."
+        self.ending_conjunct = Conjunct(
+            slug, predicate, description, slug, step.span.line, step.span.column
+        )
         self._add_subgoal(
             Subgoal(
                 id=slug,
                 step=self.steps_seen,
-                description=surface or "End the task correctly.",
+                description=description,
                 predicate=predicate,
                 witness=tuple(dict.fromkeys(m.sid for m in moves)),
                 sticky=False,
-                terminal=True,
-                prerequisites=tuple(g.id for g in self.subgoals if g.terminal),
+                prerequisites=(self.subgoals[-1].id,) if self.subgoals else (),
                 line=step.span.line,
                 column=step.span.column,
             )
@@ -982,23 +1184,41 @@ class _Compiler:
                 step.condition,
                 hint=_explain(predicate, state),
             )
+        pinned = replace(
+            self._pin(predicate, step.condition), line=step.span.line, column=step.span.column
+        )
+        if pinned.new_record is None and pinned.predicate.holds(self.reset_view):
+            raise self.error(
+                "this assertion already holds before the task starts, so it cannot show "
+                "that the task was done",
+                step.condition,
+                hint=_explain(pinned.predicate, self.reset_view),
+            )
+        self.asserts.append(pinned)
+        text = self._state_words(step.condition)
+        # The subgoal pays when the pinned condition turns true (a condition on a record
+        # the task creates: when such a record exists).
+        shaping = (
+            Exists((pinned.new_record[0],), pinned.predicate)
+            if pinned.new_record is not None
+            else pinned.predicate
+        )
         self._add_subgoal(
             Subgoal(
                 id=self._unique_id(
                     "assert-" + "-".join(_slug(".".join(p)) for p in sorted(predicate.paths()))[:60]
                 ),
                 step=self.steps_seen,
-                description=f"Make sure that {_state_surface(step.condition, self._value)}.",
-                predicate=predicate,
+                description=f"Make sure that {text}.",
+                predicate=shaping,
                 witness=(),
                 sticky=False,
-                terminal=True,
                 prerequisites=self._prerequisites(None, predicate),
                 line=step.span.line,
                 column=step.span.column,
             )
         )
-        self.surface.append(f"Make sure that {_state_surface(step.condition, self._value)}.")
+        self.surface.append(f"Make sure that {text}.")
 
     def _wait(self, step: ast.Wait) -> None:
         if step.condition is not None:
@@ -1055,40 +1275,122 @@ class _Compiler:
         raise self.error("unsupported state expression", expr)  # pragma: no cover
 
     def _cond(self, cond: ast.StateCond) -> Predicate:
-        known = {".".join(p) for p in self.known_paths}
-        path = ".".join(cond.path)
-        if path not in known:
-            tops = sorted(p for p in known if "." not in p)
+        path = self._path(cond.path, cond)
+        text = ".".join(path)
+        if self.schema.node(path) is None and path[0] != "agent":
+            known = {".".join(p) for p in self.known_paths}
+            tops = sorted(self.schema.root)
             raise self.error(
-                f"unknown state path {path!r}.{did_you_mean(path, known)}",
+                f"unknown state path {text!r}.{did_you_mean(text, known)}",
                 cond,
                 hint="state paths start with: " + ", ".join(tops),
             )
         value = self._value(cond.value)
         if cond.op in (">", "<") and not _is_number(value):
             raise self.error(f"{cond.op} compares numbers; got {_type_name(value)}", cond.value)
-        cls = {"=": Eq, "~=": Match, ">": Gt, "<": Lt}.get(cond.op)
+        cls = {"=": Eq, "~=": Match, ">": Gt, "<": Lt, "contains": Contains}.get(cond.op)
         if cls is None:
             raise self.error(f"unsupported operator {cond.op!r} in State(...)", cond)
-        return cls(cond.path, value)
+        return cls(path, value)
+
+    def _path(self, parts: tuple[ast.PathPart, ...], node: Any) -> tuple[str, ...]:
+        """A state path with its `[key]`s resolved: a key is an entity's id, or a value of
+        its `title`/`name` that only one entity of the table has."""
+        out: list[str] = []
+        for part in parts:
+            if not isinstance(part, ast.PathKey):
+                out.append(part)
+                continue
+            key = self._value(part.value)
+            table = lookup(self.app.state_view(), tuple(out))
+            if not isinstance(table, Mapping):
+                raise self.error(f"{'.'.join(out)} is not a table of entities", part)
+            if str(key) not in table:
+                named = [
+                    k
+                    for k, rec in table.items()
+                    if isinstance(rec, Mapping)
+                    and any(str(rec.get(f, "")).lower() == str(key).lower() for f in NAME_FIELDS)
+                ]
+                if len(named) != 1:
+                    raise self.error(
+                        f"no single entity {key!r} in {'.'.join(out)}"
+                        + (f" ({len(named)} have that name)" if named else ""),
+                        part,
+                        hint="a key is an id, or a title or name only one of them has",
+                    )
+                key = named[0]
+            out.append(str(key))
+        return tuple(out)
+
+    def _pin(self, predicate: Predicate, node: Any) -> PinnedAssert:
+        """An assertion made a goal: paths about the page ("the card that is open") are
+        pinned to the entity open now; a condition on a record this task created is
+        merged into that record's conjunct. Paths that only describe the page (filters,
+        drafts, the route) are not the site's data and cannot be a goal."""
+        state = self.app.state_view()
+        new: set[tuple[str, str]] = set()
+
+        def pin(p: Predicate) -> Predicate:
+            if isinstance(p, (All, Any_)):
+                return type(p)(tuple(pin(x) for x in p.items))
+            if isinstance(p, Not):
+                return Not(pin(p.item))
+            path = getattr(p, "path", None)
+            if path is None:
+                return p
+            table = self.app.OPEN.get(path[0])
+            if table is not None:
+                eid = str(lookup(state, (path[0], "id")) or "")
+                if not eid:
+                    raise self.error(f"no {path[0].replace('_', ' ')} is open at this step", node)
+                value = getattr(p, "value", None)
+                if eid not in (self.reset_view.get(table) or {}):
+                    new.add((table, eid))
+                    return type(p)(path[1:], value)  # type: ignore[call-arg]
+                path = (table, eid, *path[1:])
+                p = type(p)(path, value)  # type: ignore[call-arg]
+            if self.schema.part(path) not in PINNED_PARTS:
+                raise self.error(
+                    f"State({'.'.join(path)}) describes the page being shown, not what the "
+                    "site keeps, so it cannot be part of the goal",
+                    node,
+                    hint="assert what the site keeps ("
+                    + ", ".join(n for n, x in self.schema.root.items() if x.part in PINNED_PARTS)
+                    + "), or let the steps' own effects be the goal",
+                )
+            return p
+
+        pinned = pin(predicate)
+        if len(new) > 1 or (new and not _only_compares(pinned)):
+            raise self.error(
+                "an assertion about a record this task creates must name only that record, "
+                "with plain conditions",
+                node,
+            )
+        return PinnedAssert(
+            pinned, node.span.line, node.span.column, new_record=next(iter(new), None)
+        )
 
     def _prerequisites(self, template: Predicate | None, bound: Predicate) -> tuple[str, ...]:
-        reads: set[tuple[str, ...]] = set()
+        """The subgoals this step builds on: the one that brought the agent to this page,
+        and those whose writes this step's effect reads (the cart an order is made of,
+        the item a remove takes out)."""
+        reads: set[tuple[str, ...]] = set(bound.paths())
         if template is not None:
             reads |= {
                 parse_path(r[6:].partition("|")[0])
                 for r in _refs(template)
                 if r.startswith("state:")
             }
-        else:
-            reads |= bound.paths()
         found: list[str] = []
         if self.entry_subgoal and template is not None:
             found.append(self.entry_subgoal)
         for g in self.subgoals:
             if g.id in found or g.sticky:
                 continue
-            if any(_overlaps(w, r) for w in g.predicate.paths() for r in reads):
+            wrote = self.writes.get(g.id, set()) | g.predicate.paths()
+            if any(_overlaps(w, r) for w in wrote for r in reads):
                 found.append(g.id)
         return tuple(found)
 
@@ -1118,25 +1420,102 @@ class _Compiler:
     ) -> str:
         label = aff.label or aff.kind
         if verb == "fill":
-            return f"Enter \u201c{value}\u201d as the {label.lower()}."
+            return fill_sentence(label, value)
         if verb == "select":
             assert option is not None
-            return f"Set \u201c{label}\u201d to \u201c{option.label}\u201d."
+            return select_sentence(label, option.label, aff.element == "checkbox")
         if verb == "submit":
-            return f"Submit the form with \u201c{label}\u201d."
-        if isinstance(target, ast.Target) and aff.kind in ("Item", "Result"):
-            rank = int(aff.attr_map().get("rank", 1) or 1)
-            what = " and ".join(
-                f"{p.attr} {_op_words(p.op)} \u201c{self._value(p.value)}\u201d"
-                for p in target.preds
-                if p.attr not in ("type", "rank")
+            return f"Submit the form with {quote(label)}."
+        if aff.kind in ("Item", "Result"):
+            return f"Open {self._target_words(target, aff)}."
+        return f"Click {quote(_plain_label(label))}."
+
+    def _state_words(self, expr: ast.StateExpr) -> str:
+        """A state expression in words, entities named as the page names them."""
+        if isinstance(expr, ast.StateCall):
+            parts = []
+            for c in expr.conds:
+                path = self._path(c.path, c)
+                table = self.app.OPEN.get(path[0])
+                if table is not None:
+                    eid = str(lookup(self.app.state_view(), (path[0], "id")) or "")
+                    path = (table, eid, *path[1:]) if eid else path
+                verb = _op_words(c.op)
+                parts.append(
+                    f"{path_words(path, self._name_of)} {verb} {quote(self._value(c.value))}"
+                )
+            return " and ".join(parts)
+        if isinstance(expr, ast.StateNot):
+            return f"not ({self._state_words(expr.item)})"
+        joiner = " and " if isinstance(expr, ast.StateAnd) else " or "
+        return joiner.join(self._state_words(x) for x in expr.items)
+
+    def _target_words(self, target: ast.TargetExpr, aff: Affordance) -> str:
+        attrs = aff.attr_map()
+        if not isinstance(target, ast.Target):
+            name = next((attrs[a] for a in ("title", "name") if a in attrs), aff.label)
+            return f"the {attrs.get('type') or aff.kind.lower()} {quote(name)}"
+        preds = [(p.attr, p.op, self._value(p.value)) for p in target.preds]
+        ranked = any(p.attr == "rank" for p in target.preds) or (self.app.route in self.sort_keys)
+        return target_words(aff.kind, attrs, preds, ranked)
+
+    def _name_of(self, table: str, key: str) -> str | None:
+        record = lookup(self.app.state_view(), (table, key))
+        if isinstance(record, Mapping):
+            for f in NAME_FIELDS:
+                if record.get(f):
+                    return str(record[f])
+        return None
+
+    def _tied(self, chosen: Affordance, pool: list[Affordance]) -> list[Affordance]:
+        """Entries of `pool` that tie `chosen` on the sort key the page is sorted by."""
+        key = self.sort_keys.get(self.app.route, ("", ""))[0]
+        value = chosen.attr_map().get(key) if key else None
+        if value is None:
+            return []
+        return [a for a in pool if a.sid != chosen.sid and a.attr_map().get(key) == value]
+
+    def _break_ties(
+        self, step: ast.Step, target: ast.TargetExpr, matches: list[_Match]
+    ) -> list[_Match]:
+        """A "first / best by X" choice must be one entity: when the runner-up ties it on
+        X, the goal is ambiguous (a compile error) unless the task only asks a question,
+        whose tied answers are all accepted (the alternatives are compiled too)."""
+        if not matches or not isinstance(target, ast.Target):
+            return matches
+        chosen = matches[0].affordance
+        if chosen.kind not in ("Item", "Result"):
+            return matches
+        ranked = any(p.attr == "rank" for p in target.preds)
+        if ranked:
+            pool = [a for a in self._page_affordances() if _same_kind(a, chosen)]
+        elif len(matches) > 1:
+            pool = [m.affordance for m in matches]
+        else:
+            return matches
+        tied = self._tied(chosen, pool)
+        if not tied:
+            return matches
+        where = (step.span.line, step.span.column)
+        self.ties.append(
+            _Tie(where[0], where[1], self.sort_keys[self.app.route][0], chosen.sid,
+                 tuple(a.sid for a in tied))
+        )  # fmt: skip
+        pick = self.choose.get(where)
+        if pick is not None:
+            alt = next((a for a in [chosen, *tied] if a.sid == pick), chosen)
+            return [_Match(alt), *[m for m in matches if m.affordance.sid != alt.sid]]
+        if not self.asks_question:
+            key = attr_words(self.sort_keys[self.app.route][0])
+            names = ", ".join(quote(a.label) for a in [chosen, *tied][:4])
+            raise self.error(
+                f"{self._target_words(target, chosen)} is not one entity on this site: "
+                f"{names} tie on {key}, and the page's order does not say which the task "
+                "means",
+                target,
+                hint="make the task say which one, or pick a seed without the tie",
             )
-            ordinal = ORDINALS[rank - 1] if 0 < rank <= len(ORDINALS) else f"#{rank}"
-            noun = str(aff.attr_map().get("type", aff.kind.lower()))
-            tail = f" whose {what}" if what else ""
-            # Never name the bound entity: which product is "the cheapest" is the agent's job.
-            return f"Open the {ordinal} {noun} listed{tail}."
-        return f"Click \u201c{label}\u201d."
+        return matches
 
     def _near_misses(self, target: ast.TargetExpr) -> str | None:
         if not isinstance(target, ast.Target):
@@ -1192,6 +1571,28 @@ def _refs(pred: Predicate) -> set[str]:
 
     walk(pred.to_json())
     return found
+
+
+def _plain_label(label: str) -> str:
+    """A link's label without the count it shows ("Cart (2)" → "Cart")."""
+    return re.sub(r"\s*\(\d+\)$", "", label).strip() or label
+
+
+def _asks_question(steps: Iterable[ast.Step]) -> bool:
+    """Whether the task ends with `answer` (tied choices then lead to tied answers)."""
+    last = list(steps)[-1:] if steps else []
+    return bool(last) and isinstance(last[0], ast.Answer)
+
+
+def _same_kind(a: Affordance, b: Affordance) -> bool:
+    """Entries of the same list: same kind and same `type`."""
+    return a.kind == b.kind and a.attr_map().get("type") == b.attr_map().get("type")
+
+
+def _only_compares(p: Predicate) -> bool:
+    if isinstance(p, All):
+        return all(_only_compares(x) for x in p.items)
+    return hasattr(p, "path") and hasattr(p, "value")
 
 
 def _overlaps(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
@@ -1273,65 +1674,6 @@ def _op_words(op: str) -> str:
     return {"=": "is", "~=": "contains", ">": "is above", "<": "is below"}.get(op, op)
 
 
-# Second wordings of the compiler's step sentences, one rule per sentence shape (the first
-# rule that matches wins; a sentence no rule knows is kept as it is).
-_REWORDINGS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern), replacement)
-    for pattern, replacement in (
-        (r"^Go to the (.+) page\.$", r"Navigate to the \1 page."),
-        (r"^Enter (\u201c.*\u201d) as the (.+)\.$", r"Type \1 into the \2 field."),
-        (r"^Set (\u201c.+?\u201d) to (\u201c.*\u201d)\.$", r"Choose \2 for \1."),
-        (r"^Submit the form with (\u201c.+\u201d)\.$", r"Send the form using \1."),
-        (
-            r"^Open the (\S+) (.+?) listed whose (.+)\.$",
-            r"Find the \2 whose \3 (the \1 listed) and open it.",
-        ),
-        (r"^Open the (\S+) (.+?) listed\.$", r"Open the \2 that is \1 in the list."),
-        (r"^Click (\u201c.+\u201d)\.$", r"Press \1."),
-        (r"^Report (.+)\.$", r"Find out \1 and give it as your answer."),
-        (r"^Make sure that (.+)\.$", r"Check that \1."),
-    )
-)
-
-
-def paraphrase_instruction(sentences: list[str]) -> tuple[str, ...]:
-    """Two more wordings of the instruction made of `sentences`: the same steps in other
-    words, and the steps as a numbered list."""
-    if not sentences:
-        return ()
-    reworded = []
-    for sentence in sentences:
-        for pattern, replacement in _REWORDINGS:
-            new, n = pattern.subn(replacement, sentence)
-            if n:
-                sentence = new
-                break
-        reworded.append(sentence)
-    numbered = (
-        " ".join(f"{i}. {s}" for i, s in enumerate(sentences, 1)) if len(sentences) > 1 else ""
-    )
-    return tuple(dict.fromkeys(v for v in (" ".join(reworded), numbered) if v))
-
-
-def _state_surface(expr: ast.StateExpr, value: Callable[[ast.Value], Any] | None = None) -> str:
-    """`State(...)` in words, with parameters shown by their values."""
-
-    def shown(v: ast.Value) -> str:
-        if value is not None and isinstance(v, ast.Ident | ast.Call):
-            return f'"{value(v)}"'
-        return _value_text(v)
-
-    if isinstance(expr, ast.StateCall):
-        return " and ".join(
-            f"{' '.join(c.path).replace('_', ' ')} {_op_words(c.op)} {shown(c.value)}"
-            for c in expr.conds
-        )
-    if isinstance(expr, ast.StateNot):
-        return f"not ({_state_surface(expr.item, value)})"
-    joiner = " and " if isinstance(expr, ast.StateAnd) else " or "
-    return joiner.join(_state_surface(x, value) for x in expr.items)
-
-
 def _explain(predicate: Predicate, state: Mapping[str, Any]) -> str:
     parts = []
     for path in sorted(predicate.paths()):
@@ -1347,7 +1689,7 @@ def _site_feedback(state: Mapping[str, Any]) -> str | None:
     def walk(node: Any, path: str) -> None:
         if isinstance(node, Mapping):
             for k, v in node.items():
-                if k == "errors" and isinstance(v, Mapping) and v:
+                if str(k).endswith("errors") and isinstance(v, Mapping) and v:
                     found.extend(f"{name}: {msg}" for name, msg in v.items())
                 else:
                     walk(v, f"{path}.{k}" if path else str(k))

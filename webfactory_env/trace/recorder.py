@@ -30,6 +30,7 @@ from webfactory_env.trace.schema import (
     TRACE_SCHEMA_VERSION,
     ActionInfo,
     CompactDom,
+    ConjunctInfo,
     ExecutorInfo,
     ObsRecord,
     PrerequisiteLink,
@@ -109,7 +110,11 @@ class EpisodeLog:
                 compiler_version=task.compiler_version,
                 compiled_digest=task.digest,
                 instruction=scrub(task.instruction),
-                goal=scrub(task.goal),
+                description=scrub(task.goal_text),
+                goal=[
+                    ConjunctInfo(id=c.id, kind=c.kind, description=scrub(c.description))
+                    for c in task.goal
+                ],
                 n_values=len(task.values),
                 subgoals=[
                     SubgoalInfo(
@@ -117,7 +122,6 @@ class EpisodeLog:
                         description=scrub(g.description),
                         prerequisites=list(g.prerequisites),
                         witness=scrub(list(g.witness)),
-                        terminal=g.terminal,
                         sticky=g.sticky,
                     )
                     for g in task.subgoals
@@ -193,6 +197,7 @@ class EpisodeLog:
                 R=float(reward["R"]),
                 subgoals=newly,
                 undone=list(reward["undone"]),
+                tainted=list(reward.get("tainted", [])),
                 components={k: float(v) for k, v in reward["components"].items()},
             ),
             labels=[self._label(s) for s in newly],

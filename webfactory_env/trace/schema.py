@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-TRACE_SCHEMA_VERSION = "1.0"
+TRACE_SCHEMA_VERSION = "2.0"
 REDACTED = "REDACTED"
 
 Box = tuple[int, int, int, int]
@@ -68,8 +68,13 @@ class SubgoalInfo(_Model):
     description: str
     prerequisites: list[str] = Field(description="hard edges of the subgoal DAG")
     witness: list[str]
-    terminal: bool
     sticky: bool
+
+
+class ConjunctInfo(_Model):
+    id: str
+    kind: str = Field(description="effect, kept, assert, page, answer or infeasible")
+    description: str
 
 
 class TaskInfo(_Model):
@@ -78,7 +83,10 @@ class TaskInfo(_Model):
     compiler_version: str
     compiled_digest: str
     instruction: str
-    goal: str | None = None
+    description: str | None = Field(default=None, description="the task's doc comment")
+    goal: list[ConjunctInfo] = Field(
+        description="what success means: every conjunct holds at once, by permitted means"
+    )
     n_values: int = Field(description="size of the value table (its strings are not traced)")
     subgoals: list[SubgoalInfo]
 
@@ -131,6 +139,11 @@ class RewardInfo(_Model):
     subgoals: list[str] = Field(description="subgoals newly satisfied by this step")
     undone: list[str]
     components: dict[str, float]
+    tainted: list[str] = Field(
+        default_factory=list,
+        description="goal state this step changed through a transition the task does not "
+        "permit (a back door): it does not count until a permitted action changes it again",
+    )
 
 
 class PrerequisiteLink(_Model):

@@ -1,0 +1,357 @@
+"""The declarative state model every site family's app keeps, and what derives from it.
+
+A family declares its app's state once, as a dataclass deriving from `AppState`. Each
+field plays one declared *part*:
+
+- `entities()`: a table of records keyed by id (`dict[str, Order]`): orders, bookings,
+  cards, replies, settings. Goals pin them field by field.
+- `session(...)`: what one visitor has going: the cart, who is signed in, the itinerary
+  being built. Goals pin it too.
+- `drafts(...)`: what forms hold before they are submitted. Never pinned itself: a record
+  field that copies a draft names it as its `source`, and is pinned only when the task's
+  steps wrote that draft (a default nobody chose is not the goal's business).
+- `view(...)`: how the visitor looks at things (filters, sort, page numbers, queries).
+  Never pinned.
+- `hidden(...)`: never in the view at all (full card numbers, passwords).
+
+Inside records and session objects, `derived(...)` marks bookkeeping a goal never pins
+(ids, totals, positions, timestamps, logs: whatever depends on the path or the number of
+steps taken rather than on what was asked), `copied(source, ...)` a field filled from a
+draft, and `history()` a container that records what happened (a goal pins "it holds
+what the steps added"). Unordered containers are sets: their view is sorted, so they
+compare exactly.
+
+From that declaration, generically: `view_of` (the JSON-like dict predicates read),
+`Schema` (every legal path, checked by the task compiler, with its part and role),
+`changes` (field-level differences between two views: trace deltas, provenance, the goal
+the compiler derives). A family adds computed, read-only *facts* (the open product, the
+cart's total) with a second dataclass; they are merged into the view as derived fields.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any, Literal, get_args, get_origin
+
+Part = Literal["entities", "session", "drafts", "view", "hidden", "page"]
+Path = tuple[str, ...]
+PINNED_PARTS: frozenset[str] = frozenset({"entities", "session"})
+_PART = "wf_part"
+_DERIVED = "wf_derived"
+_SOURCE = "wf_source"
+_HIDDEN = "wf_hidden"
+_HISTORY = "wf_history"
+
+
+# --------------------------------------------------------------------- declaring
+def entities() -> Any:
+    """A table of records keyed by id; goals pin its records field by field."""
+    return field(default_factory=dict, metadata={_PART: "entities"})
+
+
+def session(default_factory: Callable[[], Any]) -> Any:
+    """Per-visitor state a goal may pin (cart, sign-in, itinerary)."""
+    return field(default_factory=default_factory, metadata={_PART: "session"})
+
+
+def drafts(default_factory: Callable[[], Any]) -> Any:
+    """What forms hold before they are submitted (never pinned itself)."""
+    return field(default_factory=default_factory, metadata={_PART: "drafts"})
+
+
+def view(default_factory: Callable[[], Any]) -> Any:
+    """How the visitor looks at things: filters, sort, pages, queries (never pinned)."""
+    return field(default_factory=default_factory, metadata={_PART: "view"})
+
+
+def hidden(default_factory: Callable[[], Any]) -> Any:
+    """State that never reaches the view (secrets): rewards and traces cannot see it."""
+    return field(default_factory=default_factory, metadata={_PART: "hidden", _HIDDEN: True})
+
+
+def derived(
+    default: Any = dataclasses.MISSING, *, default_factory: Any = dataclasses.MISSING
+) -> Any:
+    """A record or session field no goal pins: ids, totals, positions, timestamps, logs."""
+    return field(default=default, default_factory=default_factory, metadata={_DERIVED: True})
+
+
+def copied(
+    source: str, default: Any = dataclasses.MISSING, *, default_factory: Any = dataclasses.MISSING
+) -> Any:
+    """A field filled from a draft (`source` is its path, e.g. "forms.payment.method"): a
+    goal pins it only when the task's own steps wrote that draft."""
+    return field(default=default, default_factory=default_factory, metadata={_SOURCE: source})
+
+
+def history(default_factory: Callable[[], Any] = set) -> Any:
+    """A container that only records what happened (items taken out of a cart, files
+    attached): a goal pins "it holds what the task's steps added", not its exact value."""
+    return field(default_factory=default_factory, metadata={_HISTORY: True})
+
+
+def secret(default: Any = "") -> Any:
+    """A record field that never reaches the view."""
+    return field(default=default, metadata={_HIDDEN: True})
+
+
+@dataclass(kw_only=True)
+class Record:
+    """An entity with an identity; tables map `id` to records."""
+
+    id: str = derived("")
+
+
+@dataclass
+class AppState:
+    """Base of every family's state dataclass (see the module docstring)."""
+
+    def view(self) -> dict[str, Any]:
+        return view_of(self)
+
+
+# ---------------------------------------------------------------------- the view
+@cache
+def _fields(cls: type) -> tuple[tuple[str, bool], ...]:
+    """(name, shown) of a dataclass's fields, in declaration order."""
+    return tuple(
+        (f.name, not f.metadata.get(_HIDDEN, False) and f.metadata.get(_PART) != "hidden")
+        for f in dataclasses.fields(cls)
+    )
+
+
+def plain(value: Any) -> Any:
+    """`value` as JSON-like data: dataclasses become dicts (hidden fields left out), sets
+    become sorted lists, tuples lists."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {name: plain(getattr(value, name)) for name, shown in _fields(type(value)) if shown}
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted(plain(v) for v in value)
+    return value
+
+
+def view_of(state: Any, facts: Any = None) -> dict[str, Any]:
+    """The predicate view of a state dataclass, with `facts` (a dataclass of computed
+    values) merged in: a fact named like a state object adds keys to it."""
+    out = plain(state)
+    if facts is not None:
+        for name, value in plain(facts).items():
+            if isinstance(value, dict) and isinstance(out.get(name), dict):
+                out[name] = {**out[name], **{k: v for k, v in value.items() if k not in out[name]}}
+            elif name not in out:
+                out[name] = value
+    return out
+
+
+# -------------------------------------------------------------------- the schema
+Kind = Literal["object", "table", "map", "list", "leaf"]
+
+
+@dataclass(frozen=True)
+class Node:
+    """One node of a state schema: what a path may hold and what part it plays."""
+
+    kind: Kind
+    part: str | None = None
+    fields: Mapping[str, Node] = field(default_factory=dict)
+    item: Node | None = None
+    record: bool = False
+    derived: bool = False
+    source: str | None = None
+    history: bool = False
+
+    def child(self, name: str) -> Node | None:
+        if self.kind == "object":
+            return self.fields.get(name)
+        if self.kind in ("table", "map"):
+            return self.item
+        if self.kind == "list" and name.isdigit():
+            return self.item
+        return None
+
+
+@dataclass(frozen=True)
+class Schema:
+    """Every path of a family's view, with its part: what the compiler checks paths and
+    effects against, and what goals, diffs and provenance are derived from."""
+
+    root: Mapping[str, Node]
+
+    def node(self, path: Path | str) -> Node | None:
+        parts = tuple(path.split(".")) if isinstance(path, str) else tuple(path)
+        if not parts or parts[0] not in self.root:
+            return None
+        node: Node | None = self.root[parts[0]]
+        for name in parts[1:]:
+            if node is None:
+                return None
+            if node.kind == "leaf":
+                return node if node.part is None else None
+            node = node.child(name)
+        return node
+
+    def part(self, path: Path | str) -> str | None:
+        parts = tuple(path.split(".")) if isinstance(path, str) else tuple(path)
+        top = self.root.get(parts[0]) if parts else None
+        return top.part if top is not None else None
+
+    def pinned(self, path: Path) -> bool:
+        """Whether a goal may pin `path`: in a pinned part, and not derived on the way."""
+        if self.part(path) not in PINNED_PARTS:
+            return False
+        node: Node | None = self.root[path[0]]
+        for name in path[1:]:
+            if node is None or node.derived:
+                return False
+            node = node.child(name)
+        return node is not None and not node.derived
+
+    def documented(self) -> list[tuple[str, str]]:
+        """(path pattern, part) of every node, `*` standing for ids and keys."""
+        out: list[tuple[str, str]] = []
+
+        def walk(node: Node, path: str, part: str) -> None:
+            out.append((path, part + (" (derived)" if node.derived else "")))
+            if node.kind == "object":
+                for name, sub in node.fields.items():
+                    walk(sub, f"{path}.{name}", part)
+            elif node.item is not None and node.item.kind != "leaf":
+                walk(node.item, f"{path}.*", part)
+
+        for name, node in self.root.items():
+            walk(node, name, node.part or "page")
+        return out
+
+    def merged(self, other: Schema) -> Schema:
+        root = dict(self.root)
+        for name, node in other.root.items():
+            mine = root.get(name)
+            if mine is not None and mine.kind == "object" and node.kind == "object":
+                fields_ = {**{k: _derive(v) for k, v in node.fields.items()}, **mine.fields}
+                root[name] = dataclasses.replace(mine, fields=fields_)
+            elif mine is None:
+                root[name] = node
+        return Schema(root)
+
+
+def _derive(node: Node) -> Node:
+    return dataclasses.replace(node, derived=True)
+
+
+def schema_of(state_type: type, facts_type: type | None = None) -> Schema:
+    """The schema of a state dataclass (and of its facts, as the `page` part)."""
+    root = {
+        f.name: dataclasses.replace(_node(hint, f), part=f.metadata.get(_PART, "view"))
+        for f, hint in _hinted_fields(state_type)
+        if not f.metadata.get(_HIDDEN) and f.metadata.get(_PART) != "hidden"
+    }
+    schema = Schema(root)
+    if facts_type is not None:
+        facts = {
+            f.name: dataclasses.replace(_node(hint, f), part="page", derived=True)
+            for f, hint in _hinted_fields(facts_type)
+        }
+        schema = schema.merged(Schema(facts))
+    return schema
+
+
+def _hinted_fields(cls: type) -> Iterator[tuple[dataclasses.Field[Any], Any]]:
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        yield f, hints[f.name]
+
+
+def _node(hint: Any, f: dataclasses.Field[Any] | None = None) -> Node:
+    meta = f.metadata if f is not None else {}
+    derived_ = bool(meta.get(_DERIVED))
+    source = meta.get(_SOURCE)
+    history_ = bool(meta.get(_HISTORY))
+    origin = get_origin(hint)
+    args = get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        kinds = [a for a in args if a is not type(None)]
+        node = _node(kinds[0]) if len(kinds) == 1 else Node("leaf")
+    elif isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        fields_ = {
+            sub.name: _node(sub_hint, sub)
+            for sub, sub_hint in _hinted_fields(hint)
+            if not sub.metadata.get(_HIDDEN)
+        }
+        node = Node("object", fields=fields_, record=issubclass(hint, Record))
+    elif origin in (dict, Mapping) and len(args) == 2:
+        item = _node(args[1])
+        node = Node("table" if item.record else "map", item=item)
+    elif origin in (list, tuple, set, frozenset) and args:
+        node = Node("list", item=_node(args[0]))
+    elif hint in (dict,):
+        node = Node("map", item=Node("leaf"))
+    else:
+        node = Node("leaf")
+    return dataclasses.replace(node, derived=derived_, source=source, history=history_)
+
+
+# ------------------------------------------------------------------- differences
+Change = Literal["created", "deleted", "changed"]
+
+
+def changes(
+    schema: Schema, before: Mapping[str, Any], after: Mapping[str, Any], parts: frozenset[str]
+) -> dict[Path, Change]:
+    """What changed between two views in the given parts, at the grain goals pin: a
+    record created or deleted (`("orders", "ORD-1")`), a record's or a session object's
+    field (`("cards", "C-1", "column")`, `("cart", "items")`), or a whole top-level value."""
+    out: dict[Path, Change] = {}
+    for name, node in schema.root.items():
+        if node.part not in parts:
+            continue
+        a, b = before.get(name), after.get(name)
+        if a == b:
+            continue
+        if node.kind == "table" and isinstance(a, Mapping) and isinstance(b, Mapping):
+            for key in sorted(set(a) | set(b)):
+                ra, rb = a.get(key), b.get(key)
+                if ra == rb:
+                    continue
+                if ra is None:
+                    out[(name, key)] = "created"
+                elif rb is None:
+                    out[(name, key)] = "deleted"
+                else:
+                    for f in sorted(set(ra) | set(rb)):
+                        if ra.get(f) != rb.get(f):
+                            out[(name, key, f)] = "changed"
+        elif node.kind == "object" and isinstance(a, Mapping) and isinstance(b, Mapping):
+            for f in sorted(set(a) | set(b)):
+                if a.get(f) != b.get(f):
+                    out[(name, f)] = "changed"
+        else:
+            out[(name,)] = "changed"
+    return out
+
+
+def leaf_changes(before: Any, after: Any, prefix: Path = ()) -> list[Path]:
+    """Every leaf path whose value differs (drafts: which form fields a step wrote)."""
+    if isinstance(before, Mapping) and isinstance(after, Mapping):
+        out: list[Path] = []
+        for key in sorted(set(before) | set(after), key=str):
+            out += leaf_changes(before.get(key), after.get(key), (*prefix, str(key)))
+        return out
+    return [prefix] if before != after else []
+
+
+def lookup_path(view: Mapping[str, Any], path: Path) -> Any:
+    node: Any = view
+    for part in path:
+        if not isinstance(node, Mapping) or part not in node:
+            return None
+        node = node[part]
+    return node
