@@ -211,10 +211,10 @@ def test_action_stream_never_raises_and_the_env_stays_usable(family, mode, tmp_p
         while acted < PER_MODE[mode]:
             if malformed and rng.random() < 0.02:
                 bad = malformed.pop()
-                t_before = u._steps
+                t_before = u.episode.steps
                 with pytest.raises(InvalidActionError):
                     env.step(bad)
-                assert u._steps == t_before  # a refused action is no step
+                assert u.episode.steps == t_before  # a refused action is no step
                 continue
             action = DRAW[mode](env, rng)
             obs, reward, terminated, truncated, info = env.step(action)

@@ -204,11 +204,31 @@ def test_no_artefact_holds_a_secret_or_personal_value(episode: Episode):
     assert leaks == []
 
 
+# A log record's own bookkeeping (creation time, milliseconds, thread and process ids) is
+# not content: a three-digit secret such as "123" may well appear among its digits.
+_RECORD_FIELDS = set(logging.LogRecord("x", logging.INFO, "x", 1, "x", None, None).__dict__)
+
+
+def _log_content(record: logging.LogRecord) -> str:
+    """What a log record says: its message, traceback and any extra fields attached."""
+    extra = {k: v for k, v in record.__dict__.items() if k not in _RECORD_FIELDS}
+    parts = [record.getMessage(), record.exc_text or "", record.stack_info or "", repr(extra)]
+    return " ".join(parts)
+
+
 def test_no_log_record_holds_one(episode: Episode):
     for record in episode.logs:
-        text = record.getMessage() + " " + repr(record.__dict__)
+        text = _log_content(record)
         for value in episode.secrets + episode.personal:
             assert not _found(value, text), (record.name, record.getMessage()[:200])
+
+
+def test_a_log_record_s_own_timestamps_are_not_read_as_content():
+    record = logging.LogRecord("webfactory", logging.INFO, "f.py", 1, "typed %s", ("x",), None)
+    record.msecs, record.created = 123.0, 1764000123.123
+    assert not _found("123", _log_content(record))
+    record.extra_value = "cvc 123"
+    assert _found("123", _log_content(record))
 
 
 def test_info_holds_secrets_only_where_the_agent_needs_them(episode: Episode):

@@ -403,3 +403,34 @@ def describe(d: Decoded, dom: DomSnapshot) -> str:
     )
     value = f" {d.value!r}" if d.value is not None else ""
     return f"{d.verb}{value} {target}"
+
+
+class ActionMenu:
+    """The `discrete` mode's enumeration of valid actions, made once per page."""
+
+    def __init__(self, config: ActionConfig) -> None:
+        self.config = config
+        self._for: DomSnapshot | None = None
+        self._menu: list[Decoded] = []
+
+    def actions(
+        self, dom: DomSnapshot | None, values: Sequence[str], expects_answer: bool
+    ) -> list[Decoded]:
+        if self.config.mode != "discrete" or dom is None:
+            return []
+        if self._for is not dom:
+            self._menu = enumerate_actions(dom, values, self.config, expects_answer)
+            self._for = dom
+        return self._menu
+
+    def masks(self, dom: DomSnapshot, values: Sequence[str], expects_answer: bool) -> np.ndarray:
+        """Which actions are valid now: per-dimension masks (verbs, elements, value slots)
+        in `multidiscrete` mode, one per index in `discrete`."""
+        if self.config.mode == "discrete":
+            return discrete_masks(dom, self.actions(dom, values, expects_answer), self.config)
+        if self.config.mode == "text":
+            raise ConfigError(
+                "text actions have no mask; use action_mode='multidiscrete' "
+                "or 'discrete' for masked policies"
+            )
+        return action_masks(dom, values, self.config)

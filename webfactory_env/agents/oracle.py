@@ -75,7 +75,7 @@ class OracleAgent:
 
     def _encode(self, verb: str, index: int, value: str | None, text: str) -> Any:
         if self.env.action_config.mode == "discrete":
-            menu = self.env._menu()
+            menu = self.env._actions()
             if verb in ("done_success", "done_fail") and text:
                 # Answer by the menu entry that points at the element showing the answer.
                 for k, d in enumerate(menu):

@@ -1,5 +1,11 @@
-"""Observations: the DOM snapshot and screenshot encoded as fixed-shape arrays."""
+"""Observations: the DOM snapshot and screenshot encoded as fixed-shape arrays, or text."""
 
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from webfactory_env.core.dom import DomSnapshot
 from webfactory_env.observation.encode import (
     FLAG_COLUMNS,
     ROLES,
@@ -11,12 +17,33 @@ from webfactory_env.observation.encode import (
 )
 from webfactory_env.observation.text import render_text
 
+
+def encode_observation(
+    dom: DomSnapshot,
+    config: ObservationConfig,
+    screenshot: Callable[[tuple[int, int]], np.ndarray] | None,
+) -> Any:
+    """The observation of `dom` in `config.mode`: text, or the arrays of the DOM tokens
+    and/or a downscaled screenshot (taken with `screenshot(size)`)."""
+    if config.mode == "text":
+        return render_text(dom, config.max_chars)
+    obs: dict[str, np.ndarray] = {}
+    if config.tokens:
+        obs.update(encode_dom(dom, config))
+    if config.pixels:
+        if screenshot is None:
+            raise ValueError("a pixel observation needs a screenshot")
+        obs["screenshot"] = screenshot(config.screenshot_size)
+    return obs
+
+
 __all__ = [
     "FLAG_COLUMNS",
     "ROLES",
     "TAGS",
     "ObservationConfig",
     "encode_dom",
+    "encode_observation",
     "observation_space",
     "render_text",
     "text_token_ids",

@@ -160,7 +160,7 @@ def _write_contents(root: Path, env: WebTaskEnv, ep: EpisodeTrace, screens: Path
     # the site's ground truth loses its passwords and codes, the compiled task the values
     # its plan types into secret and personal fields, everything its emails and card numbers.
     redactor = plan_privacy(site, task).redactor()
-    for secret in env.typed_secrets:
+    for secret in env.episode.secrets if env.episode else ():
         redactor.add(secret)
     spec = {"digest": site.digest, **site.spec.to_json()}
     _write_json(root / SPEC_FILE, redactor.scrub(scrub_secret_fields(spec)))

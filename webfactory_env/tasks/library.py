@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
@@ -133,3 +134,23 @@ def compile_for_site(task: str, site: Site) -> CompiledTask:
         if len(_COMPILED) > _COMPILED_MAX:
             _COMPILED.popitem(last=False)
     return compiled
+
+
+_compiler: ThreadPoolExecutor | None = None
+
+
+def compile_in_background(task: str, site: Site) -> Future[CompiledTask]:
+    """Compile `task` for `site` on the process's one compile thread (an env's reset
+    compiles there while Chromium mounts the new site: the two overlap)."""
+    global _compiler
+    if _compiler is None:
+        _compiler = ThreadPoolExecutor(max_workers=1, thread_name_prefix="webfactory-compile")
+    return _compiler.submit(compile_for_site, task, site)
+
+
+def _forget_compiler() -> None:
+    global _compiler
+    _compiler = None  # a forked child has no worker thread: it starts its own
+
+
+os.register_at_fork(after_in_child=_forget_compiler)

@@ -22,7 +22,8 @@ from pydantic import ValidationError
 
 from webfactory_env.__about__ import __version__
 from webfactory_env.core.errors import TraceError
-from webfactory_env.env import STEP_MS, WebTaskEnv
+from webfactory_env.env import WebTaskEnv
+from webfactory_env.episode import STEP_MS
 from webfactory_env.trace.redact import Redactor, plan_privacy
 from webfactory_env.trace.schema import (
     LINE_ADAPTER,
@@ -154,7 +155,7 @@ class EpisodeLog:
         self._learn_plan()
         action = record["action"]
         redacted = bool(action.get("redact"))
-        for secret in getattr(env, "typed_secrets", ()):
+        for secret in env.episode.secrets if env.episode else ():
             self.redactor.add(secret)
         raw: list[int] | str = action["raw"]
         if redacted and not isinstance(raw, str) and len(raw) == 3:

@@ -1,0 +1,168 @@
+"""What a `WebTask-v0` env is made with: its keyword arguments, validated at the door.
+
+`EnvConfig` is the one place the env's arguments are checked, whether they come from a
+user's `gymnasium.make(...)`, a curriculum, or a trace or replay bundle written by someone
+else (`env_kwargs`: hostile input). A mistake is one `ConfigError` line naming the
+argument, what it got and what it takes; nothing else reaches the env.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+)
+
+from webfactory_env import actions as act
+from webfactory_env.core.errors import ConfigError, UnknownNameError
+from webfactory_env.executor.browser import BrowserConfig
+from webfactory_env.executor.session import SessionConfig
+from webfactory_env.observation import ObservationConfig
+from webfactory_env.observation.encode import OBS_MODES
+from webfactory_env.reward import RewardSpec
+
+Pair = tuple[StrictInt, StrictInt]
+
+
+class EnvConfig(BaseModel):
+    """Every argument of `WebTask-v0` (see `WebTaskEnv` for what each one does)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+    family: StrictStr = "shop"
+    task: StrictStr = "buy_red_mug"
+    difficulty: StrictStr = "easy"
+    obs_mode: StrictStr = "tokens+pixels"
+    max_elements: StrictInt = Field(128, ge=1, le=4096)
+    max_tokens: StrictInt = Field(12, ge=1, le=256)
+    vocab_size: StrictInt = Field(4096, ge=16, le=2**24)
+    screenshot_size: Pair = (128, 128)  # (height, width)
+    viewport: Pair = (1280, 800)  # (width, height)
+    max_steps: StrictInt = Field(64, ge=1, le=100_000)
+    max_values: StrictInt = Field(16, ge=1, le=4096)
+    reward: RewardSpec = Field(default_factory=RewardSpec)
+    render_mode: Literal["rgb_array"] | None = None
+    browser: BrowserConfig | None = None
+    variation: dict[StrictStr, StrictStr] | None = None
+    action_mode: StrictStr = "multidiscrete"
+    max_chars: StrictInt = Field(8000, ge=200, le=1_000_000)
+    max_actions: StrictInt = Field(512, ge=8, le=100_000)
+    step_timeout_ms: StrictInt = Field(5_000, ge=0, le=600_000)
+
+    @field_validator("obs_mode")
+    @classmethod
+    def _obs_mode(cls, value: str) -> str:
+        if value not in OBS_MODES:
+            raise UnknownNameError("observation mode", value, OBS_MODES)
+        return value
+
+    @field_validator("action_mode")
+    @classmethod
+    def _action_mode(cls, value: str) -> str:
+        if value not in act.ACTION_MODES:
+            raise UnknownNameError("action mode", value, act.ACTION_MODES)
+        return value
+
+    @field_validator("screenshot_size", "viewport")
+    @classmethod
+    def _pair(cls, value: tuple[int, int]) -> tuple[int, int]:
+        if not all(8 <= v <= 4096 for v in value):
+            raise ValueError("both numbers must lie between 8 and 4096")
+        return value
+
+    @classmethod
+    def parse(cls, kwargs: Mapping[str, Any]) -> EnvConfig:
+        """Validate keyword arguments; raise one `ConfigError` line naming what is wrong."""
+        given = {k: v for k, v in kwargs.items() if not (k == "reward" and v is None)}
+        if isinstance(given.get("variation"), Mapping):
+            given["variation"] = dict(given["variation"])
+        try:
+            return cls.model_validate(given)
+        except ValidationError as exc:
+            for err in exc.errors():
+                original = (err.get("ctx") or {}).get("error")
+                if isinstance(original, ConfigError):
+                    raise original from None  # already says how to fix it (an unknown name)
+            raise ConfigError(_explain(exc)) from None
+
+    # ---------------------------------------------------------------- parts
+    def observation(self) -> ObservationConfig:
+        return ObservationConfig(
+            self.obs_mode,
+            self.max_elements,
+            self.max_tokens,
+            self.vocab_size,
+            self.screenshot_size,
+            max_chars=self.max_chars,
+        )
+
+    def actions(self) -> act.ActionConfig:
+        return act.ActionConfig(
+            self.max_elements, self.max_values, self.action_mode, self.max_actions
+        )
+
+    def session(self) -> SessionConfig:
+        return SessionConfig(
+            viewport=self.viewport,
+            browser=self.browser or BrowserConfig(),
+            step_timeout_ms=self.step_timeout_ms,
+        )
+
+    def kwargs(self) -> dict[str, Any]:
+        """JSON-ready keyword arguments that re-create this env (traces, replay)."""
+        out = self.model_dump(exclude={"browser", "render_mode"})
+        out["screenshot_size"] = list(self.screenshot_size)
+        out["viewport"] = list(self.viewport)
+        return out
+
+
+def _explain(exc: ValidationError) -> str:
+    problems = []
+    for err in exc.errors()[:3]:
+        where = ".".join(str(p) for p in err["loc"]) or "arguments"
+        got = err.get("input")
+        shown = repr(got) if not isinstance(got, dict) else "{...}"
+        message = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            known = ", ".join(EnvConfig.model_fields)
+            problems.append(f"unknown argument {where!r}; the env takes: {known}")
+        else:
+            problems.append(f"{where}: {message} (got {shown[:60]})")
+    return "invalid WebTask-v0 arguments: " + "; ".join(problems)
+
+
+RESET_OPTIONS = ("family", "task", "difficulty", "level_seed", "variation")
+
+
+def episode_choice(
+    options: Mapping[str, Any] | None, defaults: Mapping[str, Any], seed: int | None, draw: Any
+) -> dict[str, Any]:
+    """Which site and task an episode shows: `reset(options=...)` over the env's defaults;
+    the level seed is `options["level_seed"]`, else `seed`, else drawn with `draw()`."""
+    options = dict(options or {})
+    unknown = set(options) - set(RESET_OPTIONS)
+    if unknown:
+        raise ConfigError(
+            f"unknown reset option(s) {sorted(unknown)}; known: {', '.join(RESET_OPTIONS)}"
+        )
+    if options.get("level_seed") is not None:
+        level_seed = options["level_seed"]
+    elif seed is not None:
+        level_seed = seed
+    else:
+        level_seed = draw()
+    if isinstance(level_seed, bool) or not isinstance(level_seed, int | np.integer):
+        raise ConfigError(f"level_seed must be a non-negative integer, got {level_seed!r}")
+    chosen = {k: options.get(k, defaults[k]) for k in ("family", "task", "difficulty", "variation")}
+    if chosen["variation"] is not None:
+        chosen["variation"] = dict(chosen["variation"])
+    return {**chosen, "level_seed": int(level_seed)}
