@@ -34,8 +34,6 @@ from webfactory_env.sitegen.registry import Site, generate_site
 from webfactory_env.sitegen.spec import Affordance, AppEvent
 from webfactory_env.tasks import CompiledTask, compile_for_site
 
-_FORM_CONTROLS = frozenset({"input", "textarea", "select"})
-
 
 class AppDriver:
     """The env without the browser: act on affordances, get the env's exact rewards."""
@@ -92,15 +90,8 @@ class AppDriver:
             event = AppEvent(
                 type="change", handler=aff.handler, arg=aff.arg, sid=aff.sid, value=option.value
             )
-        else:  # submit
-            form = aff.attr_map().get("name")
-            # what the browser's FormData carries: named native controls only (a popover
-            # date picker or a content-editable keeps its value in app state, not the form)
-            values = {
-                str(a.attr_map()["name"]): a.value or ""
-                for a in self.app.page().affordances
-                if a.element in _FORM_CONTROLS and a.attr_map().get("form") == form
-            }
+        else:  # submit: what the browser's FormData would hold
+            values = self.app.page().form_values(aff.sid)
             event = AppEvent(
                 type="submit", handler=aff.handler, arg=aff.arg, sid=aff.sid, values=values
             )

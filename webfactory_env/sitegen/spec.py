@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -134,6 +135,39 @@ class PageView:
 
     def affordance(self, sid: str) -> Affordance | None:
         return next((a for a in self.affordances if a.sid == sid), None)
+
+    def form_values(self, submit_sid: str) -> dict[str, str]:
+        """What the browser's `FormData` holds when the form whose submit button is
+        `submit_sid` is sent: the named native controls physically inside that `<form>`
+        (a field elsewhere on the page is not sent, whatever it is about)."""
+        html = _inlined(self.regions)
+        at = html.find(f'data-wf-sid="{submit_sid}"')
+        start, end = html.rfind("<form", 0, at), html.find("</form>", at)
+        if at < 0 or start < 0 or end < 0:
+            return {}
+        inside = set(_CONTROL.findall(html[start:end]))
+        return {
+            str(a.attr_map()["name"]): a.value or ""
+            for a in self.affordances
+            if a.sid in inside and "name" in a.attr_map()
+        }
+
+
+_CONTROL = re.compile(r'<(?:input|textarea|select)\b[^>]*?data-wf-sid="([^"]+)"')
+_REGION = re.compile(r'(<[a-z]+[^>]*data-wf-region="([^"]+)"[^>]*>)')
+
+
+def _inlined(regions: Mapping[str, str]) -> str:
+    """The page's HTML with every nested region's content put in its placeholder."""
+
+    def fill(html: str, depth: int) -> str:
+        if depth > 8:
+            return html
+        return _REGION.sub(
+            lambda m: m.group(1) + fill(regions.get(m.group(2), ""), depth + 1), html
+        )
+
+    return fill("".join(regions.get(k, "") for k in ("header", "main")), 0)
 
 
 @dataclass(frozen=True)

@@ -869,16 +869,8 @@ class _Compiler:
         if verb == "click":
             moves.append(self._click(aff, step))
         elif verb == "submit":
-            # What the browser's FormData would hold: the form's text fields as shown.
-            form = str(aff.attr_map().get("name", ""))
-            values = {
-                str(a.attr_map()["name"]): a.value
-                for a in self._page_affordances()
-                if a.verb == "fill"
-                and a.attr_map().get("form") == form
-                and a.value is not None
-                and "name" in a.attr_map()
-            }
+            # What the browser's FormData would hold.
+            values = self.app.page().form_values(aff.sid)
             event = AppEvent(
                 type="submit", handler=aff.handler, arg=aff.arg, sid=aff.sid, values=values
             )

@@ -7,6 +7,7 @@ Not a benchmark family: it exists so that tests (and people, via `webfactory ser
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from webfactory_env.core.predicates import Eq, Ref
@@ -15,6 +16,7 @@ from webfactory_env.sitegen.app import SiteApp, handler
 from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.registry import Family, generator_version, register_family
 from webfactory_env.sitegen.spec import AppEvent, Option, PageView, SiteSpec
+from webfactory_env.sitegen.state import AppState, hidden, session, view
 from webfactory_env.sitegen.variation import Variation
 
 AIRPORTS = (
@@ -47,38 +49,40 @@ def generate(seed: int, difficulty: str, overrides: Mapping[str, Any] | None = N
     )
 
 
+SECRET_FIELDS = ("password", "code")
+
+
+def _values() -> dict[str, str]:
+    names = ("color", "airport", "airport_text", "date", "note", "bio", "file")
+    return {**dict.fromkeys(names, ""), "agree": "false"}
+
+
+@dataclass
+class GalleryState(AppState):
+    """What the gallery's widgets set: one value per widget, the form as sent, a counter."""
+
+    values: dict[str, str] = session(_values)
+    submitted: dict[str, str] = session(dict)
+    clicks: int = session(int)
+    secrets: dict[str, str] = hidden(lambda: dict.fromkeys(SECRET_FIELDS, ""))
+    editors: dict[str, dict[str, bool]] = view(lambda: {"bio": {"bold": False, "italic": False}})
+
+
 class GalleryApp(SiteApp):
     family = "gallery"
+    State = GalleryState
 
-    def __init__(self, site: Any) -> None:
-        super().__init__(site)
-        self.values: dict[str, str] = {
-            "color": "",
-            "airport": "",
-            "airport_text": "",
-            "date": "",
-            "note": "",
-            "bio": "",
-            "file": "",
-            "agree": "false",
-            "password": "",
-            "code": "",
-        }
-        self.format = {"bold": False, "italic": False}
-        self.submitted: dict[str, str] = {}
-        self.clicks = 0
-
-    def state(self) -> dict[str, Any]:
-        return {
-            "route": self.route,
-            "values": dict(self.values),
-            "submitted": dict(self.submitted),
-            "clicks": self.clicks,
-            "editors": {"bio": dict(self.format)},
-        }
+    def __init__(self, spec: SiteSpec) -> None:
+        super().__init__(spec)
+        self.model: GalleryState = GalleryState()
+        self.values = self.model.values  # the widgets read and write it directly
+        self.format = self.model.editors["bio"]
 
     def known_route(self, path: str) -> bool:
         return path in ("/", "/other")
+
+    def _page_kind(self, route: str) -> str:
+        return {"/": "gallery", "/other": "other"}.get(route, "not_found")
 
     def header(self, r: Renderer) -> str:
         return (
@@ -92,6 +96,8 @@ class GalleryApp(SiteApp):
     def on_set(self, ev: AppEvent) -> str | None:
         if ev.arg in self.values:
             self.values[ev.arg or ""] = (ev.value or "")[:500]
+        elif ev.arg in SECRET_FIELDS:
+            self.model.secrets[ev.arg or ""] = (ev.value or "")[:500]
         return None
 
     @handler("airport_text")
@@ -108,12 +114,13 @@ class GalleryApp(SiteApp):
 
     @handler("count", mutating=True)
     def on_count(self, ev: AppEvent) -> str | None:
-        self.clicks += 1
+        self.model.clicks += 1
         return None
 
     @handler("submit")
     def on_submit(self, ev: AppEvent) -> str | None:
-        self.submitted = dict(ev.values or {})
+        sent = {k: v for k, v in (ev.values or {}).items() if k not in SECRET_FIELDS}
+        self.model.submitted = sent
         return None
 
     def render(self, route: str) -> PageView:
@@ -280,7 +287,7 @@ class GalleryApp(SiteApp):
                     attrs_={"role": "count"},
                     effect=Eq(("clicks",), 1),
                 )
-                + f"<span>Clicked {self.clicks} times</span>",
+                + f"<span>Clicked {self.model.clicks} times</span>",
             ),
             (
                 "modal",
@@ -314,7 +321,7 @@ class GalleryApp(SiteApp):
                         sid="field:password",
                         name="password",
                         label="Password",
-                        value=v["password"],
+                        value=self.model.secrets["password"],
                         handler="set",
                         arg="password",
                         effect=None,
@@ -325,7 +332,7 @@ class GalleryApp(SiteApp):
                         sid="field:code",
                         name="code",
                         label="Code",
-                        value=v["code"],
+                        value=self.model.secrets["code"],
                         handler="set",
                         arg="code",
                         effect=None,
