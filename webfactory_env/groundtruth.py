@@ -109,7 +109,19 @@ def _act(d: AppDriver, step: PlanStep, aff: Affordance) -> RewardOutcome:
     return d.act(aff, verb, step.value)
 
 
+def _retry(d: AppDriver) -> None:
+    """Click the Retry banner of an injected server error, as a person would (on another
+    path than the compiled one, errors strike at other steps)."""
+    for _ in range(3):
+        retry = next((a for a in d.affordances() if a.sid == "retry"), None)
+        if retry is None or d.ended:
+            return
+        d.act(retry, "click")
+
+
 def _find(d: AppDriver, sid: str) -> Affordance | None:
+    """The element `sid` on this page, looking further down an infinite list or on the
+    list's other pages as a person would."""
     for _ in range(20):  # infinite lists load as an agent scrolls
         page = d.app.page().affordances
         found = next((a for a in page if a.sid == sid), None)
@@ -117,9 +129,22 @@ def _find(d: AppDriver, sid: str) -> Affordance | None:
             return found
         more = next((a for a in page if a.kind == "More"), None)
         if more is None:
-            return None
+            break
         d.app.dispatch(more.click_event())
         d.app.take_fired()
+    pages = [
+        a
+        for a in d.app.page().affordances
+        if a.attr_map().get("role") == "page" and a.attr_map().get("step") == "number"
+    ]
+    for pager in pages:
+        here = next((a for a in d.app.page().affordances if a.sid == pager.sid), None)
+        if here is None or here.attr_map().get("disabled"):
+            continue
+        d.act(here, "click")
+        found = next((a for a in d.app.page().affordances if a.sid == sid), None)
+        if found is not None:
+            return found
     return None
 
 
@@ -197,8 +222,11 @@ def run_mutant(
             continue
         aff = _find(d, step.sid) or _equivalent(d, rec.affordance)
         if aff is None:
+            if step.sid == "retry":
+                continue  # no server error on this path
             return d, True
         _act(d, step, aff)
+        _retry(d)
     return d, False
 
 
@@ -382,8 +410,11 @@ def _replay(d: AppDriver, recorded: Sequence[_Recorded], upto: int | None = None
             continue
         aff = _find(d, rec.step.sid) or _equivalent(d, rec.affordance)
         if aff is None:
+            if rec.step.sid == "retry":
+                continue  # no server error on this path
             return False
         _act(d, rec.step, aff)
+        _retry(d)
     return True
 
 
@@ -403,6 +434,7 @@ def check_back_door(site: Site, task: CompiledTask, recorded: Sequence[_Recorded
         d.navigate(route)
         for door in _back_doors(d):
             d.act(door, door.verb)
+            _retry(d)
             used += 1
             if d.success:
                 return [f"the back door on {route} succeeded"]
