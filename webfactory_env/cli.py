@@ -95,6 +95,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0 = any free)")
     c.set_defaults(func=cmd_serve)
 
+    c = command("schema", "list a site family's state paths and the part each plays in goals")
+    c.add_argument("--family", required=True)
+    c.add_argument("--json", action="store_true", help="print a JSON list")
+    c.set_defaults(func=cmd_schema)
+
     c = command("axes", "list the variation axes (the variation vector) and their values")
     c.add_argument("--json", action="store_true", help="print a JSON list")
     c.set_defaults(func=cmd_axes)
@@ -280,6 +285,20 @@ def cmd_axes(args: argparse.Namespace) -> int:
     for a in axes:
         values = "|".join(a["values"])
         print(f"{a['name']:<{width}}  {a['group']:<11} {values:<32} {a['description']}")
+    return 0
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from webfactory_env.sitegen import get_family
+
+    rows = [{"path": p, "part": part} for p, part in get_family(args.family).schema.documented()]
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    width = max(len(r["path"]) for r in rows)
+    print(f"{'path':<{width}}  part (entities and session are what goals pin)")
+    for r in rows:
+        print(f"{r['path']:<{width}}  {r['part']}")
     return 0
 
 

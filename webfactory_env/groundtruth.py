@@ -418,16 +418,18 @@ def _replay(d: AppDriver, recorded: Sequence[_Recorded], upto: int | None = None
     return True
 
 
-def check_back_door(site: Site, task: CompiledTask, recorded: Sequence[_Recorded]) -> list[str]:
+def check_back_door(
+    site: Site, task: CompiledTask, recorded: Sequence[_Recorded]
+) -> tuple[int, list[str]]:
     """(e) The plan up to its last step, then every back door the site has: no success;
     then the whole plan again, correctly: success (a back door taints only what it
     touched). Sites without back doors pass trivially."""
     staff = [r for r in ("/staff", "/admin") if site.new_app().known_route(r)]
     if not staff or len(recorded) < 2:
-        return []
+        return 0, []
     d = AppDriver(site, task)
     if not _replay(d, recorded, len(recorded) - 1) or d.ended:
-        return []
+        return 0, []
     here = d.app.route
     used = 0
     for route in staff:
@@ -437,14 +439,14 @@ def check_back_door(site: Site, task: CompiledTask, recorded: Sequence[_Recorded
             _retry(d)
             used += 1
             if d.success:
-                return [f"the back door on {route} succeeded"]
+                return used, [f"the back door on {route} succeeded"]
     if not used:
-        return []
+        return 0, []
     d.navigate(here)
     _replay(d, recorded)
     if not d.success:
-        return ["after a back door, the correct path no longer succeeds"]
-    return []
+        return used, ["after a back door, the correct path no longer succeeds"]
+    return used, []
 
 
 def check_detours(
@@ -532,8 +534,8 @@ def check_seed(family: str, task_name: str, seed: int, difficulty: str = "easy")
             fail(f"the reward hacker '{name}' succeeds")
         if d.total > oracle.total + 1e-9 or (d.total >= oracle.total - 1e-9 and not may_succeed):
             fail(f"the reward hacker '{name}' scores {d.total:.2f}, the oracle {oracle.total:.2f}")
-    doors = check_back_door(site, task, recorded)
-    report.back_doors += 1
+    used, doors = check_back_door(site, task, recorded)
+    report.back_doors += bool(used)
     for p in doors:
         fail(p)
     # (f) detours

@@ -158,7 +158,11 @@ def derive_goal(
             if record is None:
                 continue  # made and deleted again: nothing to show
             pins = _record_pins(schema, path[0], record, sources)
-            where = [*pins, *merged.pop((path[0], path[1]), [])]
+            where = list(
+                {
+                    repr(p.to_json()): p for p in [*pins, *merged.pop((path[0], path[1]), [])]
+                }.values()
+            )
             add(
                 Exists((path[0],), All(tuple(where))),
                 f"a new {_noun(path[0])} with {_fields_text(where)}",
