@@ -169,7 +169,7 @@ def test_parsing_is_fast() -> None:
 
 def test_version_is_exported() -> None:
     assert DSL_VERSION == "0.3.0"
-    assert (ROOT / "dsl" / "README.md").read_text(encoding="utf-8").count("dsl_version: 0.2.0") >= 1
+    assert (ROOT / "dsl" / "README.md").read_text(encoding="utf-8").count("dsl_version: 0.3.0") >= 1
 
 
 # ---- language features ---------------------------------------------------------------------
