@@ -275,3 +275,16 @@ def test_transitions_report_what_fired():
     app.dispatch(AppEvent(type="click", handler="staff_force_order"))
     assert app.take_fired() == ("nav", "staff_force_order")
     assert app.take_fired() == ()
+
+
+def test_saved_products_move_from_the_wishlist_to_the_cart():
+    site, app = _shop()
+    product = next(p for p in site.spec.entities["products"] if p.stock)
+    app.dispatch(AppEvent(type="click", handler="add_to_wishlist", arg=product.sku))
+    app.dispatch(AppEvent(type="nav", path="/wishlist"))
+    button = app.page().affordance(f"move-to-cart:{product.sku}")
+    assert button is not None and button.handler == "move_to_cart"
+    app.dispatch(button.click_event())
+    state = app.state_view()
+    assert state["wishlist"] == [] and state["cart"]["items"] == {product.sku: 1}
+    assert app.page().affordance(f"move-to-cart:{product.sku}") is None

@@ -224,10 +224,8 @@ class WebTaskEnv(gym.Env):
         return [act.describe(d, self.dom) for d in self._actions()]
 
     def _actions(self) -> list[act.Decoded]:
-        task = self.task
-        return self._menu.actions(
-            self._dom, *((task.values, task.expects_answer) if task else ((), False))
-        )
+        values, answers = (self.task.values, self.task.expects_answer) if self.task else ((), 0)
+        return self._menu.actions(self._dom, values, bool(answers))
 
     @property
     def dom(self) -> DomSnapshot:
@@ -277,14 +275,7 @@ class WebTaskEnv(gym.Env):
         self._dom, self._obs = result.dom, obs
         # Server latency and retry backoff pass on the logical clock, never for real.
         ep.clock_ms += result.latency_ms + result.backoff_ms
-        return BrowserStep(
-            sid,
-            redact,
-            error=None if result.ok else str(result.error),
-            events=result.events,
-            retries=[r.model_dump() for r in result.retries],
-            latency_ms=result.latency_ms,
-        )
+        return BrowserStep.of(sid, redact, result)
 
     def _finish(self, success: bool, truncated: bool, crash: str | None) -> dict[str, Any]:
         """Capture the episode's artifacts (`Episode.finish` classifies how it ended)."""

@@ -86,6 +86,18 @@ class BrowserStep:
     retries: list[Any] = field(default_factory=list)
     latency_ms: int = 0
 
+    @classmethod
+    def of(cls, sid: str | None, redact: bool, result: Any) -> BrowserStep:
+        """From the executor's `StepResult` of a step that reached the page."""
+        return cls(
+            sid,
+            redact,
+            error=None if result.ok else str(result.error),
+            events=result.events,
+            retries=[r.model_dump() for r in result.retries],
+            latency_ms=result.latency_ms,
+        )
+
 
 @dataclass(frozen=True)
 class StepOutcome:

@@ -14,6 +14,7 @@ FIXED_ROUTES = {
     "/orders": "orders",
     "/track": "track",
     "/staff": "staff",
+    "/wishlist": "wishlist",
 }
 
 

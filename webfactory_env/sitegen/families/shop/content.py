@@ -87,6 +87,7 @@ def generate(seed: int, difficulty: str, overrides: Mapping[str, Any] | None = N
         "/checkout",
         "/orders",
         "/track",
+        "/wishlist",
         *(f"/order/{o.id}" for o in history),
         *(f"/product/{p.sku}" for p in products),
     )

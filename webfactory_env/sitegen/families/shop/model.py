@@ -317,6 +317,23 @@ class ShopModel(SiteApp):
             self.flash = self.copy("product.wished")
         return None
 
+    @transition(
+        "move_to_cart",
+        mutating=True,
+        effect=lambda sku: All(
+            (Contains(("cart", "items"), sku), Not(Contains(("wishlist",), sku)))
+        ),
+    )
+    def move_to_cart(self, ev: AppEvent) -> str | None:
+        """Take a saved product off the wishlist and put it in the cart."""
+        product = self.by_sku.get(ev.arg or "")
+        if product is None or product.sku not in self.model.wishlist or product.stock == 0:
+            return None
+        self.model.wishlist.discard(product.sku)
+        self.add_to_cart(ev)
+        self.flash = self.copy("wishlist.moved")
+        return None
+
     @transition("set_field", effect=_field_effect)
     def set_field(self, ev: AppEvent) -> str | None:
         form, _, name = (ev.arg or "").partition(".")

@@ -49,6 +49,7 @@ def header(app: ShopModel, r: Renderer) -> str:
         ("/checkout", c("nav.checkout")),
         ("/orders", c("nav.orders")),
         ("/track", c("nav.track")),
+        ("/wishlist", c("nav.wishlist")),
     ]
     nav = w.site_nav(r, entries, label=c("nav.label"))
     return f'<span class="brand">{esc(app.spec.brand)}</span>{nav}'
@@ -346,6 +347,27 @@ def cart(app: ShopModel, r: Renderer, route: str) -> Page:
     )
 
 
+def wishlist(app: ShopModel, r: Renderer, route: str) -> Page:
+    """What the customer saved for later, each with a button that moves it to the cart."""
+    c = app.copy
+    saved = [app.by_sku[s] for s in sorted(app.model.wishlist) if s in app.by_sku]
+    rows = [
+        f"<li>{esc(p.title)} — {money(p.price_cents)} "
+        + w.button(
+            r,
+            sid=f"move-to-cart:{p.sku}",
+            text=c("wishlist.move"),
+            disabled=p.stock == 0,
+            attrs_={"role": "move-to-cart", "sku": p.sku, "title": p.title},
+            **app.on("move_to_cart", p.sku),
+        )
+        + "</li>"
+        for p in saved
+    ]
+    body = f"<ul>{''.join(rows)}</ul>" if rows else f"<p>{esc(c('wishlist.empty'))}</p>"
+    return c("wishlist.title"), f"<h1>{esc(c('wishlist.title'))}</h1>{w.toast(app.flash)}{body}"
+
+
 # ----------------------------------------------------------------- checkout
 def _field_order(app: ShopModel, names: tuple[str, ...], key: str) -> list[str]:
     ordered = list(names)
@@ -593,4 +615,5 @@ PAGES = {
     "orders": orders,
     "track": track,
     "staff": staff,
+    "wishlist": wishlist,
 }
