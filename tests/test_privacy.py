@@ -272,7 +272,11 @@ def test_screenshots_paint_over_secret_and_personal_fields(episode: Episode):
         if not hidden or step.obs.screenshot is None or step.action.box is None:
             continue
         png = episode.artefacts[f"screens/{step.obs.screenshot}.png"]
-        x, y, w, h = step.action.box
+        # The field as this step's screenshot shows it: typing may scroll the page a little,
+        # so take the same field (same column and size) nearest to where it was acted on.
+        ax, ay, aw, ah = step.action.box
+        same = [e[4] for e in step.obs.dom.elements if (e[4][0], e[4][2], e[4][3]) == (ax, aw, ah)]
+        x, y, w, h = min(same, key=lambda b: abs(b[1] - ay)) if same else step.action.box
         pixels = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))[y : y + h, x : x + w]
         assert pixels.size and (pixels == 128).all(), (step.t, step.action.target)
         checked += 1

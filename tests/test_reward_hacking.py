@@ -20,19 +20,19 @@ def test_adversaries_never_succeed_and_score_below_the_oracle(family_task):
 
 
 def test_the_shop_back_door_changes_state_but_pays_nothing():
-    """The staff page places an order unchecked: the assert's predicate turns true, yet no
-    subgoal is credited and the episode does not succeed."""
+    """The staff page places the pending order unchecked: the order exists, yet nothing it
+    changed is credited and the episode does not succeed."""
     site = generate_site("shop", 3)
     task = compile_for_site("buy_red_mug", site)
     d = AppDriver(site, task)
-    home = {a.sid: a for a in d.affordances()}
-    d.act(home["home:/staff"], "click")
-    staff = {a.sid: a for a in d.affordances()}
-    out = d.act(staff["staff:force-order"], "click")
+    mug = task.bindings["click-item-mug"]["sku"]
+    d.navigate(f"/product/{mug}")
+    d.act(d.app.page().affordance(f"add-to-cart:{mug}"), "click")
+    d.navigate("/staff")
+    out = d.act(d.app.page().affordance("staff:force-order"), "click")
     assert d.state()["order"]["status"] == "placed"
-    assert "assert-order-status" in out.uncredited and out.newly == ()
+    assert out.newly == () and any(t.startswith("orders.") for t in out.tainted)
     assert not out.success and not d.success
-    assert d.total == pytest.approx(2 * d.sim.spec.step_penalty)
 
 
 def test_the_driver_gives_the_oracle_the_envs_reward():
@@ -50,7 +50,8 @@ def test_giving_up_at_once_does_not_pass_for_finding_the_obstacle(family, task):
     for seed in (0, 1, 100000):
         site = generate_site(family, seed)
         compiled = compile_for_site(task, site)
-        assert len(compiled.terminal) >= 2
+        (ending,) = [c for c in compiled.goal if c.kind == "infeasible"]
+        assert "route" in str(ending.predicate.to_json()), "done(false) only where it shows"
         d = AppDriver(site, compiled)
         assert not d.done(False, "it cannot be done").success
         assert play(family, task, seed, "oracle").success

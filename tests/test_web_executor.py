@@ -142,7 +142,8 @@ def shop_executor():
 def test_fill_and_submit_with_drift_and_redaction(shop_executor, caplog):
     app = shop_executor.session.app
     sku = app.products[0].sku
-    app.cart[sku] = 1
+    app.model.cart.items[sku] = 1
+    app.touch()
     with caplog.at_level(logging.DEBUG):
         out = shop_executor.execute(
             {

@@ -47,7 +47,7 @@ class EnvConfig(BaseModel):
     vocab_size: StrictInt = Field(4096, ge=16, le=2**24)
     screenshot_size: Pair = (128, 128)  # (height, width)
     viewport: Pair = (1280, 800)  # (width, height)
-    max_steps: StrictInt = Field(64, ge=1, le=100_000)
+    max_steps: StrictInt = Field(64, ge=1, le=2**31 - 1)
     max_values: StrictInt = Field(16, ge=1, le=4096)
     reward: RewardSpec = Field(default_factory=RewardSpec)
     render_mode: Literal["rgb_array"] | None = None
