@@ -232,10 +232,12 @@ def test_a_log_record_s_own_timestamps_are_not_read_as_content():
 
 
 def test_info_holds_secrets_only_where_the_agent_needs_them(episode: Episode):
-    """`info["instruction"]` and `info["values"]` tell the agent what to type, and a text
-    action is the agent's own string: everything else the env returns is free of secrets."""
+    """`info["instruction"]` (and the goal and recipe it is made of) and `info["values"]` tell
+    the agent what to type, and a text action is the agent's own string: everything else the
+    env returns is free of secrets."""
+    told = ("instruction", "goal", "recipe", "values", "record")
     for info in episode.infos:
-        rest = {k: v for k, v in info.items() if k not in ("instruction", "values", "record")}
+        rest = {k: v for k, v in info.items() if k not in told}
         texts = [json.dumps(rest, default=str)]
         if info.get("record") is not None:
             record = info["record"].to_dict()

@@ -57,6 +57,7 @@ class EnvConfig(BaseModel):
     max_chars: StrictInt = Field(8000, ge=200, le=1_000_000)
     max_actions: StrictInt = Field(512, ge=8, le=100_000)
     step_timeout_ms: StrictInt = Field(5_000, ge=0, le=600_000)
+    instruction_style: Literal["goal", "goal+hints", "recipe"] = "goal"
 
     @field_validator("obs_mode")
     @classmethod

@@ -66,9 +66,8 @@ class WebTaskEnv(gym.Env):
     transitions (`docs/ground-truth.md`). See `RewardSpec`.
 
     ## Starting State
-    The site's start page, scrolled to the top, with a fixed clock and seeded randomness.
-    `reset(seed=N)` shows the site of level seed N; `options` may set `family`, `task`,
-    `difficulty` and `level_seed` for curricula.
+    The site's start page, with a fixed clock and seeded randomness; `reset(seed=N)` shows
+    the site of level seed N; `options` may set `family`, `task`, `difficulty`, `level_seed`.
 
     ## Episode End
     Terminated on success or when the agent acts `done_success`/`done_fail`; truncated
@@ -81,7 +80,9 @@ class WebTaskEnv(gym.Env):
     `vocab_size`, `screenshot_size` (H, W), `viewport` (W, H), `max_steps`, `max_values`,
     `reward` (`RewardSpec` or dict), `render_mode` (`"rgb_array"`), `browser`
     (`BrowserConfig`), `variation` (axes to fix, e.g. `{"theme": "dark"}`), `action_mode`,
-    `max_chars`, `max_actions`, `step_timeout_ms` (how long a browser call may hang).
+    `max_chars`, `max_actions`, `step_timeout_ms` (how long a browser call may hang),
+    `instruction_style` (what `info["instruction"]` says: `goal`, the task's goal in words
+    with its values, one wording per level seed; `goal+hints`; or `recipe`, step by step).
 
     ## Version History
     - v0: first release; goals pinned to entities with provenance since compiler 0.3.
@@ -295,4 +296,5 @@ class WebTaskEnv(gym.Env):
     def _info(self, record: StepRecord | None) -> dict[str, Any]:
         assert self.task is not None and self.site is not None and self._dom is not None
         steps = self.episode.steps if self.episode else 0
-        return step_info(self.task, self.site, self.level_seed, self._dom, steps, self._obs, record)
+        args = (self.task, self.site, self.level_seed, self._dom, steps, self._obs, record)
+        return step_info(*args, self.config.instruction_style)

@@ -470,10 +470,12 @@ def step_info(
     steps: int,
     obs: Any,
     record: StepRecord | None,
+    style: str = "goal",
 ) -> dict[str, Any]:
     """The `info` every reset and step returns."""
     return {
-        "instruction": task.instruction,
+        "instruction": task.text_for(style, level_seed),
+        "recipe": task.instruction,
         "goal": task.goal_text,
         "values": list(task.values),
         "family": site.spec.family,

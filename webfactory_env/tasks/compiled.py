@@ -72,7 +72,7 @@ class CompiledTask:
     site_digest: str
     source: str
     filename: str
-    goal_text: str | None  # the task's doc comment
+    goal_text: str | None  # the goal in words, with this seed's values (from the doc comment)
     instruction: str
     subgoals: tuple[Subgoal, ...]
     plan: tuple[PlanStep, ...]
@@ -94,6 +94,22 @@ class CompiledTask:
     # Other wordings of `instruction` that ask for exactly the same steps (for training
     # agents that do not overfit one phrasing); `instructions` lists all of them.
     paraphrases: tuple[str, ...] = ()
+    # Other wordings of the goal (`goal_texts` lists all of them).
+    goal_paraphrases: tuple[str, ...] = ()
+
+    def text_for(self, style: str, seed: int = 0) -> str:
+        """What the agent is told: the goal in words (`goal`, one of its wordings chosen by
+        `seed`), the goal followed by the step-by-step recipe as hints (`goal+hints`), or the
+        recipe alone (`recipe`). A task without a goal in words falls back to the recipe."""
+        goals = self.goal_texts
+        if style == "recipe" or not goals:
+            return self.instruction
+        goal = goals[seed % len(goals)]
+        return f"{goal}\nHints: {self.instruction}" if style == "goal+hints" else goal
+
+    @property
+    def goal_texts(self) -> tuple[str, ...]:
+        return (self.goal_text, *self.goal_paraphrases) if self.goal_text else ()
 
     @property
     def instructions(self) -> tuple[str, ...]:
@@ -121,6 +137,7 @@ class CompiledTask:
             "dsl_version": self.dsl_version,
             "compiler_version": self.compiler_version,
             "goal_text": self.goal_text,
+            "goal_paraphrases": list(self.goal_paraphrases),
             "instruction": self.instruction,
             "paraphrases": list(self.paraphrases),
             "params": dict(self.params),

@@ -59,10 +59,13 @@ from webfactory_env.tasks.instruction import (
     answer_surface_state,
     attr_words,
     fill_sentence,
+    goal_templates,
     keep_sentence,
     paraphrase_instruction,
     path_words,
+    placeholders,
     quote,
+    render_goal,
     select_sentence,
     target_words,
 )
@@ -175,6 +178,7 @@ class _Compiler:
         self.asserts: list[PinnedAssert] = []
         self.writes: dict[str, set[tuple[str, ...]]] = {}  # subgoal -> paths it changed
         self.final_answer = ""
+        self.named_values: dict[str, Any] = {}  # field/choice name -> value the steps set
         self.ending_conjunct: Conjunct
         self.params: dict[str, Any] = {}
         self.loop_vars: dict[str, str] = {}
@@ -218,16 +222,15 @@ class _Compiler:
                 "params": params,
             }
         )
-        doc = None
-        if self.task.doc:
-            doc = re.sub(r"^\s*goal\s*:\s*", "", self.task.doc.strip(), flags=re.I) or None
+        goals = self._goal_sentences()
         return CompiledTask(
             name=self.task.name,
             family=self.site.spec.family,
             site_digest=self.site.digest,
             source=self.file.source,
             filename=self.file.filename,
-            goal_text=doc,
+            goal_text=goals[0] if goals else None,
+            goal_paraphrases=goals[1:],
             instruction=" ".join(self.surface),
             paraphrases=paraphrase_instruction(self.surface),
             subgoals=subgoals,
@@ -247,6 +250,22 @@ class _Compiler:
                 if node.part in PINNED_PARTS
             ),
         )
+
+    def _goal_sentences(self) -> tuple[str, ...]:
+        """The task's goal in words, and its paraphrases, filled with this seed's values."""
+        known = {**self.named_values, **self.params}
+        out = []
+        for template in goal_templates(self.task.doc):
+            missing = [p for p in placeholders(template) if p not in known]
+            if missing:
+                raise self.error(
+                    f"the goal names {{{missing[0]}}}, which is no parameter of the task and no "
+                    "field or choice its steps fill",
+                    self.task,
+                    hint="placeholders: " + ", ".join(sorted(known)) if known else None,
+                )
+            out.append(render_goal(template, known))
+        return tuple(out)
 
     def _goal(self) -> list[Conjunct]:
         """The task's goal from its run (see `tasks.goal`), checked: it holds at the end,
@@ -835,6 +854,10 @@ class _Compiler:
         binding: dict[str, Any] = {"sid": aff.sid, "label": aff.label, **aff.attr_map()}
         if primary.option is not None:
             binding["option"] = primary.option.value
+        name = aff.attr_map().get("name")
+        if name and verb in ("fill", "select"):
+            shown = primary.option.label if primary.option is not None else bound_value
+            self.named_values[str(name)] = shown
         fallbacks = [m.affordance.sid for m in matches[1:]]
         if fallbacks:
             binding["fallbacks"] = list(dict.fromkeys(fallbacks))

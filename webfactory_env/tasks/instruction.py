@@ -177,3 +177,65 @@ def paraphrase_instruction(sentences: list[str]) -> tuple[str, ...]:
         " ".join(f"{i}. {s}" for i, s in enumerate(sentences, 1)) if len(sentences) > 1 else ""
     )
     return tuple(dict.fromkeys(v for v in (" ".join(reworded), numbered) if v))
+
+
+# --------------------------------------------------------------------- the goal
+# A task's doc comment is its goal in words: a `Goal:` paragraph, then any number of `Or:`
+# paraphrases, with `{placeholders}` for what the seed draws or the steps type:
+#
+#     // Goal: Buy the cheapest red mug and ship it to {full_name}, {address_line1}.
+#     // Or: Order the least expensive red mug for {full_name} ({address_line1}).
+#
+# A placeholder names a parameter of the task, or the `name` of a field or choice a step
+# fills or sets (its value, or the label of the option chosen).
+_PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
+WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+MONTH_NAMES = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December",
+)  # fmt: skip
+
+
+def goal_templates(doc: str | None) -> tuple[str, ...]:
+    """The goal and its paraphrases from a task's doc comment (empty without one)."""
+    if not doc:
+        return ()
+    out: list[str] = []
+    for line in doc.splitlines():
+        text = line.strip()
+        head = re.match(r"^(goal|or)\s*:\s*", text, flags=re.I)
+        if head:
+            out.append(text[head.end() :])
+        elif out:
+            out[-1] = f"{out[-1]} {text}".strip()
+        else:
+            out.append(text)
+    return tuple(t for t in out if t)
+
+
+def placeholders(template: str) -> list[str]:
+    return _PLACEHOLDER.findall(template)
+
+
+def spoken(value: Any) -> str:
+    """A value as a goal sentence says it: dates in words, booleans as yes/no."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    text = str(value)
+    m = re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})", text)
+    if m:
+        import datetime as dt
+
+        d = dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        return f"{WEEKDAY_NAMES[d.weekday()]} {d.day} {MONTH_NAMES[d.month - 1]} {d.year}"
+    return text
+
+
+def render_goal(template: str, values: Mapping[str, Any]) -> str:
+    """`template` with each `{name}` replaced by `values[name]` (KeyError if missing)."""
+    return _PLACEHOLDER.sub(lambda m: spoken(values[m.group(1)]), template)
+
+
+def description_of(template: str) -> str:
+    """A template for listings: placeholders shown as `<words>`."""
+    return _PLACEHOLDER.sub(lambda m: f"<{m.group(1).replace('_', ' ')}>", template)

@@ -16,6 +16,7 @@ from webfactory_env.dsl import For, If, Step, TaskFile, parse_task_file
 from webfactory_env.sitegen.registry import Site, families
 from webfactory_env.tasks.compiled import CompiledTask
 from webfactory_env.tasks.compiler import compile_task
+from webfactory_env.tasks.instruction import description_of, goal_templates
 
 
 @dataclass(frozen=True)
@@ -69,9 +70,8 @@ def library() -> dict[str, LibraryTask]:
         family = path.parent.name
         parsed = parse_task_file(path)
         for task in parsed.tasks:
-            description = (task.doc or "").strip()
-            if description.lower().startswith("goal:"):
-                description = description[5:].strip()
+            templates = goal_templates(task.doc)
+            description = description_of(templates[0]) if templates else ""
             if task.name in found:
                 raise ConfigError(
                     f"task {task.name!r} is defined twice in the library "

@@ -1,0 +1,59 @@
+"""Goals in plain language: every library task says, per seed, what its goal checks."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from webfactory_env.core.answers import dates, normalise
+from webfactory_env.sitegen import generate_site
+from webfactory_env.tasks import compile_for_site, library_tasks
+from webfactory_env.tasks.instruction import goal_templates, render_goal, spoken
+
+TASKS = sorted((t.family, t.name) for t in library_tasks())
+LEAKS = re.compile(r"[A-Z][a-z]+\(|\w+=|\{|\}|_id\b|\bsid\b|SKU-")
+
+
+def _said(value: str, text: str) -> bool:
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        return any(d.isoformat() == value for d in dates(text, int(value[:4])))
+    return normalise(value) in normalise(text)
+
+
+@pytest.mark.parametrize(("family", "task"), TASKS, ids=[t for _, t in TASKS])
+def test_the_goal_says_every_value_it_checks_and_no_syntax(family, task):
+    for seed in range(12):
+        compiled = compile_for_site(task, generate_site(family, seed))
+        texts = compiled.goal_texts
+        assert len(texts) >= 3, f"{task}: a goal and at least two paraphrases"
+        checked = json.dumps([c.predicate.to_json() for c in compiled.goal if c.kind != "answer"])
+        for value in compiled.values:
+            if json.dumps(value) not in checked:
+                continue  # typed or chosen, but not part of what success checks
+            for text in texts:
+                assert _said(value, text), f"{task} seed {seed}: {value!r} not in {text!r}"
+        for text in texts:
+            assert not LEAKS.search(text), f"{task} seed {seed}: {text!r}"
+
+
+def test_templates_fill_placeholders_and_say_dates_in_words():
+    (goal, other) = goal_templates("Goal: Fly on {day}\nwith {who}.\nOr: {who} flies {day}.")
+    assert goal == "Fly on {day} with {who}."
+    assert render_goal(other, {"who": "Sam", "day": "2026-02-23"}) == (
+        "Sam flies Monday 23 February 2026."
+    )
+    assert spoken(True) == "yes"
+    with pytest.raises(KeyError):
+        render_goal("{nobody}", {})
+
+
+def test_the_instruction_style_chooses_what_the_agent_is_told():
+    compiled = compile_for_site("buy_red_mug", generate_site("shop", 0))
+    goal = compiled.text_for("goal", seed=0)
+    assert goal in compiled.goal_texts and "Alice Nguyen" in goal and "Go to the" not in goal
+    assert compiled.text_for("goal", seed=1) != goal, "another wording on another seed"
+    assert compiled.text_for("recipe") == compiled.instruction
+    hinted = compiled.text_for("goal+hints", seed=0)
+    assert hinted.startswith(goal) and compiled.instruction in hinted
