@@ -119,7 +119,7 @@ def test_book_flight_roundtrip_parses_to_the_expected_tree() -> None:
     assert rank == Click(Target("Result", (flight, first)))
     assert type(rank.target.preds[1].value.value) is int
     assert task.steps[-1] == Assert(
-        StateCall((StateCond(("itinerary", "status"), "=", StringLit("booked")),))
+        StateCall((StateCond(("booking", "status"), "=", StringLit("upcoming")),))
     )
 
 

@@ -146,10 +146,12 @@ def _enter(family: str, site: Site, app: SiteApp) -> tuple[str, ...]:
         _send(app, E(type="nav", path="/flights"))
         for side, code in (("origin", origin), ("destination", dest)):
             arg = f"flight_search.{side}"
-            _send(app, E(type="input", handler="place_text", arg=arg, value=code))
+            _send(app, E(type="input", handler="type_place", arg=arg, value=code))
             _send(app, E(type="change", handler="pick_place", arg=arg, value=code))
         day = (dt.date.fromisoformat(site.spec.today) + dt.timedelta(days=10)).isoformat()
-        _send(app, E(type="change", handler="field", arg="flight_search.depart_date", value=day))
+        _send(
+            app, E(type="change", handler="set_field", arg="flight_search.depart_date", value=day)
+        )
         _send(app, E(type="submit", handler="search_flights", values={}))
         return ("/flights/results",)
     if family == "account":

@@ -933,11 +933,13 @@ class _Compiler:
             moves.append(self._click(retry, step))
         return moves
 
-    def _page_text(self) -> str:
-        """The text a person reads on the current page (tags stripped)."""
+    def _page_shows(self, want: str) -> bool:
+        """Whether one text of the current page states `want`. Each text is graded on its
+        own: a whole page names many numbers, and an answer that lists many fails."""
         html = " ".join(self.app.page().regions.values())
         html = re.sub(r"<(style|script|template)\b.*?</\1>", " ", html, flags=re.S | re.I)
-        return _html.unescape(re.sub(r"<[^>]*>", " ", html))
+        texts = (_html.unescape(t).strip() for t in re.split(r"<[^>]*>", html))
+        return any(answer_matches(t, want) for t in texts if t)
 
     def _find(self, sid: str) -> Affordance | None:
         return next((a for a in self._page_affordances() if a.sid == sid), None)
@@ -1060,13 +1062,8 @@ class _Compiler:
             # section or dialog that shows it (a value no page shows, such as a count the
             # agent must work out, stays as it is).
             want = _answer_text(value)
-            if not answer_matches(self._page_text(), want):
-                moves = (
-                    self._reveal_until(
-                        lambda: answer_matches(self._page_text(), want), step, depth=2
-                    )
-                    or []
-                )
+            if not self._page_shows(want):
+                moves = self._reveal_until(lambda: self._page_shows(want), step, depth=2) or []
         expected = _answer_text(value)
         self.final_answer = expected
         if self.forking:

@@ -1,0 +1,218 @@
+"""The transitions that fill in a travel site's forms: typing, picking airports and cities,
+choosing from menus, and the validation that follows what is typed. Form drafts are never
+a goal themselves; what a submit makes of them is (`transitions.py`)."""
+
+from __future__ import annotations
+
+from webfactory_env.core.predicates import Eq, Predicate, Ref
+from webfactory_env.sitegen.app import transition
+from webfactory_env.sitegen.families.travel.model.queries import TravelQueries
+from webfactory_env.sitegen.families.travel.rules import (
+    PASSENGER_FIELDS,
+    normalize_date,
+    stay_errors,
+    validate_dates,
+    validate_passenger,
+)
+from webfactory_env.sitegen.spec import AppEvent
+
+SEATS = ("none", "aisle", "window")
+CANCEL_REASONS = ("plans_changed", "found_better", "other")
+CHOICES = {  # (form, field) -> the values its menu offers
+    ("flight_search", "passengers"): tuple(str(n) for n in range(1, 7)),
+    ("hotel_search", "guests"): tuple(str(n) for n in range(1, 5)),
+    ("stay", "guests"): tuple(str(n) for n in range(1, 5)),
+    ("passenger", "seat"): SEATS,
+    ("cancel_trip", "reason"): CANCEL_REASONS,
+}
+TEXT_FIELDS = {  # form -> the fields typed in as text (dates included)
+    "flight_search": ("depart_date", "return_date"),
+    "hotel_search": ("checkin_date", "checkout_date"),
+    "stay": ("checkin_date", "checkout_date"),
+    "passenger": PASSENGER_FIELDS,
+    "login": ("email",),
+    "newsletter": ("email",),
+}
+VALIDATED = ("flight_search", "hotel_search", "stay", "passenger", "login")
+PLACES = {"flight_search": ("origin", "destination"), "hotel_search": ("city",)}
+LINKED = {  # a field whose change can fix or break another's error
+    "depart_date": ("return_date",),
+    "checkin_date": ("checkout_date",),
+    "origin": ("destination",),
+    "destination": ("origin",),
+}
+
+
+def _draft_effect(arg: str | None) -> Predicate:
+    form, _, name = (arg or "").partition(".")
+    return Eq(("forms", form, name), Ref("value"))
+
+
+def _secret_effect(arg: str | None) -> Predicate:
+    if arg == "otp.code":
+        return Eq(("forms", "otp", "code_entered"), True)
+    return Eq(("forms", "login", "password_given"), True)
+
+
+class TravelDrafts(TravelQueries):
+    """Transitions on form drafts, and each form's validation."""
+
+    @transition("set_field", effect=_draft_effect)
+    def set_field(self, ev: AppEvent) -> str | None:
+        form, _, name = (ev.arg or "").partition(".")
+        if name not in TEXT_FIELDS.get(form, ()):
+            return None
+        value = (ev.value or "")[:200]
+        self._write(form, name, normalize_date(value) if name.endswith("_date") else value)
+        self._revalidate(form, name)
+        return None
+
+    def _write(self, form: str, name: str, value: str) -> None:
+        forms = self.model.forms
+        if form == "passenger":
+            setattr(forms.passenger, name, value)
+        elif form == "login":
+            forms.login.email = value
+        else:
+            getattr(forms, form)[name] = value
+
+    @transition("set_secret", effect=_secret_effect)
+    def set_secret(self, ev: AppEvent) -> str | None:
+        forms = self.model.forms
+        if ev.arg == "login.password":
+            forms.login.password = (ev.value or "")[:200]
+            forms.login.password_given = bool(forms.login.password)
+        elif ev.arg == "otp.code":
+            forms.otp.code = (ev.value or "")[:12]
+            forms.otp.code_entered = len(self._code_digits()) == 6
+        return None
+
+    def _code_digits(self) -> str:
+        return "".join(ch for ch in self.model.forms.otp.code if ch.isdigit())
+
+    @transition("type_place", effect=_draft_effect)
+    def type_place(self, ev: AppEvent) -> str | None:
+        """Typing into an airport or city field: the text changes, the choice is undone."""
+        form, _, name = (ev.arg or "").partition(".")
+        if name not in PLACES.get(form, ()):
+            return None
+        values = getattr(self.model.forms, form)
+        text = (ev.value or "")[:60]
+        if text != values[f"{name}_text"]:
+            values[f"{name}_text"], values[name] = text, ""
+        self._revalidate(form, name)
+        return None
+
+    @transition("pick_place")
+    def pick_place(self, ev: AppEvent) -> str | None:
+        form, _, name = (ev.arg or "").partition(".")
+        if name not in PLACES.get(form, ()):
+            return None
+        values, value = getattr(self.model.forms, form), ev.value or ""
+        if name == "city" and value in self.by_city:
+            values["city"], values["city_text"] = value, value
+        elif name != "city" and value in self.by_airport:
+            a = self.by_airport[value]
+            values[name], values[f"{name}_text"] = value, f"{a.city} ({a.code})"
+        self._revalidate(form, name)
+        return None
+
+    @transition("set_round_trip", effect=lambda _: _draft_effect("flight_search.roundtrip"))
+    def set_round_trip(self, ev: AppEvent) -> str | None:
+        if ev.value in ("true", "false"):
+            f = self.model.forms.flight_search
+            f["roundtrip"] = ev.value
+            if ev.value == "false":
+                f["return_date"] = ""
+                self.model.feedback.flight_search_errors.pop("return_date", None)
+        return None
+
+    @transition("set_choice", effect=_draft_effect)
+    def set_choice(self, ev: AppEvent) -> str | None:
+        form, _, name = (ev.arg or "").partition(".")
+        if ev.value in CHOICES.get((form, name), ()):
+            if form == "passenger":
+                self.model.forms.passenger.seat = ev.value or ""
+            else:
+                getattr(self.model.forms, form)[name] = ev.value or ""
+        return None
+
+    def _errors(self, form: str) -> dict[str, str]:
+        """The errors a form's draft has now."""
+        forms = self.model.forms
+        if form == "flight_search":
+            return self._search_errors()
+        if form == "hotel_search":
+            f = forms.hotel_search
+            where = "city_pick" if f["city_text"].strip() else "required"
+            errors = {} if f["city"] else {"city": where}
+            return {**errors, **stay_errors(f["checkin_date"], f["checkout_date"], self.today())}
+        if form == "stay":
+            return stay_errors(
+                forms.stay["checkin_date"], forms.stay["checkout_date"], self.today()
+            )
+        if form == "passenger":
+            return validate_passenger(self._passenger_values(), self.strict)
+        return {}
+
+    def _passenger_values(self) -> dict[str, str]:
+        p = self.model.forms.passenger
+        return {name: getattr(p, name) for name in PASSENGER_FIELDS}
+
+    def _search_errors(self) -> dict[str, str]:
+        f = self.model.forms.flight_search
+        errors: dict[str, str] = {}
+        for side in ("origin", "destination"):
+            if not f[side]:
+                errors[side] = "airport_pick" if f[f"{side}_text"].strip() else "required"
+        if not errors and f["origin"] == f["destination"]:
+            errors["destination"] = "same_airport"
+        elif (
+            not errors
+            and self.by_airport[f["origin"]].metro == self.by_airport[f["destination"]].metro
+        ):
+            errors["destination"] = "same_metro"
+        errors.update(
+            validate_dates(
+                f["depart_date"],
+                f["return_date"],
+                self.today(),
+                second_required=f["roundtrip"] == "true",
+                names=("depart_date", "return_date"),
+                min_gap=0,
+                max_gap=None,
+            )
+        )
+        return errors
+
+    def _draft_values(self, form: str) -> dict[str, str]:
+        forms = self.model.forms
+        if form == "passenger":
+            return self._passenger_values()
+        if form == "login":
+            return {"email": forms.login.email}
+        return dict(getattr(forms, form))
+
+    def _revalidate(self, form: str, name: str) -> None:
+        """`sync` validation: a field's error follows its value as the user types, once
+        the field holds something or the form was submitted; `async`: only on submit."""
+        if self.v.validation != "sync" or form not in VALIDATED:
+            return
+        errors = self._errors(form)
+        shown: dict[str, str] = getattr(self.model.feedback, f"{form}_errors")
+        submitted = form in self.model.feedback.submitted
+        values = self._draft_values(form)
+        for field in (name, *LINKED.get(name, ())):
+            touched = submitted or bool(values.get(field, "").strip())
+            if field in errors and touched:
+                shown[field] = errors[field]
+            else:
+                shown.pop(field, None)
+
+    def _submit(self, form: str) -> dict[str, str]:
+        """Validate a submitted form: its errors, now shown."""
+        feedback = self.model.feedback
+        feedback.submitted.add(form)
+        errors = self._errors(form)
+        setattr(feedback, f"{form}_errors", dict(errors))
+        return errors

@@ -1,0 +1,94 @@
+"""The travel site's pages, drawn from its model with the widget library, one module per
+area (`flights`, `hotels`, `booking`, `member`). Pages only read state: every element that
+changes something is bound to a transition with `app.on(...)`. Imported by the app."""
+
+from __future__ import annotations
+
+from webfactory_env.sitegen import widgets as w
+from webfactory_env.sitegen.app import PageFn
+from webfactory_env.sitegen.families.travel.model import TravelModel
+from webfactory_env.sitegen.families.travel.views import booking, flights, hotels, member
+from webfactory_env.sitegen.families.travel.views.parts import Page, money
+from webfactory_env.sitegen.html import Renderer, esc
+
+
+def header(app: TravelModel, r: Renderer) -> str:
+    c = app.copy
+    n = len(app.model.itinerary.flights) + len(app.model.itinerary.rooms)
+    entries = [
+        ("/", c("nav.home")),
+        ("/flights", c("nav.flights")),
+        ("/hotels", c("nav.hotels")),
+        ("/itinerary", f"{c('nav.itinerary')} ({n})" if n else c("nav.itinerary")),
+        ("/checkout", c("nav.checkout")),
+        ("/trips", c("nav.trips")),
+    ]
+    if not app.signed_in():
+        entries.append(("/login", c("nav.login")))
+    nav = w.site_nav(r, entries, label=c("nav.label"))
+    who = ""
+    if app.signed_in():
+        out = w.button(
+            r,
+            sid="signout",
+            text=c("nav.logout"),
+            attrs_={"role": "sign-out"},
+            variant="secondary",
+            **app.on("sign_out"),
+        )
+        who = f'<span class="muted">{esc(c("nav.hello", name=app.member.first_name))}</span>{out}'
+    return f'<span class="brand">{esc(app.spec.brand)}</span>{nav}{who}'
+
+
+def home(app: TravelModel, r: Renderer, route: str) -> Page:
+    c = app.copy
+    title = c("home.title", brand=app.spec.brand)
+    to_flights = w.link(
+        r, sid="home:flights", href="/flights", text=c("home.flights"), class_="button"
+    )
+    to_hotels = w.link(r, sid="home:hotels", href="/hotels", text=c("home.hotels"), class_="button")
+    cards = []
+    for city in app.cities:
+        here = [h for h in app.hotels if h.city == city.name and not h.sold_out]
+        low = min((app.hotel_price(h) for h in here), default=0)
+        link = w.link(
+            r,
+            sid=f"home:city:{city.slug}",
+            href=f"/hotels/in/{city.slug}",
+            text=city.name,
+            attrs_={"type": "city", "city": city.name},
+        )
+        cards.append(
+            f'<article class="card">{link}<span class="muted">'
+            f"{esc(c('home.from', price=money(low)))}</span></article>"
+        )
+    newsletter = w.newsletter_promo(
+        r,
+        c,
+        app.model.forms.newsletter["email"],
+        field_action=app.on("set_field", "newsletter.email"),
+        submit_action=app.on("join_newsletter"),
+    )
+    return title, (
+        f'<section class="hero"><h1>{esc(title)}</h1><p>{esc(c("home.tagline"))}</p>'
+        f'<div class="actions">{to_flights}{to_hotels}</div></section>'
+        f'<h2>{esc(c("home.popular"))}</h2><div class="grid">{"".join(cards)}</div>{newsletter}'
+    )
+
+
+PAGES: dict[str, PageFn] = {
+    "home": home,
+    "flights": flights.search_page,
+    "results": flights.results_page,
+    "offer": flights.offer_page,
+    "hotels": hotels.search_page,
+    "city": hotels.city_page,
+    "hotel": hotels.hotel_page,
+    "itinerary": booking.itinerary_page,
+    "checkout": booking.checkout_page,
+    "booking": booking.booking_page,
+    "login": member.login_page,
+    "verify": member.verify_page,
+    "trips": member.trips_page,
+    "trip": member.trip_page,
+}

@@ -1,0 +1,234 @@
+"""The member area: sign-in with a texted code, the member's trips, and one trip."""
+
+from __future__ import annotations
+
+from webfactory_env.sitegen import widgets as w
+from webfactory_env.sitegen.families.travel.model import CANCEL_REASONS, TravelModel, Trip
+from webfactory_env.sitegen.families.travel.views.parts import (
+    Page,
+    banner,
+    draft_choice,
+    form_errors,
+    money,
+    no_arg,
+    secondary,
+)
+from webfactory_env.sitegen.html import Renderer, esc
+from webfactory_env.sitegen.spec import Option
+
+
+def login_page(app: TravelModel, r: Renderer, route: str) -> Page:
+    c = app.copy
+    if app.signed_in():
+        trips = w.link(r, sid="login:trips", href="/trips", text=c("nav.trips"))
+        return c("login.title"), (
+            f"<h1>{esc(c('login.title'))}</h1>"
+            f"<p>{esc(c('login.already', email=app.model.auth.member))}</p><p>{trips}</p>"
+        )
+    errors = form_errors(app, "login")
+    login = app.model.forms.login
+    email = w.text_field(
+        r,
+        sid="field:login.email",
+        name="email",
+        label=c("login.email"),
+        value=login.email,
+        form="login",
+        input_type="email",
+        autocomplete="username",
+        error=c(f"errors.{errors['email']}") if "email" in errors else "",
+        **app.on("set_field", "login.email"),
+    )
+    password = w.password_field(
+        r,
+        sid="field:login.password",
+        name="password",
+        label=c("login.password"),
+        value=login.password,
+        form="login",
+        autocomplete="current-password",
+        error=c(f"errors.{errors['password']}") if "password" in errors else "",
+        **app.on("set_secret", "login.password"),
+    )
+    form = w.form(
+        r,
+        name="login",
+        body=email + password,
+        submit_sid="form:login",
+        submit_text=c("login.submit"),
+        label=c("login.title"),
+        banner=banner(app, "login"),
+        **no_arg(app.on("sign_in")),
+    )
+    return c("login.title"), (
+        f"<h1>{esc(c('login.title'))}</h1><p>{esc(c('login.intro'))}</p>{form}"
+    )
+
+
+def verify_page(app: TravelModel, r: Renderer, route: str) -> Page:
+    c = app.copy
+    title = c("verify.title")
+    auth = app.model.auth
+    if not auth.pending:
+        link = w.link(r, sid="verify:login", href="/login", text=c("verify.start"))
+        return title, f"<h1>{esc(title)}</h1><p>{esc(c('verify.not_started'))}</p><p>{link}</p>"
+    err = form_errors(app, "otp").get("code", "")
+    code = w.otp_field(
+        r,
+        sid="field:otp.code",
+        name="code",
+        label=c("verify.code"),
+        value="",
+        form="otp",
+        error=c(f"errors.{err}") if err else "",
+        helper=c("verify.help"),
+        **app.on("set_secret", "otp.code"),
+    )
+    resend = w.button(
+        r,
+        sid="resend",
+        text=c("verify.resend"),
+        attrs_={"role": "resend-code"},
+        variant="secondary",
+        **app.on("resend_code"),
+    )
+    form = w.form(
+        r,
+        name="otp",
+        body=code,
+        submit_sid="form:otp",
+        submit_text=c("verify.submit"),
+        label=title,
+        extra_buttons=resend,
+        **no_arg(app.on("verify_code")),
+    )
+    last4 = app.member.phone[-4:]
+    messages = "".join(
+        f'<li class="sms"><span class="from">{esc(app.spec.brand)}</span>'
+        f"{esc(c('verify.sms', code=app.otp_code(n), brand=app.spec.brand))}</li>"
+        for n in range(auth.codes_sent, 0, -1)
+    )
+    phone = (
+        f'<aside class="phone" aria-label="{esc(c("verify.phone"))}">'
+        f'<div class="phone-bar">{esc(c("verify.phone"))} · •••• {esc(last4)}</div>'
+        f'<ul class="sms-list">{messages}</ul></aside>'
+    )
+    return title, (
+        f'<div class="verify"><div><h1>{esc(title)}</h1>'
+        f"<p>{esc(c('verify.intro', last4=last4))}</p>{w.toast(app.flash)}{form}</div>"
+        f"{phone}</div>"
+    )
+
+
+def _login_wall(app: TravelModel, r: Renderer) -> Page:
+    c = app.copy
+    link = w.link(r, sid="wall:login", href="/login", text=c("trips.sign_in"), class_="button")
+    return c("trips.title"), (
+        f"<h1>{esc(c('trips.title'))}</h1><p>{esc(c('trips.wall'))}</p><p>{link}</p>"
+    )
+
+
+def trips_page(app: TravelModel, r: Renderer, route: str) -> Page:
+    c = app.copy
+    if not app.signed_in():
+        return _login_wall(app, r)
+    rows = []
+    for t in app.member_trips():
+        link = w.link(
+            r,
+            sid=f"trip:{t.id}",
+            href=f"/trips/{t.id}",
+            text=t.id,
+            kind="Item",
+            attrs_={
+                "type": "trip",
+                "reference": t.id,
+                "destination": t.destination,
+                "status": t.status,
+                "depart": t.depart,
+                "total": t.total,
+                "refundable": t.refundable,
+                "cancellable": t.cancellable,
+            },
+        )
+        rows.append(
+            [
+                link,
+                esc(t.destination),
+                esc(t.depart),
+                esc(c(f"trip.status_{t.status}")),
+                money(t.total),
+            ]
+        )
+    table = w.data_table(
+        r,
+        key="trips",
+        columns=[
+            ("reference", c("trips.reference"), False),
+            ("destination", c("trips.destination"), False),
+            ("depart", c("trips.depart"), False),
+            ("status", c("trips.status"), False),
+            ("total", c("trips.total"), False),
+        ],
+        rows=rows,
+        sort=("depart", "desc"),
+        sort_handler="noop",
+        caption=c("trips.caption"),
+        sort_path=("trips", "sort"),
+    )
+    return c("trips.title"), f"<h1>{esc(c('trips.title'))}</h1>{w.toast(app.flash)}{table}"
+
+
+def trip_page(app: TravelModel, r: Renderer, route: str) -> Page:
+    c = app.copy
+    t = app.trip_at(route)
+    if t is None:
+        return _login_wall(app, r)
+    back = w.link(r, sid="trip:back", href="/trips", text=c("trips.title"))
+    details = w.detail_view(
+        [
+            (c("trips.reference"), t.id),
+            (c("trips.destination"), t.destination),
+            (c("trips.depart"), t.depart),
+            (c("trips.status"), c(f"trip.status_{t.status}")),
+            (c("trips.total"), money(t.total)),
+            (c("trip.policy"), c("hotel.refundable") if t.refundable else c("hotel.nonrefundable")),
+        ]
+    )
+    cancel = ""
+    if t.cancellable:
+        cancel = secondary(
+            app,
+            r,
+            name="cancel_trip",
+            title=c("trip.cancel"),
+            body=lambda: _cancel_form(app, r, t),
+            opener_attrs={"form": "cancel_trip"},
+        )
+    elif t.status == "upcoming":
+        cancel = f'<p class="muted">{esc(c("trip.locked"))}</p>'
+    title = c("trip.title", ref=t.id)
+    return title, (f"<p>{back}</p><h1>{esc(title)}</h1>{w.toast(app.flash)}{details}{cancel}")
+
+
+def _cancel_form(app: TravelModel, r: Renderer, t: Trip) -> str:
+    c = app.copy
+    reason = draft_choice(
+        app,
+        r,
+        form="cancel_trip",
+        name="reason",
+        label=c("trip.reason"),
+        options=[Option(x, c(f"trip.reason_{x}"), aliases=(x,)) for x in CANCEL_REASONS],
+        selected=app.model.forms.cancel_trip["reason"],
+    )
+    return w.form(
+        r,
+        name="cancel_trip",
+        body=reason,
+        submit_sid="form:cancel_trip",
+        submit_text=c("trip.confirm"),
+        label=c("trip.cancel"),
+        attrs_={"reference": t.id},
+        **no_arg(app.on("cancel_trip", t.id)),
+    )

@@ -1,0 +1,287 @@
+"""Page parts the travel pages share: airport and city pickers, calendars, menus bound to
+form drafts, sorted lists, secondary forms, notices, and how money and times read."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from webfactory_env.core.seeding import SeedStream
+from webfactory_env.sitegen import widgets as w
+from webfactory_env.sitegen.families.travel.entities import Airport
+from webfactory_env.sitegen.families.travel.model import TravelModel
+from webfactory_env.sitegen.html import Renderer, esc
+from webfactory_env.sitegen.spec import AttrValue, Option
+
+Page = tuple[str, str]  # title, main region
+
+
+def money(dollars: int | float) -> str:
+    return f"${dollars:,.0f}"
+
+
+def clock(minutes: int) -> str:
+    return f"{minutes // 60 % 24:02d}:{minutes % 60:02d}"
+
+
+def span(minutes: int) -> str:
+    return f"{minutes // 60}h {minutes % 60:02d}m"
+
+
+def no_arg(action: Mapping[str, Any]) -> dict[str, Any]:
+    """A form's submit binding: forms take a handler and an effect, no argument."""
+    return {k: v for k, v in action.items() if k != "arg"}
+
+
+def errors_line(app: TravelModel, r: Renderer, form: str, name: str) -> str:
+    """The error region of a field whose widget has none of its own (typeahead, date):
+    its own sub-region, so it can change while the user types elsewhere."""
+    key = form_errors(app, form).get(name, "")
+    text = (
+        f'<span class="error" role="alert">{esc(app.copy(f"errors.{key}"))}</span>' if key else ""
+    )
+    return r.subregion(f"err:{form}.{name}", text, class_="field-error")
+
+
+def form_errors(app: TravelModel, form: str) -> dict[str, str]:
+    return getattr(app.model.feedback, f"{form}_errors", {})
+
+
+def banner(app: TravelModel, form: str) -> str:
+    """The summary above a form that has errors: the special one, else "fix the fields"."""
+    errors = form_errors(app, form)
+    if not errors:
+        return ""
+    special = [k for k in errors if k.startswith("_")]
+    text = app.copy(f"errors.{errors[special[0]]}") if special else app.copy("form.fix")
+    return f'<p class="error-summary" role="alert">{esc(text)}</p>'
+
+
+def airport_label(app: TravelModel, code: str) -> str:
+    a = app.by_airport[code]
+    return f"{a.code} — {a.city} ({a.name})"
+
+
+def _airport_suggestions(app: TravelModel, text: str) -> list[tuple[str, str]]:
+    t = text.strip().lower()
+    if len(t) < 2:
+        return []
+
+    def rank(a: Airport) -> tuple[int, str]:
+        if a.code.lower() == t:
+            return (0, a.code)
+        return (1 if a.code.lower().startswith(t) else 2, a.code)
+
+    hits = [
+        a
+        for a in app.airports
+        if a.code.lower().startswith(t)
+        or t in a.city.lower()
+        or t in a.name.lower()
+        or t in a.metro.lower()
+    ]
+    return [(a.code, airport_label(app, a.code)) for a in sorted(hits, key=rank)[:6]]
+
+
+def place_field(
+    app: TravelModel, r: Renderer, form: str, name: str, label: str, placeholder: str, helper: str
+) -> str:
+    """An airport (or, for `city`, a hotel city) picked by typing and choosing."""
+    values: dict[str, str] = getattr(app.model.forms, form)
+    text = values[f"{name}_text"]
+    if name == "city":
+        t = text.strip().lower()
+        suggestions = (
+            [(c.name, f"{c.name}, {c.region}") for c in app.cities if t in c.name.lower()]
+            if len(t) >= 2 and not values["city"]
+            else []
+        )
+    else:
+        suggestions = _airport_suggestions(app, text) if not values[name] else []
+    field = w.typeahead(
+        r,
+        sid=f"field:{form}.{name}",
+        name=name,
+        label=label,
+        text=text,
+        form=form,
+        pick_handler="pick_place",
+        suggestions=suggestions,
+        placeholder=placeholder,
+        helper=helper,
+        **app.on("type_place", f"{form}.{name}"),
+    )
+    return f'<div class="field-group">{field}{errors_line(app, r, form, name)}</div>'
+
+
+def date_field(app: TravelModel, r: Renderer, form: str, name: str, label: str) -> str:
+    sid = f"date:{form}.{name}"
+    values: dict[str, str] = getattr(app.model.forms, form)
+    picker = w.date_picker(
+        r,
+        sid=sid,
+        name=name,
+        label=label,
+        value=values[name],
+        form=form,
+        month=app.month_of(name),
+        is_open=sid in app.ui.open,
+        today=app.spec.today,
+        **app.on("set_field", f"{form}.{name}"),
+    )
+    return f'<div class="field-group">{picker}{errors_line(app, r, form, name)}</div>'
+
+
+def draft_choice(
+    app: TravelModel,
+    r: Renderer,
+    *,
+    form: str,
+    name: str,
+    label: str,
+    options: Sequence[Option],
+    selected: str,
+) -> str:
+    """A menu whose choice is a form draft's field (`set_choice`)."""
+    sid = f"choice:{form}.{name}"
+    return w.choice(
+        r,
+        sid=sid,
+        kind="Choice",
+        name=name,
+        label=label,
+        options=options,
+        selected=selected,
+        is_open=sid in app.ui.open,
+        attrs_={"form": form},
+        **app.on("set_choice", f"{form}.{name}"),
+    )
+
+
+def guest_options(app: TravelModel) -> list[Option]:
+    c = app.copy
+    return [
+        Option(
+            str(n),
+            c("hotels.guests_one") if n == 1 else c("hotels.guests_n", n=n),
+            aliases=(str(n),),
+        )
+        for n in range(1, 5)
+    ]
+
+
+def sort_choice(
+    app: TravelModel,
+    r: Renderer,
+    *,
+    results: str,
+    label: str,
+    prefix: str,
+    sorts: Sequence[str],
+    attrs_of: Mapping[str, Mapping[str, AttrValue]],
+    aliases: Mapping[str, tuple[str, ...]],
+    selected: str,
+) -> str:
+    """The sort menu of the flight or hotel results (`results`): option `s` reads the copy
+    `<prefix>.<s>`; choosing one is the transition `sort_<results>`."""
+    sid = f"sort:{results}"
+    return w.choice(
+        r,
+        sid=sid,
+        kind="Sort",
+        name="sort",
+        label=label,
+        options=[
+            Option(s, app.copy(f"{prefix}.{s}"), tuple(sorted(attrs_of[s].items())), aliases[s])
+            for s in sorts
+        ],
+        selected=selected,
+        is_open=sid in app.ui.open,
+        **app.on(f"sort_{results}"),
+    )
+
+
+def listing(
+    app: TravelModel,
+    r: Renderer,
+    *,
+    key: str,
+    items: Sequence[Any],
+    page: int,
+    page_size: int,
+    handler: str,
+    state_path: tuple[str, ...],
+    render_item: Callable[[Any, int], str],
+) -> tuple[str, str]:
+    """A long list, paginated or infinite as the `list_mode` axis says: (items, more)."""
+    c = app.copy
+    if app.v.list_mode == "infinite":
+        first, shown = 0, items[: app.ui.more.get(key, 1) * page_size]
+        more = w.load_more(r, key=key, has_more=len(shown) < len(items), text=c("list.loading"))
+    else:
+        pages = max(1, -(-len(items) // page_size))
+        page = min(page, pages)
+        first = (page - 1) * page_size
+        shown = items[first : first + page_size]
+        more = w.pager(
+            r,
+            key=key,
+            page=page,
+            pages=pages,
+            handler=handler,
+            label=c("list.pages"),
+            prev_text=c("list.prev"),
+            next_text=c("list.next"),
+            state_path=state_path,
+        )
+    return "".join(render_item(x, first + i + 1) for i, x in enumerate(shown)), more
+
+
+def secondary(
+    app: TravelModel,
+    r: Renderer,
+    *,
+    name: str,
+    title: str,
+    body: Callable[[], str],
+    opener_attrs: Mapping[str, AttrValue],
+) -> str:
+    """A secondary form inline, or behind a button in a dialog (the `form_mode` axis).
+    `body` renders the form only when it is shown, so a closed dialog has no fields."""
+    if app.v.form_mode == "modal":
+        if app.ui.modal == name:
+            return w.modal(
+                r, name=name, title=title, body=body(), close_text=app.copy("form.close")
+            )
+        return w.modal_opener(r, name=name, text=title, attrs_=opener_attrs)
+    return f'<section class="secondary-form"><h2>{esc(title)}</h2>{body()}</section>'
+
+
+def notice(app: TravelModel, r: Renderer, links: Sequence[tuple[str, str]] = ()) -> str:
+    """The one-navigation message ("Added to your itinerary"), with follow-up links."""
+    if not app.flash:
+        return ""
+    extra = " ".join(w.link(r, sid=f"notice:{href}", href=href, text=text) for href, text in links)
+    return f'<p class="notice" role="status">{esc(app.flash)} {extra}</p>'
+
+
+def field_order(app: TravelModel, names: Sequence[str], key: str) -> list[str]:
+    """Form fields in the page's order (shuffled by the `field_order` axis)."""
+    ordered = list(names)
+    if app.v.field_order == "shuffled":
+        SeedStream(app.spec.seed).child("layout").child(f"fields:{key}").shuffle(ordered)
+    return ordered
+
+
+def extra_toggle(app: TravelModel, r: Renderer, name: str) -> str:
+    """A distractor switch (price alert, insurance): its own transition, `set_<name>`."""
+    return w.toggle(
+        r,
+        sid=f"toggle:{name}",
+        kind="Toggle",
+        name=name,
+        label=app.copy(f"distractors.{name}"),
+        checked=getattr(app.model.extras, name),
+        attrs_={"distractor": True},
+        **app.on(f"set_{name}"),
+    )
