@@ -446,13 +446,15 @@ class _Compiler:
             )
         rows = entities[table]
         fields = sorted(getattr(rows[0], "__slots__", None) or vars(rows[0])) if rows else []
-        for name, node in (
+        for field_name, node in (
             (attr, call.args[0]),
             *(((args[1], call.args[1]),) if len(args) == 3 else ()),
         ):
-            if name not in fields:
+            if field_name not in fields:
                 raise self.error(
-                    f"{table} have no attribute {name!r}.{did_you_mean(str(name), fields)}", node
+                    f"{table} have no attribute {field_name!r}."
+                    f"{did_you_mean(str(field_name), fields)}",
+                    node,
                 )
         if len(args) == 3:
             rows = tuple(r for r in rows if getattr(r, str(args[1])) == args[2])
