@@ -1,4 +1,6 @@
-"""Reference agents: the oracle that executes a compiled plan, and a random agent."""
+"""Reference agents: the oracle that executes a compiled plan, and a random agent.
+
+Imports the env; evaluation, training and the CLI import it."""
 
 from webfactory_env.agents.oracle import OracleAgent
 from webfactory_env.agents.random_agent import RandomAgent

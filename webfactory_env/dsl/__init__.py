@@ -1,4 +1,6 @@
-"""The task DSL: grammar-backed parser to a typed AST, syntax errors and a canonical formatter."""
+"""The task DSL: grammar-backed parser to a typed AST, syntax errors and a canonical formatter.
+
+Imports only `core`; `tasks` and the CLI import it."""
 
 from webfactory_env.dsl.ast import (
     DSL_VERSION,

@@ -7,6 +7,8 @@
 
 The metrics and their definitions are the fields of `EvalResults` (`schema.py`), exported
 as JSON Schema in `docs/metrics-schema.json` (`webfactory eval --schema`).
+
+Imports the env, `agents` and `suites`; the CLI imports it.
 """
 
 from webfactory_env.evaluation.agents import AgentSpec, load_sb3_agent, parse_agent

@@ -1,4 +1,7 @@
-"""All browser work: launching Chromium, serving sites, acting, observing, screenshots."""
+"""All browser work: launching Chromium, serving sites, acting, observing, screenshots.
+The only code that imports Playwright.
+
+Imports `core` and `sitegen`; the env, the service and tools import it."""
 
 from webfactory_env.executor.browser import BrowserConfig, find_chromium, shared_browser
 from webfactory_env.executor.session import (

@@ -1,4 +1,6 @@
-"""Observations: the DOM snapshot and screenshot encoded as fixed-shape arrays, or text."""
+"""Observations: the DOM snapshot and screenshot encoded as fixed-shape arrays, or text.
+
+Imports only `core`; the env imports it."""
 
 from collections.abc import Callable
 from typing import Any

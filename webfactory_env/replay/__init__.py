@@ -1,4 +1,6 @@
-"""Replay: self-contained episode bundles, their verification, offline datasets, the viewer."""
+"""Replay: self-contained episode bundles, their verification, offline datasets, the viewer.
+
+Imports the env and `trace`; the CLI imports it."""
 
 from webfactory_env.replay.bundle import (
     BundleManifest,

@@ -1,4 +1,7 @@
-"""Tasks: the compiler from DSL to ground truth, compiled tasks, and the task library."""
+"""Tasks: the compiler from DSL to ground truth (goal, subgoals, plan), compiled tasks,
+goals and instructions in words, and the task library.
+
+Imports `core`, `dsl` and `sitegen`; the env, rewards and checks import it."""
 
 from webfactory_env.tasks.compiled import CompiledTask, PlanStep, Subgoal
 from webfactory_env.tasks.compiler import COMPILER_VERSION, CompileError, compile_task

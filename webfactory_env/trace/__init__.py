@@ -1,4 +1,6 @@
-"""Traces: one JSONL header per episode and one event per step, written as they happen."""
+"""Traces: one JSONL header per episode and one event per step, written as they happen.
+
+Imports the env and what it is made of; replay and the CLI import it."""
 
 from webfactory_env.trace.recorder import (
     EpisodeLog,

@@ -2,6 +2,8 @@
 
 Both train on `WebTask-v0` as it is: SB3 reads the observation dict and the action masks
 directly, RLlib through its env registry. The shared helpers here only choose level seeds.
+
+Imports the env and `agents`; only the CLI, notebooks and benchmarks import it.
 """
 
 from webfactory_env.training.levels import EVAL_SEEDS, TRAIN_SEEDS, LevelSeeds, SeedRange

@@ -1,1 +1,4 @@
-"""Built-in site families; each module registers itself on import."""
+"""Built-in site families, one package each (content, model, views, app and its data
+files); each registers itself on import.
+
+Imported by the registry (and tests); families never import each other."""
