@@ -111,6 +111,7 @@ class WebTaskEnv(gym.Env):
         max_chars: int = 8000,
         max_actions: int = 512,
         step_timeout_ms: int = 5_000,
+        instruction_style: str = "goal",
     ) -> None:
         self.config = EnvConfig.parse({k: v for k, v in locals().items() if k != "self"})
         self.render_mode = render_mode
@@ -212,7 +213,6 @@ class WebTaskEnv(gym.Env):
             self._session.close()
             self._session = None
 
-    # ------------------------------------------------------------------ extras
     def action_masks(self) -> np.ndarray:
         """Which actions are valid now, for sb3-contrib's MaskablePPO: per-dimension masks
         (verbs, elements, value slots) in `multidiscrete` mode, one per index in `discrete`."""
