@@ -22,7 +22,7 @@ from webfactory_env import actions as act
 from webfactory_env.core.dom import DomSnapshot
 from webfactory_env.core.predicates import AGENT_STATE
 from webfactory_env.executor.session import BrowserOp
-from webfactory_env.observation import render_text
+from webfactory_env.observation import StepContext, render_text
 from webfactory_env.reward import ActionRecord, RewardOutcome, RewardSimulator, RewardSpec
 from webfactory_env.sitegen.app import SiteApp
 from webfactory_env.sitegen.registry import Site
@@ -218,6 +218,19 @@ class Episode:
         record = step_record(facts, self.secrets)
         return StepOutcome(outcome, terminated, truncated, valid, hide(error, self.secrets), record)
 
+    def context(self, config: Any, level_seed: int, record: StepRecord | None) -> StepContext:
+        """What the text observation says besides the page (`config`: the env's `EnvConfig`):
+        the instruction, the values, and how the step in `record` went, secrets hidden."""
+        action = record["action"] if record is not None else None
+        return StepContext(
+            goal=self.task.text_for(config.instruction_style, level_seed),
+            values=tuple(self.task.values),
+            step=self.steps,
+            max_steps=self.max_steps,
+            last_action=action["described"] if action is not None else None,
+            last_error=record["error"] if record is not None else None,
+        )
+
     def _answer(self, decoded: act.Decoded, dom_before: DomSnapshot) -> str:
         if self.action_mode == "multidiscrete" and 0 <= decoded.index < len(dom_before):
             # Numeric agents answer by pointing at the element that shows the answer.
@@ -303,6 +316,7 @@ def step_record(s: StepFacts, secrets: list[str]) -> StepRecord:
                 ),
                 "redact": s.redact,
                 "text": s.answer if s.done else None,
+                "confidence": decoded.confidence if isinstance(decoded, act.Decoded) else None,
                 # The acted-on element's box in the observation the agent chose it from.
                 "box": _acted_box(decoded, s.dom_before) if is_action else None,
             },

@@ -190,6 +190,7 @@ class EpisodeLog:
                 else scrub(action["value"]),
                 redacted=redacted,
                 box=action.get("box"),
+                confidence=action.get("confidence"),
             ),
             valid=bool(record["valid"]),
             error=scrub(record["error"]),

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-TRACE_SCHEMA_VERSION = "2.0"
+TRACE_SCHEMA_VERSION = "2.1"
 REDACTED = "REDACTED"
 
 Box = tuple[int, int, int, int]
@@ -130,6 +130,11 @@ class ActionInfo(_Model):
     redacted: bool = False
     box: Box | None = Field(
         default=None, description="the element's box (px) in the observation before the action"
+    )
+    confidence: float | None = Field(
+        default=None,
+        description="a text-mode done(..., confidence=P): the agent's probability that its"
+        " ending is right",
     )
 
 
