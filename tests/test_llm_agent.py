@@ -1,0 +1,281 @@
+"""LLM agents, offline: the chat client, the prompt made from the action docs, and whole
+episodes against a local server that replays scripted chat-completions replies (good ones,
+malformed ones, timeouts, HTTP errors). Nothing here needs the network."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from chat_server import HANG, Reply, ScriptedChatServer, error, ok
+
+from webfactory_env import actions as act
+from webfactory_env.core.errors import ConfigError
+from webfactory_env.evaluation.agents import LLMOptions, parse_agent
+from webfactory_env.evaluation.metrics import calibration
+from webfactory_env.llm import (
+    AgentAbort,
+    ChatClient,
+    ChatConfig,
+    ChatError,
+    LLMAgent,
+    ModelEndpointError,
+    RetryPolicy,
+    extract_action,
+    system_prompt,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+KEY = "sk-test-abcdefghijklmnop1234"
+
+
+def client(server: ScriptedChatServer, **kw: Any) -> tuple[ChatClient, list[float]]:
+    waits: list[float] = []
+    retry = kw.pop("retry", RetryPolicy(max_attempts=3, base_s=0.5, budget_s=10))
+    config = ChatConfig(server.base_url, "scripted-model", api_key=KEY, retry=retry, **kw)
+    return ChatClient(config, sleep=waits.append), waits
+
+
+MESSAGES = [{"role": "user", "content": "hi"}]
+
+
+# ------------------------------------------------------------- one source for the docs
+def test_the_prompt_is_the_action_grammars_own_documentation():
+    prompt = system_prompt()
+    for action in act.TEXT_ACTIONS:
+        for form in action.forms:
+            assert form in prompt and form in act.usage()
+        assert action.doc in prompt
+        for example in action.examples:  # every documented example parses
+            assert isinstance(act.parse_text_action(example), act.Decoded), example
+    assert "confidence=P" in prompt and "done(false" in prompt
+    # the stop conditions are the env's: the episode also ends by itself on success
+    assert "ends by itself the moment the task is done" in prompt
+
+
+def test_done_carries_an_optional_confidence():
+    parse = act.parse_text_action
+    assert parse('done(true, "42", confidence=0.8)') == act.Decoded(
+        "done_success", text="42", confidence=0.8
+    )
+    assert parse("done(false, confidence=1)") == act.Decoded("done_fail", confidence=1.0)
+    assert parse('done(true, "42")') == act.Decoded("done_success", text="42")
+    for bad in (
+        'done(true, "x", confidence=1.5)',
+        'done(true, "x", sure=0.5)',
+        'done(true, "x", confidence="high")',
+        "done(true, confidence=)",
+        "click(3, confidence=0.5)",
+        'done(confidence=0.5, true, "x")',
+    ):
+        assert isinstance(parse(bad), str), bad
+
+
+@pytest.mark.parametrize(
+    ("reply", "action"),
+    [
+        ("click(3)", "click(3)"),
+        ("The Shop link is [2].\nclick(2)", "click(2)"),
+        ('I will type the name.\n```\ntype(5, "Alice Nguyen")\n```', 'type(5, "Alice Nguyen")'),
+        ('Action: `select(4, "Red")`', 'select(4, "Red")'),
+        ('- done(true, "$6.99", confidence=0.7)', 'done(true, "$6.99", confidence=0.7)'),
+        ("click(2)\nThen I will check out.", "click(2)"),
+        ("I think the answer is on the next page.", None),
+        ("", None),
+        ("print(1)", None),
+    ],
+)
+def test_the_action_is_read_from_the_end_of_a_free_form_reply(reply, action):
+    assert extract_action(reply) == action
+
+
+# ------------------------------------------------------------------ the chat client
+def test_a_reply_and_its_token_counts():
+    with ScriptedChatServer([ok("click(1)", 120, 7)]) as server:
+        c, waits = client(server)
+        reply = c.chat(MESSAGES, seed=5)
+    assert (reply.text, reply.prompt_tokens, reply.completion_tokens) == ("click(1)", 120, 7)
+    assert reply.attempts == 1 and reply.failures == () and waits == []
+    request, headers = server.requests[0], server.headers[0]
+    assert request["model"] == "scripted-model" and request["messages"] == MESSAGES
+    assert request["seed"] == 5 and request["stream"] is False
+    assert headers["authorization"] == f"Bearer {KEY}"
+
+
+def test_http_errors_are_retried_with_backoff_on_a_logical_budget():
+    script = [error(503), error(429, retry_after="7"), error(500, retry_after=None), ok("back()")]
+    with ScriptedChatServer(script) as server:
+        c, waits = client(server, retry=RetryPolicy(max_attempts=4, base_s=0.5, budget_s=60))
+        reply = c.chat(MESSAGES)
+    assert reply.text == "back()" and reply.attempts == 4
+    assert [f.status for f in reply.failures] == [503, 429, 500]
+    # 0.5 s, then Retry-After's 7 s, then 2 s: planned and added up, never measured
+    assert waits == [0.5, 7.0, 2.0] and reply.waited_s == 9.5
+
+
+def test_the_retry_budget_bounds_the_waiting():
+    with ScriptedChatServer([error(503, retry_after="30")] * 5) as server:
+        c, waits = client(server, retry=RetryPolicy(max_attempts=5, base_s=1, budget_s=45))
+        with pytest.raises(ChatError, match="retry budget of 45 s spent") as info:
+            c.chat(MESSAGES)
+    assert waits == [30.0] and len(server.requests) == 2
+    assert [f.status for f in info.value.failures] == [503, 503]
+
+
+def test_a_reply_that_never_comes_times_out_and_the_call_is_retried():
+    with ScriptedChatServer([HANG, ok("click(2)")]) as server:
+        c, _ = client(server, timeout_s=1.0)
+        reply = c.chat(MESSAGES)
+    assert reply.text == "click(2)" and [f.kind for f in reply.failures] == ["timeout"]
+
+
+def test_the_deadline_covers_a_reply_that_trickles_in():
+    with ScriptedChatServer([Reply(text="x" * 400, trickle=True)] * 2) as server:
+        c, _ = client(server, timeout_s=1.0, retry=RetryPolicy(max_attempts=2, base_s=0))
+        with pytest.raises(ChatError, match="no reply within 1 s") as info:
+            c.chat(MESSAGES)
+    assert [f.kind for f in info.value.failures] == ["timeout", "timeout"]
+
+
+def test_bodies_that_are_no_completion_are_retried_then_reported():
+    script = [Reply(body=b"<html>gateway</html>"), Reply(body=b'{"choices": []}')]
+    with ScriptedChatServer(script) as server:
+        c, _ = client(server, retry=RetryPolicy(max_attempts=2, base_s=0))
+        with pytest.raises(ChatError, match="not a chat completion") as info:
+            c.chat(MESSAGES)
+    assert info.value.kind == "reply" and len(server.requests) == 2
+
+
+def test_a_request_the_endpoint_will_never_take_is_not_retried():
+    with ScriptedChatServer([error(400, "maximum context length is 4096 tokens")]) as server:
+        c, _ = client(server)
+        with pytest.raises(ChatError, match="HTTP 400: maximum context length"):
+            c.chat(MESSAGES)
+    assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize(
+    ("status", "advice"), [(401, "OPENAI_API_KEY"), (404, "base URL ends in /v1")]
+)
+def test_wrong_settings_stop_with_advice_and_never_show_the_key(status, advice):
+    echo = error(status, f"Incorrect API key provided: {KEY}", None)
+    with ScriptedChatServer([echo]) as server:
+        c, _ = client(server)
+        with pytest.raises(ModelEndpointError, match=advice) as info:
+            c.chat(MESSAGES)
+    assert KEY not in str(info.value) and "abcdefghijklmnop" not in str(info.value)
+    assert len(server.requests) == 1
+
+
+def test_content_parts_empty_and_truncated_replies_are_replies():
+    parts = Reply(
+        body=json.dumps(
+            {
+                "choices": [
+                    {
+                        "message": {"content": [{"type": "text", "text": "click(4)"}]},
+                        "finish_reason": "stop",
+                    }
+                ]
+            }
+        ).encode()
+    )
+    script = [parts, ok(None, finish="length"), ok('type(3, "Ali', finish="length")]
+    with ScriptedChatServer(script) as server:
+        c, _ = client(server)
+        first, second, third = (c.chat(MESSAGES) for _ in range(3))
+    assert (first.text, first.prompt_tokens) == ("click(4)", None)
+    assert (second.text, second.finish_reason) == ("", "length")
+    assert third.finish_reason == "length"
+
+
+# ------------------------------------------------------------------ the agent alone
+def _record(action: dict[str, Any], error: str | None = None) -> dict[str, Any]:
+    return {"record": {"action": {"redact": False, **action}, "error": error}}
+
+
+def test_the_agent_keeps_a_history_without_secret_values():
+    script = [ok('type(4, "hunter2-horse")'), ok("click(9)"), ok("back()")]
+    with ScriptedChatServer(script) as server:
+        c, _ = client(server)
+        agent = LLMAgent(None, c, seed=3)
+        assert agent.act("Page one", {}) == 'type(4, "hunter2-horse")'
+        assert agent.act("Page two", _record({"redact": True})) == "click(9)"
+        agent.act("Page three", _record({}, error="element 9 is disabled"))
+    last = server.user_turns()[-1]
+    assert 'type(4, "REDACTED") -> done' in last and "hunter2" not in last
+    assert "click(9) -> refused: element 9 is disabled" in last
+    assert server.requests[0]["messages"][0]["content"] == system_prompt()
+    assert agent.usage.calls == 3 and agent.usage.prompt_tokens == 300
+
+
+def test_unreadable_replies_are_handed_to_the_env_then_the_agent_gives_up():
+    with ScriptedChatServer([ok("Let me think about this."), ok(""), ok("Hmm.")]) as server:
+        c, _ = client(server)
+        agent = LLMAgent(None, c, max_malformed=3)
+        sent = [agent.act(f"Page {i}", _record({}, "not an action call")) for i in range(3)]
+        with pytest.raises(AgentAbort, match="no readable action in 3 replies in a row"):
+            agent.act("Page 4", _record({}, "not an action call"))
+    assert sent == ["Let me think about this.", "", "Hmm."]  # the env refuses each
+    assert agent.usage.malformed_replies == 3 and agent.usage.empty_replies == 1
+    assert "(no action in your reply) -> refused" in server.user_turns()[-1]
+
+
+def test_an_endpoint_that_keeps_failing_ends_the_episode_with_its_reason():
+    with ScriptedChatServer([error(503)] * 3) as server:
+        c, _ = client(server, retry=RetryPolicy(max_attempts=3, base_s=0))
+        agent = LLMAgent(None, c)
+        with pytest.raises(AgentAbort, match="endpoint failed: no usable reply after 3 attempts"):
+            agent.act("Page", {})
+    assert agent.usage.http_errors == {"503": 3} and agent.usage.retries == 2
+
+
+# ------------------------------------------------------------------ calibration
+def test_calibration_reports_brier_and_reliability_bins():
+    from types import SimpleNamespace
+
+    rows = [
+        SimpleNamespace(confidence=0.9, success=True),
+        SimpleNamespace(confidence=0.9, success=False),
+        SimpleNamespace(confidence=0.2, success=False),
+        SimpleNamespace(confidence=None, success=True),
+    ]
+    cal = calibration(rows)  # type: ignore[arg-type]
+    assert cal is not None and cal.episodes == 3
+    assert cal.brier == pytest.approx((0.01 + 0.81 + 0.04) / 3, abs=1e-6)
+    top = cal.bins[9]
+    assert (top.episodes, top.mean_confidence, top.success_rate) == (2, 0.9, 0.5)
+    assert cal.bins[2].episodes == 1 and sum(b.episodes for b in cal.bins) == 3
+    assert cal.ece == pytest.approx((2 / 3) * 0.4 + (1 / 3) * 0.2, abs=1e-6)
+    assert calibration([SimpleNamespace(confidence=None, success=True)]) is None  # type: ignore[list-item]
+
+
+# ------------------------------------------------------------------ user mistakes
+@pytest.mark.parametrize(
+    ("spec", "env", "message"),
+    [
+        ("openai:", {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}, "needs the model's name"),
+        ("openai:m", {}, "set OPENAI_BASE_URL or pass --base-url"),
+        ("openai:m", {"OPENAI_BASE_URL": "127.0.0.1:8000"}, r"must be http\(s\)://HOST"),
+    ],
+)
+def test_llm_agent_settings_are_checked_before_anything_runs(spec, env, message):
+    with pytest.raises(ConfigError, match=message):
+        parse_agent(spec, LLMOptions(), environ=env)
+
+
+def test_the_cli_says_what_to_fix_on_one_line_without_the_key(tmp_path):
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": KEY}
+    run = subprocess.run(
+        [sys.executable, "-m", "webfactory_env.cli", "eval", "--agent", "openai:m",
+         "--suite", "shop-tasks-test", "--episodes", "1", "--out", str(tmp_path / "r.json")],
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert run.returncode != 0 and run.stdout == ""
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and "OPENAI_BASE_URL" in lines[0] and KEY not in run.stderr
+    assert "Traceback" not in run.stderr
