@@ -5,6 +5,7 @@ malformed ones, timeouts, HTTP errors). Nothing here needs the network."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -279,3 +280,156 @@ def test_the_cli_says_what_to_fix_on_one_line_without_the_key(tmp_path):
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and "OPENAI_BASE_URL" in lines[0] and KEY not in run.stderr
     assert "Traceback" not in run.stderr
+
+
+# ------------------------------------------------------------------ real episodes
+def _oracle_text_actions(episode: Any, difficulty: str) -> list[str]:
+    """What the oracle types, in text mode, on a suite episode (the model's script)."""
+    import gymnasium as gym
+
+    from webfactory_env.agents import OracleAgent
+
+    env = gym.make(
+        "WebTask-v0",
+        family=episode.family,
+        task=episode.task,
+        difficulty=difficulty,
+        obs_mode="text",
+        action_mode="text",
+    )
+    try:
+        obs, info = env.reset(seed=episode.seed, options=episode.reset_options())
+        oracle = OracleAgent(env)
+        oracle.reset()
+        actions = []
+        while True:
+            actions.append(oracle.act(obs, info))
+            obs, _, terminated, truncated, info = env.step(actions[-1])
+            if terminated or truncated:
+                assert info["success"]
+                return actions
+    finally:
+        env.close()
+
+
+def _schema_validate(data: dict[str, Any]) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((ROOT / "docs" / "metrics-schema.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(schema).validate(data)
+
+
+@pytest.mark.browser
+def test_a_scripted_model_solves_a_real_episode_through_every_kind_of_trouble(tmp_path):
+    from webfactory_env.suites import get_suite
+    from webfactory_env.trace import read_trace
+
+    suite = get_suite("shop-tasks-test")
+    (episode,) = suite.episode_specs(1)
+    actions = _oracle_text_actions(episode, suite.difficulty)
+    script = [
+        ok(f"The shop link opens the catalogue.\n{actions[0]}", 900, 30),
+        ok("Let me think about which filter to use."),  # no action: an invalid step
+        error(503),  # retried inside one call
+        ok(actions[1]),
+        HANG,  # never answers: the request times out and is retried
+        ok(f"```\n{actions[2]}\n```"),
+        ok(""),  # empty: an invalid step
+        ok('type(12, "Alice Ngu', finish="length"),  # cut at max_tokens: an invalid step
+        *(ok(f"Action: {a}") for a in actions[3:]),
+    ]
+    out, trace = tmp_path / "results.json", tmp_path / "trace.jsonl"
+    with ScriptedChatServer(script) as server:
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "PYTHONPATH": str(ROOT),
+            "HOME": str(tmp_path),
+            "OPENAI_API_KEY": KEY,
+            "OPENAI_BASE_URL": server.base_url,
+        }
+        for name in ("WEBFACTORY_CHROMIUM", "PLAYWRIGHT_BROWSERS_PATH"):
+            if name in os.environ:
+                env[name] = os.environ[name]
+        run = subprocess.run(
+            [sys.executable, "-m", "webfactory_env.cli", "eval", "--agent", "openai:scripted",
+             "--suite", suite.name, "--episodes", "1", "--out", str(out), "--trace", str(trace),
+             "--request-timeout", "1", "--price-input", "1.5", "--price-output", "6"],
+            capture_output=True, text=True, env=env, timeout=600,
+        )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    data = json.loads(out.read_text(encoding="utf-8"))
+    _schema_validate(data)
+    (row,) = data["episodes"]
+    assert row["success"] and row["outcome"] == "success"
+    assert row["steps"] == len(actions) + 3 and row["invalid_actions"] == 3
+    llm = row["llm"]
+    calls = len(actions) + 3
+    assert llm["calls"] == calls and llm["requests"] == calls + 2
+    assert (llm["retries"], llm["timeouts"], llm["http_errors"]) == (2, 1, {"503": 1})
+    assert (llm["malformed_replies"], llm["empty_replies"], llm["truncated_replies"]) == (3, 1, 1)
+    prompt, completion = 900 + 100 * (calls - 1), 30 + 10 * (calls - 1)
+    assert (llm["prompt_tokens"], llm["completion_tokens"]) == (prompt, completion)
+    assert llm["cost_usd"] == pytest.approx((prompt * 1.5 + completion * 6) / 1e6)
+    assert llm["latency"]["total_s"] >= 0 and llm["failure"] is None
+    assert data["agent"]["llm"]["base_url"] == server.base_url
+    assert data["metrics"]["llm"]["total_tokens"] == prompt + completion
+    assert data["metrics"]["calibration"] is None  # nobody said how sure they were
+    # every request carried the env's text observation of that step
+    first, second = server.user_turns()[:2]
+    assert first.startswith("Goal: ") and "Step 0 of 64" in first and "[2] link" in first
+    assert "Step 1 of 64. Last action: click [2] link" in second
+    # the trace keeps every step, the unreadable replies as the invalid actions they were
+    (ep,) = read_trace(trace)
+    assert len(ep.steps) == row["steps"] and ep.complete and ep.success
+    refused = [s for s in ep.steps if not s.valid]
+    assert [s.action.raw for s in refused] == [
+        "Let me think about which filter to use.",
+        "",
+        'type(12, "Alice Ngu',
+    ]
+    assert all(s.reward.components.get("invalid") for s in refused)
+    for text in (out.read_text(encoding="utf-8"), trace.read_text(encoding="utf-8"), run.stderr):
+        assert KEY not in text
+
+
+@pytest.mark.browser
+def test_a_model_that_keeps_failing_ends_its_episode_with_a_reason(tmp_path):
+    from webfactory_env.evaluation import evaluate
+    from webfactory_env.suites import get_suite
+    from webfactory_env.trace import read_trace
+
+    suite = get_suite("shop-tasks-test")
+    first = _oracle_text_actions(next(iter(suite.episode_specs(1))), suite.difficulty)
+    script = [
+        ok(first[0]),
+        ok(first[1]),
+        error(503),
+        error(502),  # episode 0 gives up here: two failed attempts
+        ok('done(false, "there is no such coupon", confidence=0.25)'),  # episode 1
+    ]
+    with ScriptedChatServer(script) as server:
+        options = LLMOptions(base_url=server.base_url, max_attempts=2, retry_base_s=0)
+        agent = parse_agent("openai:scripted", options, environ={})
+        results = evaluate(suite, agent, 2, reference=False, trace=str(tmp_path / "t.jsonl"))
+    failed, gave_up = results.episodes
+    assert not failed.success and failed.outcome == "soft_fail"
+    assert failed.ended_by == "agent_error" and failed.steps == 2
+    assert failed.reason.startswith("the model endpoint failed: no usable reply after 2")
+    assert "HTTP 502" in failed.reason and "last page /shop" in failed.reason
+    assert (
+        failed.llm is not None
+        and failed.llm.failure
+        and failed.llm.http_errors
+        == {
+            "502": 1,
+            "503": 1,
+        }
+    )
+    assert failed.errors.model == 1 and results.metrics.errors.model.episodes == 1
+    # the next episode runs normally, and its confidence is calibrated
+    assert gave_up.ended_by == "agent" and gave_up.confidence == 0.25 and not gave_up.success
+    cal = results.metrics.calibration
+    assert cal is not None and cal.episodes == 1 and cal.brier == pytest.approx(0.0625)
+    assert results.metrics.llm is not None and results.metrics.llm.failed_episodes == 1
+    first_trace, second_trace = read_trace(tmp_path / "t.jsonl")
+    assert len(first_trace.steps) == 2 and not first_trace.complete
+    assert second_trace.steps[-1].action.confidence == 0.25
