@@ -224,7 +224,7 @@ def _tokens(text: str) -> list[Token] | str:
     return out
 
 
-def _unquote(raw: str) -> str:
+def unquote(raw: str) -> str:
     body = raw[1:-1]
     out = []
     i = 0
@@ -246,7 +246,7 @@ def _unquote(raw: str) -> str:
     return "".join(out)
 
 
-def _call(text: str) -> tuple[str, CallArgs] | str:
+def parse_call(text: str) -> tuple[str, CallArgs] | str:
     """`name(arg, ..., key=value)` → (lower-case name, arguments), or what is wrong."""
     toks = _tokens(text)
     if isinstance(toks, str):
@@ -290,7 +290,7 @@ def parse_text_action(text: str) -> Decoded | str:
     """`click(12)` → Decoded; anything else → a message that says what is accepted."""
     if len(text) > MAX_TEXT_ACTION:
         return f"the action is longer than {MAX_TEXT_ACTION} characters"
-    call = _call(text)
+    call = parse_call(text)
     if isinstance(call, str):
         return call
     name, args = call
@@ -336,7 +336,7 @@ def _read_type(args: CallArgs) -> Decoded | str:
     if args.kinds != ["int", "str"]:
         return _wrong("type")
     idx = _index(args.positional[0])
-    return idx if isinstance(idx, str) else Decoded("type", idx, _unquote(args.positional[1][1]))
+    return idx if isinstance(idx, str) else Decoded("type", idx, unquote(args.positional[1][1]))
 
 
 @text_action(
@@ -349,7 +349,7 @@ def _read_select(args: CallArgs) -> Decoded | str:
     if args.kinds != ["int", "str"]:
         return _wrong("select")
     idx = _index(args.positional[0])
-    return idx if isinstance(idx, str) else Decoded("select", idx, _unquote(args.positional[1][1]))
+    return idx if isinstance(idx, str) else Decoded("select", idx, unquote(args.positional[1][1]))
 
 
 @text_action(
@@ -376,7 +376,7 @@ def _read_submit(args: CallArgs) -> Decoded | str:
 def _read_press(args: CallArgs) -> Decoded | str:
     if args.kinds not in (["str"], ["int", "str"]):
         return _wrong("press")
-    key = _unquote(args.positional[-1][1])
+    key = unquote(args.positional[-1][1])
     if key not in KEYS and not _SHORTCUT.match(key):
         return f"unknown key {key!r}; keys: {', '.join(sorted(KEYS))}, Alt+Shift+<letter>"
     if args.kinds == ["str"]:
@@ -428,7 +428,7 @@ def _read_done(args: CallArgs) -> Decoded | str:
         if tok[0] not in ("int", "float") or not 0.0 <= float(tok[1]) <= 1.0:
             return f"confidence must be a number from 0 to 1, got {tok[1]}"
         confidence = float(tok[1])
-    message = _unquote(args.positional[1][1]) if len(args.positional) == 2 else ""
+    message = unquote(args.positional[1][1]) if len(args.positional) == 2 else ""
     verb = "done_success" if args.positional[0][1] == "true" else "done_fail"
     return Decoded(verb, text=message, confidence=confidence)
 
