@@ -162,9 +162,6 @@ def page_lines(dom: DomSnapshot, budget: _Budget = LADDER[0]) -> list[str]:
         if line is None:
             elided += 1
             continue
-        if elided:
-            lines.append(f"{INDENT * len(open_groups)}… ({elided} text lines elided)")
-            elided = 0
         chain = _chain(dom, dom.group_of[i]) if i < len(dom.group_of) else []
         keep = 0
         while keep < min(len(open_groups), len(chain)) and open_groups[keep] == chain[keep]:
@@ -175,7 +172,7 @@ def page_lines(dom: DomSnapshot, budget: _Budget = LADDER[0]) -> list[str]:
             open_groups.append(g)
         lines.append(INDENT * len(open_groups) + line)
     if elided:
-        lines.append(f"{INDENT * len(open_groups)}… ({elided} text lines elided)")
+        lines.append(f"({elided} line{'s' if elided > 1 else ''} of text left out to fit)")
     if dom.can_scroll_down:
         lines.append("(more below: scroll(down))")
     return lines
