@@ -393,7 +393,7 @@ def test_a_scripted_model_solves_a_real_episode_through_every_kind_of_trouble(tm
 
 @pytest.mark.browser
 def test_a_model_that_keeps_failing_ends_its_episode_with_a_reason(tmp_path):
-    from webfactory_env.evaluation import evaluate
+    from webfactory_env.evaluation import evaluate, summary_lines, write_results
     from webfactory_env.suites import get_suite
     from webfactory_env.trace import read_trace
 
@@ -433,3 +433,9 @@ def test_a_model_that_keeps_failing_ends_its_episode_with_a_reason(tmp_path):
     first_trace, second_trace = read_trace(tmp_path / "t.jsonl")
     assert len(first_trace.steps) == 2 and not first_trace.complete
     assert second_trace.steps[-1].action.confidence == 0.25
+    written = write_results(results, tmp_path / "r.json")
+    _schema_validate(json.loads(written[0].read_text(encoding="utf-8")))
+    summary = (tmp_path / "r.md").read_text(encoding="utf-8")
+    assert "## Model calls" in summary and "## Calibration" in summary
+    assert "| 0.2–0.3 | 1 | 0.25 | 0.00 |" in summary
+    assert any("calibration (1 episodes" in line for line in summary_lines(results))
