@@ -432,6 +432,8 @@ def test_a_model_that_keeps_failing_ends_its_episode_with_a_reason(tmp_path):
     assert results.metrics.llm is not None and results.metrics.llm.failed_episodes == 1
     first_trace, second_trace = read_trace(tmp_path / "t.jsonl")
     assert len(first_trace.steps) == 2 and not first_trace.complete
+    assert first_trace.end is not None and first_trace.end.t == 2
+    assert first_trace.end.reason.startswith("the model endpoint failed") and not second_trace.end
     assert second_trace.steps[-1].action.confidence == 0.25
     written = write_results(results, tmp_path / "r.json")
     _schema_validate(json.loads(written[0].read_text(encoding="utf-8")))

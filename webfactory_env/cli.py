@@ -583,6 +583,8 @@ def run_episode(
             action = policy.act(obs, info)
         except AgentAbort as exc:  # the model cannot go on; the trace keeps every step
             reason = str(exc)
+            if isinstance(env, TraceRecorder):
+                env.end_episode(reason)
             break
         obs, reward, terminated, truncated, info = env.step(action)
         total += float(reward)

@@ -120,7 +120,10 @@ def run_episode(
     usage = getattr(policy, "usage", None)
     run.llm = usage if isinstance(usage, EpisodeUsage) else None
     if aborted is not None:
-        # Every step taken is in the trace already; the episode just ends here.
+        # Every step taken is in the trace already; the trace says why no more came.
+        end_episode = getattr(env, "end_episode", None)
+        if end_episode is not None:
+            end_episode(aborted)
         done = sum(1 for g in task.subgoals if g.id in reached)
         run.outcome, run.ended_by = "soft_fail", "agent_error"
         run.reason = (

@@ -10,6 +10,7 @@ from webfactory_env.trace.recorder import (
 from webfactory_env.trace.schema import (
     REDACTED,
     TRACE_SCHEMA_VERSION,
+    EpisodeEnd,
     StepEvent,
     TraceHeader,
     trace_json_schema,
@@ -18,6 +19,7 @@ from webfactory_env.trace.schema import (
 __all__ = [
     "REDACTED",
     "TRACE_SCHEMA_VERSION",
+    "EpisodeEnd",
     "EpisodeLog",
     "EpisodeTrace",
     "StepEvent",
