@@ -441,3 +441,28 @@ def test_a_model_that_keeps_failing_ends_its_episode_with_a_reason(tmp_path):
     assert "## Model calls" in summary and "## Calibration" in summary
     assert "| 0.2–0.3 | 1 | 0.25 | 0.00 |" in summary
     assert any("calibration (1 episodes" in line for line in summary_lines(results))
+
+
+@pytest.mark.browser
+def test_webfactory_run_with_a_model_that_fails_keeps_its_trace(tmp_path):
+    from webfactory_env.trace import read_trace
+
+    trace = tmp_path / "run.jsonl"
+    script = [ok("click(2)"), error(500, retry_after=None)]
+    with ScriptedChatServer(script) as server:
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_BASE_URL": server.base_url}
+        env.pop("OPENAI_API_KEY", None)
+        run = subprocess.run(
+            [sys.executable, "-m", "webfactory_env.cli", "run", "--family", "shop", "--task",
+             "buy_red_mug", "--seed", "0", "--agent", "openai:scripted", "--max-attempts", "1",
+             "--json", "--trace", str(trace)],
+            capture_output=True, text=True, env=env, timeout=600,
+        )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    summary = json.loads(run.stdout)
+    assert summary["steps"] == 1 and not summary["success"]
+    assert summary["reason"].startswith("the model endpoint failed: no usable reply after 1")
+    assert summary["llm"]["calls"] == 1 and summary["llm"]["failure"]
+    assert "authorization" not in server.headers[0]  # no key, none sent
+    (ep,) = read_trace(trace)
+    assert len(ep.steps) == 1 and ep.end is not None and "HTTP 500" in ep.end.reason

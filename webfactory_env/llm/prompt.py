@@ -1,7 +1,8 @@
-"""What a language model is told: a system prompt rendered from the text actions' own
-documentation (`actions.TEXT_ACTIONS`: one source for the parser, its errors and this
-prompt), the user turn built from the env's text observation, and reading an action back
-out of a free-form reply.
+"""What a language model is told each step, and how its action is read back from a reply.
+
+The system prompt is rendered from the text actions' own documentation
+(`actions.TEXT_ACTIONS`: one source for the parser, its errors and this prompt); the user
+turn is the env's text observation plus the recent actions.
 """
 
 from __future__ import annotations

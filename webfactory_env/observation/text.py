@@ -1,5 +1,6 @@
-"""The `text` observation: the page as an accessibility-style tree with element indices, and
-around it what a language model needs each step, cut to a size budget.
+"""The `text` observation: the page as an indexed tree, with the goal and the last step.
+
+What a language model needs each step, cut to a size budget (`max_chars`):
 
     Goal: Buy the cheapest red mug and ship it to Alice Nguyen, 123 Market St.
     Values: "Alice Nguyen", "123 Market St"
