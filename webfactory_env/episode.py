@@ -223,7 +223,7 @@ class Episode:
         the instruction, the values, and how the step in `record` went, secrets hidden."""
         action = record["action"] if record is not None else None
         return StepContext(
-            goal=self.task.text_for(config.instruction_style, level_seed),
+            goal=instruction_text(self.task, config.instruction_style, level_seed),
             values=tuple(self.task.values),
             step=self.steps,
             max_steps=self.max_steps,
@@ -476,6 +476,12 @@ def fresh(obs: Any) -> Any:
     return {k: v.copy() for k, v in obs.items()} if isinstance(obs, dict) else obs
 
 
+def instruction_text(task: CompiledTask, style: str, level_seed: int) -> str:
+    """What the agent is told the task is: `info["instruction"]` and the text observation's
+    goal line both come from here, so they always agree, whatever the style."""
+    return task.text_for(style, level_seed)
+
+
 def step_info(
     task: CompiledTask,
     site: Site,
@@ -488,7 +494,7 @@ def step_info(
 ) -> dict[str, Any]:
     """The `info` every reset and step returns."""
     return {
-        "instruction": task.text_for(style, level_seed),
+        "instruction": instruction_text(task, style, level_seed),
         "recipe": task.instruction,
         "goal": task.goal_text,
         "values": list(task.values),
