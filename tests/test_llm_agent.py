@@ -212,6 +212,11 @@ def test_the_agent_keeps_a_history_without_secret_values():
     assert "click(9) -> refused: element 9 is disabled" in last
     assert server.requests[0]["messages"][0]["content"] == system_prompt()
     assert agent.usage.calls == 3 and agent.usage.prompt_tokens == 300
+    with ScriptedChatServer([ok("click(1)"), ok("click(2)")]) as server:
+        forgetful = LLMAgent(None, client(server)[0], history=0)
+        forgetful.act("Page one", {})
+        forgetful.act("Page two", _record({}))
+    assert "Your recent actions" not in server.user_turns()[-1]
 
 
 def test_unreadable_replies_are_handed_to_the_env_then_the_agent_gives_up():

@@ -132,9 +132,10 @@ class LLMAgent:
         if not isinstance(obs, str):
             raise TypeError("LLMAgent needs the env's text observation (obs_mode='text')")
         notes = [self._note] if self._note else []
+        recent = self.history[len(self.history) - self.history_size :] if self.history_size else []
         messages = [
             {"role": "system", "content": self.system},
-            {"role": "user", "content": user_turn(obs, self.history[-self.history_size :], notes)},
+            {"role": "user", "content": user_turn(obs, recent, notes)},
         ]
         self._note = None
         try:
