@@ -24,7 +24,10 @@ LAYERS = (
     ("sites and tasks", ("sitegen", "tasks")),
     ("the episode", ("executor", "observation", "actions", "reward", "config", "episode")),
     ("the env", ("env",)),
-    ("around the env", ("trace", "replay", "agents", "adversarial", "groundtruth", "testing")),
+    (
+        "around the env",
+        ("trace", "replay", "agents", "llm", "adversarial", "groundtruth", "testing"),
+    ),
     ("using it", ("evaluation", "suites", "training", "service", "bench", "cli")),
 )
 IGNORED = {"__about__", "__init__", "progress"}

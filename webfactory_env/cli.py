@@ -163,7 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--task", required=True)
     c.add_argument("--seed", type=int, required=True)
     c.add_argument("--difficulty", default="easy")
-    c.add_argument("--agent", choices=["oracle", "random"], default="oracle")
+    c.add_argument("--agent", default="oracle", help="oracle (default), random, or openai:MODEL")
     c.add_argument("--max-steps", type=int, default=64)
     c.add_argument("--trace", help="write a JSONL trace to this path")
     c.add_argument(
@@ -173,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--screenshots", action="store_true", help="store a PNG per step in the trace/bundle"
     )
     c.add_argument("--json", action="store_true")
+    _llm_args(c)
     c.set_defaults(func=cmd_run)
 
     c = command("replay", "check or re-execute a replay bundle")
@@ -223,7 +224,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=cmd_dataset)
 
     c = command("eval", "evaluate an agent on a suite: metrics file, Markdown summary, plot")
-    c.add_argument("--agent", help="random, oracle, or sb3:PATH (an SB3/MaskablePPO .zip)")
+    c.add_argument(
+        "--agent",
+        help="random, oracle, sb3:PATH (an SB3/MaskablePPO .zip), or openai:MODEL (a model"
+        " behind any OpenAI-compatible chat endpoint: vLLM, llama.cpp, Ollama, ...)",
+    )
     c.add_argument("--suite", help="a suite name (see `webfactory suites list`)")
     c.add_argument("--episodes", type=int, help="run the suite's first N episodes")
     c.add_argument(
@@ -242,8 +247,77 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the JSON Schema of the results file (with --out, write it there)",
     )
+    c.add_argument("--trace", help="also record the agent's episodes to this JSONL trace")
+    _llm_args(c)
     c.set_defaults(func=cmd_eval)
     return p
+
+
+def _llm_args(c: argparse.ArgumentParser) -> None:
+    g = c.add_argument_group(
+        "openai:MODEL agents",
+        "a language model behind an OpenAI-compatible chat-completions endpoint",
+    )
+    g.add_argument(
+        "--base-url", help="the endpoint, e.g. http://127.0.0.1:8000/v1 (default: $OPENAI_BASE_URL)"
+    )
+    g.add_argument(
+        "--api-key",
+        help="the API key (default: $OPENAI_API_KEY; prefer the variable: flags show in ps)",
+    )
+    g.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (0)")
+    g.add_argument("--max-tokens", type=int, default=512, help="cap on each reply (512)")
+    g.add_argument(
+        "--request-timeout",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="wall-clock deadline of one request (120)",
+    )
+    g.add_argument(
+        "--max-attempts",
+        type=int,
+        default=4,
+        help="requests per model call on timeouts, 429 and 5xx (4)",
+    )
+    g.add_argument(
+        "--retry-budget",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="backoff allowed per call, counted from the planned waits (60)",
+    )
+    g.add_argument("--history", type=int, default=8, help="past steps repeated in the prompt (8)")
+    g.add_argument(
+        "--max-malformed",
+        type=int,
+        default=5,
+        help="replies without an action in a row before the episode is given up (5)",
+    )
+    g.add_argument(
+        "--max-chars", type=int, default=8000, help="size budget of the text observation (8000)"
+    )
+    g.add_argument("--price-input", type=float, help="USD per million prompt tokens (for cost)")
+    g.add_argument("--price-output", type=float, help="USD per million reply tokens (for cost)")
+
+
+def _llm_options(args: argparse.Namespace) -> Any:
+    from webfactory_env.evaluation.agents import LLMOptions
+
+    return LLMOptions(
+        base_url=args.base_url,
+        api_key=args.api_key,
+        temperature=args.temperature,
+        max_tokens=args.max_tokens,
+        timeout_s=args.request_timeout,
+        max_attempts=args.max_attempts,
+        retry_budget_s=args.retry_budget,
+        history=args.history,
+        max_malformed=args.max_malformed,
+        max_chars=args.max_chars,
+        price_input=args.price_input,
+        price_output=args.price_output,
+    )
 
 
 def _site_args(c: argparse.ArgumentParser) -> None:
@@ -478,37 +552,47 @@ def run_episode(
     on_step: Any = None,
     obs_mode: str = "tokens+pixels",
     screenshots: bool = False,
+    llm: Any = None,
 ) -> tuple[dict[str, Any], Any]:
-    """One episode; returns the summary and the (still open) env for artifacts."""
+    """One episode; returns the summary and the (still open) env for artifacts. `agent` is
+    oracle, random or any `webfactory eval` agent (openai:MODEL with `llm` options)."""
     import gymnasium as gym
 
     from webfactory_env.agents import AGENTS
+    from webfactory_env.llm import AgentAbort
     from webfactory_env.trace import TraceRecorder
 
+    spec = None
+    if agent not in AGENTS:
+        from webfactory_env.evaluation.agents import parse_agent
+
+        spec = parse_agent(agent, llm)  # before the browser starts: mistakes fail fast
+    kwargs: dict[str, Any] = {"obs_mode": obs_mode, **(spec.env_kwargs if spec else {})}
     env = gym.make(
-        "WebTask-v0",
-        family=family,
-        task=task,
-        difficulty=difficulty,
-        max_steps=max_steps,
-        obs_mode=obs_mode,
+        "WebTask-v0", family=family, task=task, difficulty=difficulty, max_steps=max_steps, **kwargs
     )
     if trace:
         env = TraceRecorder(env, trace, screenshots=screenshots)
-    policy = AGENTS[agent](env, seed=seed)
+    policy = spec.make_policy(env, seed) if spec else AGENTS[agent](env, seed=seed)
     obs, info = env.reset(seed=seed)
     policy.reset()
     total, steps, success, terminated, truncated = 0.0, 0, False, False, False
     reason = None
     while not (terminated or truncated):
-        action = policy.act(obs, info)
+        try:
+            action = policy.act(obs, info)
+        except AgentAbort as exc:  # the model cannot go on; the trace keeps every step
+            reason = str(exc)
+            if isinstance(env, TraceRecorder):
+                env.end_episode(reason)
+            break
         obs, reward, terminated, truncated, info = env.step(action)
         total += float(reward)
         steps += 1
         success = bool(info["success"])
         if on_step:
             on_step(steps, info, float(reward))
-    if not success:
+    if not success and reason is None:
         reason = "truncated: step budget exhausted" if truncated else "agent ended the episode"
     summary = {
         "success": success,
@@ -524,6 +608,17 @@ def run_episode(
         "task_digest": info["task_digest"],
         "instruction": info["instruction"],
     }
+    usage = getattr(policy, "usage", None)
+    if usage is not None:
+        summary["llm"] = {
+            "calls": usage.calls,
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+            "malformed_replies": usage.malformed_replies,
+            "retries": usage.retries,
+            "latency_s": round(sum(usage.latencies_s), 3),
+            "failure": usage.failure,
+        }
     return summary, env
 
 
@@ -549,6 +644,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             trace=trace,
             obs_mode="tokens",
             screenshots=args.screenshots,
+            llm=_llm_options(args),
         )
         try:
             if args.bundle and trace:
@@ -669,7 +765,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     list(suite.episode_specs(args.episodes))  # more than the suite holds: says so
     perturbations = parse_perturbations(args.robustness)
     results_paths(args.out)
-    agent = parse_agent(args.agent)
+    agent = parse_agent(args.agent, _llm_options(args))
     bar = ProgressBar(args.episodes, label=f"eval {suite.name}", unit="episodes")
     with bar:
         results = evaluate(
@@ -680,6 +776,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             obs_mode=args.obs_mode,
             perturbations=perturbations,
             on_episode=lambda done, total, row: bar.update(done, ok=row.success),
+            trace=args.trace,
         )
     written = write_results(results, args.out)
     for line in summary_lines(results):

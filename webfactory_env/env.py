@@ -47,17 +47,14 @@ class WebTaskEnv(gym.Env):
 
     ## Action Space
     `MultiDiscrete([10, max_elements, max_values])`: a verb (click, type, select, submit,
-    press_enter, scroll_down, scroll_up, back, done_success, done_fail), the index of an
-    element of the current observation, and a slot of the task's value table
-    (`info["values"]`, used by type and select). `action_masks()` gives per-dimension
-    masks for sb3-contrib's `MaskablePPO`. Invalid actions cost `invalid_penalty`, change
-    nothing, and are explained in `info["action_error"]`.
+    press_enter, scroll_down, scroll_up, back, done_success, done_fail), an element, a value
+    slot (`info["values"]`); `action_masks()` for MaskablePPO; `text` mode takes calls like
+    `click(3)`. Invalid actions cost `invalid_penalty`, change nothing, say why in `action_error`.
 
     ## Observation Space
-    A `Dict` of fixed-shape arrays for the visible elements (`tag`, `role`, hashed `text`
-    word ids, `bbox` in viewport fractions, `flags`, padding `mask`) and, in pixel modes, a
-    downscaled RGB `screenshot` (uint8, H×W×3). `obs_mode` is `tokens`, `pixels` or
-    `tokens+pixels`.
+    Fixed-shape arrays per visible element (`tag`, `role`, hashed `text`, `bbox`, `flags`,
+    `mask`) and/or a downscaled RGB `screenshot`; or, in `text` mode, goal, values, last
+    action's result and the page as an indexed tree within `max_chars` (`observation.text`).
 
     ## Rewards
     `step_penalty` each step; `invalid_penalty` for invalid actions; `subgoal_reward` once per
@@ -190,6 +187,8 @@ class WebTaskEnv(gym.Env):
         )
         ran = self._run(op, dom_before) if op is not None and refused is None else BrowserStep()
         out = ep.conclude(action, decoded, dom_before, op, refused, ran)
+        if self.obs_config.mode == "text":  # the text view also says how this step went
+            self._obs = self._encode(self._dom, out.record)
         info = self._info(record=out.record)
         info["action_error"] = out.error
         info["success"] = out.outcome.success
@@ -289,9 +288,10 @@ class WebTaskEnv(gym.Env):
                 self.episode.note_error("browser", str(exc))
         return self.episode.finish(success, truncated, crash, shot, self._dom)
 
-    def _encode(self, dom: DomSnapshot) -> Any:
+    def _encode(self, dom: DomSnapshot, record: StepRecord | None = None) -> Any:
         shoot = self._session.screenshot_array if self._session is not None else None
-        return encode_observation(dom, self.obs_config, shoot)
+        ctx = self.episode.context(self.config, self.level_seed, record) if self.episode else None
+        return encode_observation(dom, self.obs_config, shoot, ctx)
 
     def _info(self, record: StepRecord | None) -> dict[str, Any]:
         assert self.task is not None and self.site is not None and self._dom is not None

@@ -22,7 +22,7 @@ from webfactory_env import actions as act
 from webfactory_env.core.dom import DomSnapshot
 from webfactory_env.core.predicates import AGENT_STATE
 from webfactory_env.executor.session import BrowserOp
-from webfactory_env.observation import render_text
+from webfactory_env.observation import StepContext, render_text
 from webfactory_env.reward import ActionRecord, RewardOutcome, RewardSimulator, RewardSpec
 from webfactory_env.sitegen.app import SiteApp
 from webfactory_env.sitegen.registry import Site
@@ -218,6 +218,19 @@ class Episode:
         record = step_record(facts, self.secrets)
         return StepOutcome(outcome, terminated, truncated, valid, hide(error, self.secrets), record)
 
+    def context(self, config: Any, level_seed: int, record: StepRecord | None) -> StepContext:
+        """What the text observation says besides the page (`config`: the env's `EnvConfig`):
+        the instruction, the values, and how the step in `record` went, secrets hidden."""
+        action = record["action"] if record is not None else None
+        return StepContext(
+            goal=instruction_text(self.task, config.instruction_style, level_seed),
+            values=tuple(self.task.values),
+            step=self.steps,
+            max_steps=self.max_steps,
+            last_action=action["described"] if action is not None else None,
+            last_error=record["error"] if record is not None else None,
+        )
+
     def _answer(self, decoded: act.Decoded, dom_before: DomSnapshot) -> str:
         if self.action_mode == "multidiscrete" and 0 <= decoded.index < len(dom_before):
             # Numeric agents answer by pointing at the element that shows the answer.
@@ -303,6 +316,7 @@ def step_record(s: StepFacts, secrets: list[str]) -> StepRecord:
                 ),
                 "redact": s.redact,
                 "text": s.answer if s.done else None,
+                "confidence": decoded.confidence if isinstance(decoded, act.Decoded) else None,
                 # The acted-on element's box in the observation the agent chose it from.
                 "box": _acted_box(decoded, s.dom_before) if is_action else None,
             },
@@ -462,6 +476,12 @@ def fresh(obs: Any) -> Any:
     return {k: v.copy() for k, v in obs.items()} if isinstance(obs, dict) else obs
 
 
+def instruction_text(task: CompiledTask, style: str, level_seed: int) -> str:
+    """What the agent is told the task is: `info["instruction"]` and the text observation's
+    goal line both come from here, so they always agree, whatever the style."""
+    return task.text_for(style, level_seed)
+
+
 def step_info(
     task: CompiledTask,
     site: Site,
@@ -474,7 +494,7 @@ def step_info(
 ) -> dict[str, Any]:
     """The `info` every reset and step returns."""
     return {
-        "instruction": task.text_for(style, level_seed),
+        "instruction": instruction_text(task, style, level_seed),
         "recipe": task.instruction,
         "goal": task.goal_text,
         "values": list(task.values),

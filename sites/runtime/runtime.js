@@ -279,6 +279,31 @@
   }
 
   const SKIP = new Set(["SCRIPT", "STYLE", "TEMPLATE", "NOSCRIPT", "OPTION", "OPTGROUP", "svg"]);
+  // Containers a person perceives as structure (landmarks, forms, dialogs, lists, tables):
+  // the text observation nests elements under them, like an accessibility tree.
+  const CONTAINER_TAGS = {HEADER: "banner", NAV: "navigation", MAIN: "main", ASIDE: "complementary",
+    FOOTER: "contentinfo", FORM: "form", DIALOG: "dialog", SECTION: "region", TABLE: "table",
+    UL: "list", OL: "list", FIELDSET: "group", MENU: "list"};
+  const CONTAINER_ROLES = new Set(["banner", "navigation", "main", "complementary", "contentinfo",
+    "form", "dialog", "alertdialog", "region", "table", "grid", "list", "listbox", "menu",
+    "menubar", "tablist", "tabpanel", "group", "radiogroup", "search", "toolbar"]);
+
+  function containerRole(el) {
+    const explicit = el.getAttribute("role");
+    if (explicit) return CONTAINER_ROLES.has(explicit) ? explicit : null;
+    return CONTAINER_TAGS[el.tagName] || null;
+  }
+
+  function containerName(el) {
+    const aria = el.getAttribute("aria-label");
+    if (aria) return aria;
+    const by = el.getAttribute("aria-labelledby");
+    const ref = by && document.getElementById(by);
+    if (ref) return ref.textContent;
+    const caption = el.tagName === "FIELDSET" ? el.querySelector(":scope > legend")
+      : el.tagName === "TABLE" ? el.querySelector(":scope > caption") : null;
+    return caption ? caption.textContent : "";
+  }
 
   // Flag bits, mirrored in webfactory_env/core/dom.py.
   const F = {CLICKABLE: 1, EDITABLE: 2, SELECTABLE: 4, DISABLED: 8, CHECKED: 16, FOCUSED: 32,
@@ -291,12 +316,25 @@
     const maxElements = opts.maxElements, maxText = opts.maxText || 80;
     const vw = window.innerWidth, vh = window.innerHeight;
     const out = {tag: [], role: [], text: [], value: [], box: [], flags: [], sid: [], options: [],
-                 secret: []};
+                 secret: [], group: []};
+    // Containers of observed elements only, made when the first one inside is observed.
+    const groups = {role: [], name: [], parent: []};
+    function groupIndex(ctx) {
+      if (!ctx) return -1;
+      if (ctx.index < 0) {
+        const parent = groupIndex(ctx.parent);
+        ctx.index = groups.role.length;
+        groups.role.push(ctx.role);
+        groups.name.push(squash(containerName(ctx.el), maxText));
+        groups.parent.push(parent);
+      }
+      return ctx.index;
+    }
     const offscreen = {};
     const focused = document.activeElement;
     elements = [];
 
-    function consider(el, interactive) {
+    function consider(el, interactive, ctx) {
       const meta = META.get(el);
       const r = el.getBoundingClientRect();
       if (r.width < 1 || r.height < 1) return;
@@ -334,23 +372,26 @@
       out.sid.push(meta && meta.sid ? meta.sid : null);
       out.secret.push(!!(meta && meta.r) || el.type === "password");
       out.options.push(tag === "SELECT" ? Array.from(el.options, o => squash(o.text, maxText)) : null);
+      out.group.push(groupIndex(ctx));
     }
 
-    function visit(parent, inInteractive) {
+    function visit(parent, inInteractive, ctx) {
       for (let el = parent.firstElementChild; el; el = el.nextElementSibling) {
         if (SKIP.has(el.tagName)) continue;
-        if (inInteractive) { visit(el, true); continue; }
+        if (inInteractive) { visit(el, true, ctx); continue; }
         const interactive = isInteractive(el);
-        if (interactive) consider(el, true);
-        else if (TEXT_TAGS.has(el.tagName) && ownText(el).trim()) consider(el, false);
-        visit(el, interactive);
+        const role = interactive ? null : containerRole(el);
+        const inner = role ? {el, role, parent: ctx, index: -1} : ctx;
+        if (interactive) consider(el, true, ctx);
+        else if (TEXT_TAGS.has(el.tagName) && ownText(el).trim()) consider(el, false, inner);
+        visit(el, interactive, inner);
       }
     }
-    visit(document.body, false);
+    visit(document.body, false, null);
 
     const se = document.scrollingElement || document.documentElement;
     return {
-      elements: out, offscreen,
+      elements: out, offscreen, groups,
       scroll_y: Math.round(window.scrollY), scroll_height: Math.round(se.scrollHeight),
       viewport: [vw, vh], route, title,
       can_back: stack.length > 1, pending: queue.length,

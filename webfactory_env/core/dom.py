@@ -59,6 +59,11 @@ class DomSnapshot:
     route: str
     title: str
     can_back: bool
+    # The page's structure, as an accessibility tree shows it: containers (landmarks, forms,
+    # dialogs, lists, tables) as (role, name, parent index or -1), and each element's
+    # innermost container (-1: none). Only the text observation reads it.
+    groups: tuple[tuple[str, str, int], ...] = ()
+    group_of: tuple[int, ...] = ()
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> DomSnapshot:
@@ -80,6 +85,8 @@ class DomSnapshot:
             route=str(data["route"]),
             title=str(data["title"]),
             can_back=bool(data["can_back"]),
+            groups=_groups(data.get("groups")),
+            group_of=tuple(int(g) for g in el.get("group", ())),
         )
 
     def __len__(self) -> int:
@@ -134,3 +141,12 @@ class DomSnapshot:
                 )
             ],
         }
+
+
+def _groups(data: Mapping[str, Any] | None) -> tuple[tuple[str, str, int], ...]:
+    if not data:
+        return ()
+    return tuple(
+        (str(r), str(n), int(p))
+        for r, n, p in zip(data["role"], data["name"], data["parent"], strict=True)
+    )

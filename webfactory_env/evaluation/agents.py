@@ -1,10 +1,13 @@
-"""Agents an evaluation can run: the reference agents by name, and SB3 models by `sb3:PATH`."""
+"""Agents an evaluation can run: the reference agents by name, SB3 models by `sb3:PATH`,
+and language models behind any OpenAI-compatible endpoint by `openai:MODEL`."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import zipfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,9 +17,32 @@ import numpy as np
 from gymnasium import spaces
 
 from webfactory_env.core.errors import ConfigError, UnknownNameError
-from webfactory_env.evaluation.schema import AgentInfo
+from webfactory_env.evaluation.schema import AgentInfo, LLMSettings
 
-AGENT_CHOICES = ("oracle", "random", "sb3:PATH")
+AGENT_CHOICES = ("oracle", "random", "sb3:PATH", "openai:MODEL")
+
+
+@dataclass(frozen=True)
+class LLMOptions:
+    """Settings of an `openai:MODEL` agent. `base_url` and `api_key` default to the
+    `OPENAI_BASE_URL` and `OPENAI_API_KEY` environment variables; prices are USD per million
+    tokens (no prices: no cost)."""
+
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    temperature: float = 0.0
+    max_tokens: int = 512
+    timeout_s: float = 120.0
+    max_attempts: int = 4
+    retry_base_s: float = 1.0
+    retry_budget_s: float = 60.0
+    history: int = 8
+    max_malformed: int = 5
+    max_chars: int = 8000
+    price_input: float | None = None
+    price_output: float | None = None
+
+
 # The algorithms tried, in order, when the zip's metadata does not name one.
 SB3_ALGORITHMS = ("PPO", "MaskablePPO", "A2C")
 
@@ -29,6 +55,7 @@ class AgentSpec:
     # WebTask-v0 keyword arguments the agent needs (an SB3 model's observation shapes).
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     model: Any = None
+    llm: LLMOptions | None = None
 
     @property
     def name(self) -> str:
@@ -38,18 +65,111 @@ class AgentSpec:
         """A fresh policy for one episode on `env` (seeded by the episode's level seed)."""
         if self.info.kind == "sb3":
             return SB3Policy(self.model, env, masked=self.info.algorithm == "MaskablePPO")
+        if self.info.kind == "openai":
+            from webfactory_env.llm import LLMAgent
+
+            assert self.llm is not None and self.model is not None
+            return LLMAgent(
+                env,
+                self.model,
+                seed=seed,
+                history=self.llm.history,
+                max_malformed=self.llm.max_malformed,
+            )
         from webfactory_env.agents import AGENTS
 
         return AGENTS[self.info.kind](env, seed=seed)
 
 
-def parse_agent(spec: str) -> AgentSpec:
-    """`random`, `oracle` or `sb3:PATH` → an `AgentSpec`; a clear error for anything else."""
+def parse_agent(
+    spec: str, llm: LLMOptions | None = None, environ: Mapping[str, str] | None = None
+) -> AgentSpec:
+    """`random`, `oracle`, `sb3:PATH` or `openai:MODEL` (with `llm` settings) → an
+    `AgentSpec`; a clear error for anything else."""
     if spec in ("random", "oracle"):
         return AgentSpec(AgentInfo(spec=spec, kind=spec))  # type: ignore[arg-type]
     if spec.startswith("sb3:"):
         return load_sb3_agent(spec[len("sb3:") :], spec=spec)
+    if spec.startswith("openai:"):
+        return load_llm_agent(spec[len("openai:") :], llm or LLMOptions(), environ)
     raise UnknownNameError("agent", spec, AGENT_CHOICES)
+
+
+def load_llm_agent(
+    model: str, options: LLMOptions, environ: Mapping[str, str] | None = None
+) -> AgentSpec:
+    """An agent that asks `model` at an OpenAI-compatible endpoint for every action."""
+    from webfactory_env.llm import ChatClient, ChatConfig, RetryPolicy
+    from webfactory_env.llm.prompt import prompt_digest
+
+    env = os.environ if environ is None else environ
+    model = model.strip()
+    if not model:
+        raise ConfigError(
+            "--agent openai:MODEL needs the model's name as the endpoint knows it,"
+            " e.g. --agent openai:qwen2.5-7b-instruct"
+        )
+    base_url = options.base_url or env.get("OPENAI_BASE_URL", "")
+    if not base_url:
+        raise ConfigError(
+            "--agent openai:MODEL needs the endpoint: set OPENAI_BASE_URL or pass --base-url"
+            " (e.g. http://127.0.0.1:8000/v1 for vLLM, http://127.0.0.1:11434/v1 for Ollama)"
+        )
+    for name, value, low in (
+        ("--max-tokens", options.max_tokens, 1),
+        ("--history", options.history, 0),
+        ("--max-malformed", options.max_malformed, 1),
+        ("--max-chars", options.max_chars, 200),
+    ):
+        if value < low:
+            raise ConfigError(f"{name} must be at least {low}, got {value}")
+    if not options.timeout_s > 0:
+        raise ConfigError(f"--request-timeout must be positive, got {options.timeout_s:g}")
+    for name, price in (
+        ("--price-input", options.price_input),
+        ("--price-output", options.price_output),
+    ):
+        if price is not None and price < 0:
+            raise ConfigError(f"{name} cannot be negative, got {price:g}")
+    retry = RetryPolicy(
+        max_attempts=options.max_attempts,
+        base_s=options.retry_base_s,
+        budget_s=options.retry_budget_s,
+    )
+    chat = ChatConfig(
+        base_url=base_url,
+        model=model,
+        api_key=options.api_key or env.get("OPENAI_API_KEY") or None,
+        temperature=options.temperature,
+        max_tokens=options.max_tokens,
+        timeout_s=options.timeout_s,
+        retry=retry,
+    )
+    client = ChatClient(chat)  # checks the base URL
+    settings = LLMSettings(
+        model=model,
+        base_url=chat.display_url,
+        temperature=chat.temperature,
+        max_tokens=chat.max_tokens,
+        timeout_s=chat.timeout_s,
+        max_attempts=retry.max_attempts,
+        retry_budget_s=retry.budget_s,
+        history=options.history,
+        max_malformed=options.max_malformed,
+        price_input_per_mtok=options.price_input,
+        price_output_per_mtok=options.price_output,
+        prompt_sha256=prompt_digest(),
+    )
+    info = AgentInfo(spec=f"openai:{model}", kind="openai", llm=settings)
+    env_kwargs = {"obs_mode": "text", "action_mode": "text", "max_chars": options.max_chars}
+    return AgentSpec(info, env_kwargs=env_kwargs, model=client, llm=options)
+
+
+def llm_prices(options: LLMOptions | None) -> tuple[float, float] | None:
+    """(input, output) USD per million tokens, when either is given."""
+    if options is None or (options.price_input is None and options.price_output is None):
+        return None
+    return (options.price_input or 0.0, options.price_output or 0.0)
 
 
 def load_sb3_agent(path: str, *, spec: str | None = None) -> AgentSpec:

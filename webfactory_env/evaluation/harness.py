@@ -13,17 +13,20 @@ import gymnasium as gym
 from webfactory_env.__about__ import __version__
 from webfactory_env.actions import DONE_VERBS
 from webfactory_env.core.errors import ConfigError, UnknownNameError
-from webfactory_env.evaluation.agents import AgentSpec, parse_agent
+from webfactory_env.evaluation.agents import AgentSpec, llm_prices, parse_agent
 from webfactory_env.evaluation.metrics import aggregate, robustness
 from webfactory_env.evaluation.schema import (
     EpisodeResult,
     ErrorTally,
     EvalResults,
+    Latency,
+    LLMUsage,
     RunConfig,
     RunSummary,
     SuiteInfo,
     Timing,
 )
+from webfactory_env.llm import AgentAbort, EpisodeUsage
 from webfactory_env.sitegen.variation import AXES, AXIS_BY_NAME, Variation
 from webfactory_env.suites import Suite, SuiteEpisode, get_suite
 
@@ -56,6 +59,8 @@ class EpisodeRun:
     plan_length: int = 0
     site_digest: str = ""
     task_digest: str = ""
+    confidence: float | None = None
+    llm: EpisodeUsage | None = None
 
 
 def run_episode(
@@ -85,8 +90,13 @@ def run_episode(
     reached: dict[str, None] = {}
     page = _page_kinds(base, run) if coverage else {}
     terminated = truncated = False
+    aborted: str | None = None
     while not (terminated or truncated):
-        action = policy.act(obs, info)
+        try:
+            action = policy.act(obs, info)
+        except AgentAbort as exc:  # the agent's model cannot go on: end with its reason
+            aborted = str(exc)
+            break
         obs, reward, terminated, truncated, info = env.step(action)
         run.steps += 1
         run.episode_return += float(reward)
@@ -105,12 +115,28 @@ def run_episode(
             reached[sid] = None
         if coverage and not (terminated or truncated):
             page = _page_kinds(base, run)
-    run.success = bool(info["success"])
     run.reached = list(reached)
+    run.episode_return = round(run.episode_return, 6)
+    usage = getattr(policy, "usage", None)
+    run.llm = usage if isinstance(usage, EpisodeUsage) else None
+    if aborted is not None:
+        # Every step taken is in the trace already; the trace says why no more came.
+        end_episode = getattr(env, "end_episode", None)
+        if end_episode is not None:
+            end_episode(aborted)
+        done = sum(1 for g in task.subgoals if g.id in reached)
+        run.outcome, run.ended_by = "soft_fail", "agent_error"
+        run.reason = (
+            f"{aborted}; {done} of {len(task.subgoals)} subgoals reached; last page"
+            f" {info.get('route', '?')}"
+        )
+        return run
+    run.success = bool(info["success"])
     run.outcome = str(info.get("outcome") or ("success" if run.success else "soft_fail"))
     run.reason = str(info.get("reason") or "")
-    run.episode_return = round(run.episode_return, 6)
     last = info["record"]
+    if last["action"]["verb"] in DONE_VERBS and last["valid"]:
+        run.confidence = last["action"].get("confidence")
     if run.success:
         run.ended_by = "success"
     elif truncated and any(e["event_type"] == "browser" for e in last["error_events"]):
@@ -177,11 +203,13 @@ def evaluate(
     perturbations: Sequence[tuple[str, str]] = (),
     reference: bool = True,
     on_episode: Callable[[int, int, EpisodeResult], None] | None = None,
+    trace: str | None = None,
 ) -> EvalResults:
     """Run the first `episodes` episodes of `suite` with `agent` and compute the metrics.
 
     `perturbations` ((axis, value) pairs) adds the paired robustness runs; `reference`
-    runs the oracle on every episode the agent solved, to count its detours.
+    runs the oracle on every episode the agent solved, to count its detours; `trace`
+    records the agent's own episodes (not the reference or robustness runs) to a JSONL file.
     """
     suite = get_suite(suite) if isinstance(suite, str) else suite
     if episodes < 1:
@@ -200,12 +228,18 @@ def evaluate(
         max_steps=max_steps,
         **env_kwargs,
     )
+    recorder = None
+    if trace is not None:
+        from webfactory_env.trace import TraceRecorder
+
+        recorder = TraceRecorder(env, trace)
     rows: list[EpisodeResult] = []
     descriptions: dict[tuple[str, str], str] = {}
     start = time.monotonic()  # for the `timing` section only
+    prices = llm_prices(agent.llm)
     try:
         for episode in plan:
-            run = run_episode(env, agent, episode)
+            run = run_episode(recorder or env, agent, episode)
             for sid, text in run.subgoals.items():
                 descriptions.setdefault((episode.task, sid), text)
             ref_steps = None
@@ -226,11 +260,13 @@ def evaluate(
                         env, agent, episode, variation=_plain(forced), coverage=False
                     )
                     paired[f"{axis}={value}"] = _summary(extra, forced)
-            row = _row(episode, run, ref_steps, paired)
+            row = _row(episode, run, ref_steps, paired, prices)
             rows.append(row)
             if on_episode is not None:
                 on_episode(len(rows), len(plan), row)
     finally:
+        if recorder is not None:
+            recorder.close_trace()
         env.close()
     elapsed = time.monotonic() - start
     extra_env = {k: v for k, v in env_kwargs.items() if k != "obs_mode"}
@@ -273,6 +309,7 @@ def _row(
     run: EpisodeRun,
     reference_steps: int | None,
     paired: dict[str, RunSummary],
+    prices: tuple[float, float] | None = None,
 ) -> EpisodeResult:
     nav = sum(run.error_events[k] for k in NAVIGATION_EVENTS)
     val = sum(run.error_events[k] for k in VALIDATION_EVENTS)
@@ -281,6 +318,7 @@ def _row(
         navigation=nav,
         extraction=int(run.ended_by == "agent" and not run.success),
         timeout=int(run.ended_by == "step_budget"),
+        model=int(run.ended_by == "agent_error"),
     )
     detours = max(0, run.steps - reference_steps) if reference_steps is not None else None
     return EpisodeResult(
@@ -313,4 +351,35 @@ def _row(
         site_digest=run.site_digest,
         task_digest=run.task_digest,
         paired=paired,
+        confidence=run.confidence,
+        llm=_usage(run.llm, prices) if run.llm is not None else None,
+    )
+
+
+def _usage(u: EpisodeUsage, prices: tuple[float, float] | None) -> LLMUsage:
+    counted = u.calls > u.usage_missing
+    lat = u.latencies_s
+    return LLMUsage(
+        calls=u.calls,
+        requests=u.requests,
+        prompt_tokens=u.prompt_tokens if counted else None,
+        completion_tokens=u.completion_tokens if counted else None,
+        total_tokens=u.prompt_tokens + u.completion_tokens if counted else None,
+        usage_missing=u.usage_missing,
+        cost_usd=u.cost(prices),
+        malformed_replies=u.malformed_replies,
+        truncated_replies=u.truncated_replies,
+        empty_replies=u.empty_replies,
+        retries=u.retries,
+        timeouts=u.timeouts,
+        http_errors=dict(sorted(u.http_errors.items())),
+        transport_errors=u.transport_errors,
+        bad_replies=u.bad_replies,
+        backoff_s=round(u.backoff_s, 3),
+        latency=Latency(
+            total_s=round(sum(lat), 3),
+            mean_s=round(sum(lat) / len(lat), 3) if lat else None,
+            max_s=round(max(lat), 3) if lat else None,
+        ),
+        failure=u.failure,
     )

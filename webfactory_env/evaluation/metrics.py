@@ -9,6 +9,7 @@ from webfactory_env.evaluation.schema import (
     GROUPED_DEFINITION,
     PAIRED_DEFINITION,
     AxisRobustness,
+    Calibration,
     Coverage,
     Detours,
     EpisodeResult,
@@ -16,8 +17,10 @@ from webfactory_env.evaluation.schema import (
     ErrorTaxonomy,
     GroupStats,
     KindCoverage,
+    LLMTotals,
     Metrics,
     OutcomeCounts,
+    ReliabilityBin,
     Robustness,
     RobustnessReport,
     SubgoalFailure,
@@ -81,11 +84,78 @@ def aggregate(
             navigation=errors("navigation"),
             extraction=errors("extraction"),
             timeout=errors("timeout"),
+            model=errors("model"),
         ),
         subgoal_failures=subgoal_failures(rows, descriptions),
         coverage=coverage(rows),
         per_family=_grouped(rows, lambda r: r.family),
         per_task=_grouped(rows, lambda r: r.task),
+        calibration=calibration(rows),
+        llm=llm_totals(rows),
+    )
+
+
+def calibration(rows: Sequence[EpisodeResult], n_bins: int = 10) -> Calibration | None:
+    """Brier score and reliability bins of the episodes that ended with a confidence."""
+    pairs = [(r.confidence, r.success) for r in rows if r.confidence is not None]
+    if not pairs:
+        return None
+    bins: list[list[tuple[float, bool]]] = [[] for _ in range(n_bins)]
+    for p, ok in pairs:
+        bins[min(int(p * n_bins), n_bins - 1)].append((p, ok))
+    n = len(pairs)
+    ece = sum(
+        len(b) / n * abs(sum(p for p, _ in b) / len(b) - sum(ok for _, ok in b) / len(b))
+        for b in bins
+        if b
+    )
+    return Calibration(
+        episodes=n,
+        brier=round(sum((p - ok) ** 2 for p, ok in pairs) / n, DIGITS),
+        ece=round(ece, DIGITS),
+        mean_confidence=round(sum(p for p, _ in pairs) / n, DIGITS),
+        success_rate=round(sum(ok for _, ok in pairs) / n, DIGITS),
+        bins=[
+            ReliabilityBin(
+                lower=round(k / n_bins, DIGITS),
+                upper=round((k + 1) / n_bins, DIGITS),
+                episodes=len(b),
+                mean_confidence=_mean([p for p, _ in b]),
+                success_rate=_mean([float(ok) for _, ok in b]),
+            )
+            for k, b in enumerate(bins)
+        ],
+    )
+
+
+def llm_totals(rows: Sequence[EpisodeResult]) -> LLMTotals | None:
+    """Model calls summed over the episodes of an LLM agent (None for other agents)."""
+    used = [r for r in rows if r.llm is not None]
+    if not used:
+        return None
+
+    def total(values: Iterable[int | None]) -> int | None:
+        known = [v for v in values if v is not None]
+        return sum(known) if known else None
+
+    tokens = total(r.llm.total_tokens for r in used if r.llm)
+    costs = [r.llm.cost_usd for r in used if r.llm and r.llm.cost_usd is not None]
+    wins = sum(1 for r in used if r.success)
+    return LLMTotals(
+        episodes=len(used),
+        calls=sum(r.llm.calls for r in used if r.llm),
+        requests=sum(r.llm.requests for r in used if r.llm),
+        prompt_tokens=total(r.llm.prompt_tokens for r in used if r.llm),
+        completion_tokens=total(r.llm.completion_tokens for r in used if r.llm),
+        total_tokens=tokens,
+        tokens_per_episode=_ratio(tokens, len(used)),
+        tokens_per_success=_ratio(tokens, wins),
+        cost_usd=round(sum(costs), DIGITS) if costs else None,
+        malformed_replies=sum(r.llm.malformed_replies for r in used if r.llm),
+        retries=sum(r.llm.retries for r in used if r.llm),
+        timeouts=sum(r.llm.timeouts for r in used if r.llm),
+        failed_episodes=sum(1 for r in used if r.llm and r.llm.failure),
+        latency_total_s=round(sum(r.llm.latency.total_s for r in used if r.llm), 3),
     )
 
 

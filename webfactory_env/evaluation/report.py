@@ -56,8 +56,20 @@ def summary_lines(results: EvalResults) -> list[str]:
         f" mean detours {_num(m.detours.mean, '.1f')}",
         f"  outcomes: {o.success} success, {o.soft_fail} soft_fail, {o.hard_fail} hard_fail",
         f"  errors: validation {e.validation.events}, navigation {e.navigation.events},"
-        f" extraction {e.extraction.events}, timeout {e.timeout.events}",
+        f" extraction {e.extraction.events}, timeout {e.timeout.events}, model {e.model.events}",
     ]
+    if m.llm is not None:
+        lines.append(
+            f"  model: {m.llm.calls} calls, {_num(m.llm.total_tokens, 'd')} tokens,"
+            f" cost {_usd(m.llm.cost_usd)}, {m.llm.malformed_replies} malformed replies,"
+            f" {m.llm.retries} retries, {m.llm.failed_episodes} episodes given up"
+        )
+    if m.calibration is not None:
+        c = m.calibration
+        lines.append(
+            f"  calibration ({c.episodes} episodes with a confidence): Brier {c.brier:.3f},"
+            f" ECE {c.ece:.3f}"
+        )
     paired = results.robustness.paired
     if paired is not None:
         worst = sorted(
@@ -79,6 +91,11 @@ def summary_markdown(results: EvalResults, plot: Path | None) -> str:
     ]
     if a.kind == "sb3":
         out.append(f"Model `{a.path}` ({a.algorithm}, sha256 `{(a.sha256 or '')[:16]}…`).")
+    if a.llm is not None:
+        out.append(
+            f"Model `{a.llm.model}` at {a.llm.base_url}, temperature {a.llm.temperature:g},"
+            f" system prompt sha256 `{a.llm.prompt_sha256[:16]}…`."
+        )
     out += [
         "",
         "| metric | value |",
@@ -97,10 +114,42 @@ def summary_markdown(results: EvalResults, plot: Path | None) -> str:
         "| class | events | episodes |",
         "|---|---:|---:|",
     ]
-    for name in ("validation", "navigation", "extraction", "timeout"):
+    for name in ("validation", "navigation", "extraction", "timeout", "model"):
         c = getattr(m.errors, name)
         out.append(f"| {name} | {c.events} | {c.episodes} |")
     out += ["", m.errors.definition, ""]
+    if m.llm is not None:
+        t = m.llm
+        out += [
+            "## Model calls",
+            "",
+            f"{t.calls} calls ({t.requests} HTTP requests, {t.retries} retries, {t.timeouts}"
+            f" timeouts), {_num(t.prompt_tokens, 'd')} prompt and"
+            f" {_num(t.completion_tokens, 'd')} reply tokens"
+            f" ({_num(t.tokens_per_episode, '.0f')} per episode), cost {_usd(t.cost_usd)};"
+            f" {t.malformed_replies} replies without an action; {t.failed_episodes} episodes"
+            f" given up; {t.latency_total_s:.1f} s waiting for the model (wall clock).",
+            "",
+        ]
+    if m.calibration is not None:
+        c = m.calibration
+        out += [
+            "## Calibration",
+            "",
+            f"{c.episodes} episodes ended with a confidence: Brier {c.brier:.3f}, ECE"
+            f" {c.ece:.3f}, mean confidence {c.mean_confidence:.2f} against success rate"
+            f" {c.success_rate:.2f}.",
+            "",
+            "| confidence | episodes | mean confidence | success rate |",
+            "|---|---:|---:|---:|",
+        ]
+        out += [
+            f"| {b.lower:.1f}–{b.upper:.1f} | {b.episodes} | {_num(b.mean_confidence)} |"
+            f" {_num(b.success_rate)} |"
+            for b in c.bins
+            if b.episodes
+        ]
+        out += ["", c.definition, ""]
     if m.subgoal_failures:
         out += [
             "## Subgoals never reached in failed episodes",
@@ -229,3 +278,7 @@ def write_plot(results: EvalResults, path: Path) -> Path | None:
     fig.tight_layout()
     fig.savefig(path, format="png", metadata={"Software": None})
     return path
+
+
+def _usd(value: float | None) -> str:
+    return "n/a" if value is None else f"${value:.4f}"

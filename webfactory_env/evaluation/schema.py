@@ -7,8 +7,9 @@ same contract for other languages, committed as `docs/metrics-schema.json`:
     webfactory eval --schema --out docs/metrics-schema.json
 
 Every metric is a pure function of the episodes, which are seeded: two runs of the same
-agent on the same suite write identical files except for `timing`, the only section that
-reads a clock.
+agent on the same suite write identical files except for `timing` and the `latency` of
+model calls, the only parts that read a clock (a sampling language model, of course, is
+only as repeatable as its server).
 
 Versioning: `schema_version` is MAJOR.MINOR. A reader accepts its own major version at any
 minor version up to its own; adding a field bumps the minor, changing or removing one
@@ -24,11 +25,11 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from webfactory_env.core.errors import ConfigError
 
-METRICS_SCHEMA_VERSION = "1.0"
+METRICS_SCHEMA_VERSION = "1.1"
 RESULTS_KIND: Literal["webfactory.eval"] = "webfactory.eval"
 
 Outcome = Literal["success", "soft_fail", "hard_fail"]
-EndedBy = Literal["success", "agent", "step_budget", "crash"]
+EndedBy = Literal["success", "agent", "step_budget", "crash", "agent_error"]
 
 DETOURS_DEFINITION = (
     "On a successful episode, the steps the agent took beyond what the oracle needs on the"
@@ -45,7 +46,9 @@ ERRORS_DEFINITION = (
     " `app`, `browser`). extraction: the agent ended the episode itself and was wrong (a"
     " false success claim, a wrong answer, or giving up on a feasible task); one per such"
     " episode. timeout: the episode ran out of steps (truncated at max_steps without a"
-    " browser failure); one per such episode."
+    " browser failure); one per such episode. model: the agent's model could not go on (its"
+    " endpoint kept failing after retries, or it kept giving replies with no readable"
+    " action); one per such episode."
 )
 GROUPED_DEFINITION = (
     "For each variation axis, the suite's own episodes grouped by the value the axis took"
@@ -54,6 +57,13 @@ GROUPED_DEFINITION = (
     " (1 = unaffected, below 1 = hurt; null when a group is empty or the baseline never"
     " succeeds); return_delta = perturbed mean return - baseline mean return. Free, but"
     " observational: other axes vary too, so read it as a screen, not a measurement."
+)
+CALIBRATION_DEFINITION = (
+    "Over the episodes whose last action was done(..., confidence=P): P is the agent's"
+    " probability that its ending is right, and the outcome is the episode's success. brier ="
+    " mean of (P - success)^2. bins: ten equal-width bins of P, each with its episodes, mean P"
+    " and success rate (a calibrated agent's two match); ece = sum over bins of (episodes /"
+    " total) * |mean P - success rate|."
 )
 PAIRED_DEFINITION = (
     "Each suite episode is run again on its site with every variation axis plain"
@@ -79,14 +89,32 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class LLMSettings(_Model):
+    """How a language model was called (`--agent openai:MODEL`); never the API key."""
+
+    model: str
+    base_url: str = Field(description="the endpoint, without credentials or query")
+    temperature: float
+    max_tokens: int = Field(description="cap on each reply's tokens")
+    timeout_s: float = Field(description="wall-clock deadline of one HTTP request")
+    max_attempts: int = Field(description="requests per model call, retries included")
+    retry_budget_s: float = Field(description="planned backoff allowed per call (logical)")
+    history: int = Field(description="past steps repeated in each prompt")
+    max_malformed: int = Field(description="unreadable replies in a row before giving up")
+    price_input_per_mtok: float | None = Field(description="USD per million prompt tokens")
+    price_output_per_mtok: float | None = Field(description="USD per million reply tokens")
+    prompt_sha256: str = Field(description="SHA-256 of the system prompt")
+
+
 class AgentInfo(_Model):
-    spec: str = Field(description="the --agent argument: random, oracle or sb3:PATH")
-    kind: Literal["random", "oracle", "sb3"]
+    spec: str = Field(description="the --agent argument: random, oracle, sb3:PATH, openai:MODEL")
+    kind: Literal["random", "oracle", "sb3", "openai"]
     path: str | None = Field(default=None, description="the SB3 model file (sb3 only)")
     algorithm: str | None = Field(
         default=None, description="the SB3 algorithm class the model loaded as"
     )
     sha256: str | None = Field(default=None, description="SHA-256 of the model file")
+    llm: LLMSettings | None = Field(default=None, description="openai agents only")
 
 
 class SuiteInfo(BaseModel):
@@ -129,6 +157,7 @@ class ErrorTaxonomy(_Model):
     navigation: ErrorCount
     extraction: ErrorCount
     timeout: ErrorCount
+    model: ErrorCount = ErrorCount(events=0, episodes=0)
 
 
 class OutcomeCounts(_Model):
@@ -208,6 +237,41 @@ class Robustness(_Model):
     )
 
 
+class ReliabilityBin(_Model):
+    lower: float
+    upper: float = Field(description="the last bin includes 1.0")
+    episodes: int
+    mean_confidence: float | None
+    success_rate: float | None
+
+
+class Calibration(_Model):
+    definition: str = CALIBRATION_DEFINITION
+    episodes: int = Field(description="episodes that ended with a confidence")
+    brier: float = Field(description="mean (confidence - success)^2; 0 is perfect")
+    ece: float = Field(description="expected calibration error over the bins")
+    mean_confidence: float
+    success_rate: float = Field(description="of the episodes with a confidence")
+    bins: list[ReliabilityBin]
+
+
+class LLMTotals(_Model):
+    episodes: int
+    calls: int
+    requests: int
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    total_tokens: int | None
+    tokens_per_episode: float | None
+    tokens_per_success: float | None = Field(description="all tokens / successful episodes")
+    cost_usd: float | None
+    malformed_replies: int
+    retries: int
+    timeouts: int
+    failed_episodes: int = Field(description="episodes the model could not go on with")
+    latency_total_s: float = Field(description="wall clock (not deterministic)")
+
+
 class Metrics(_Model):
     episodes: int
     successes: int
@@ -226,6 +290,10 @@ class Metrics(_Model):
     coverage: Coverage
     per_family: dict[str, GroupStats]
     per_task: dict[str, GroupStats]
+    calibration: Calibration | None = Field(
+        default=None, description="present when some episode ended with a confidence"
+    )
+    llm: LLMTotals | None = Field(default=None, description="model calls (openai agents)")
 
 
 class ErrorTally(_Model):
@@ -233,6 +301,43 @@ class ErrorTally(_Model):
     navigation: int = 0
     extraction: int = 0
     timeout: int = 0
+    model: int = 0
+
+
+class Latency(_Model):
+    note: str = "wall clock: not deterministic, and not part of any other metric"
+    total_s: float = Field(description="time spent waiting for the model, retries included")
+    mean_s: float | None = Field(description="per reply (null: no reply)")
+    max_s: float | None
+
+
+class LLMUsage(_Model):
+    """One episode's model calls (`--agent openai:MODEL`)."""
+
+    calls: int = Field(description="replies received (one per step that got one)")
+    requests: int = Field(description="HTTP requests, retries included")
+    prompt_tokens: int | None = Field(description="as the server reported (null: never)")
+    completion_tokens: int | None
+    total_tokens: int | None
+    usage_missing: int = Field(description="replies that came without token counts")
+    cost_usd: float | None = Field(
+        description="prompt and reply tokens at --price-input/--price-output (null: no prices"
+        " given, or no token counts)"
+    )
+    malformed_replies: int = Field(
+        description="replies with no readable action; each went to env.step as the text it"
+        " was and counts as an invalid action"
+    )
+    truncated_replies: int = Field(description="replies cut off at max_tokens")
+    empty_replies: int
+    retries: int = Field(description="requests repeated after a timeout or a retryable error")
+    timeouts: int = Field(description="requests that hit the wall-clock deadline")
+    http_errors: dict[str, int] = Field(description="error replies by HTTP status")
+    transport_errors: int = Field(description="connections refused, reset or broken")
+    bad_replies: int = Field(description="HTTP 200 bodies that were no chat completion")
+    backoff_s: float = Field(description="waits the retry policy planned (logical seconds)")
+    latency: Latency
+    failure: str | None = Field(description="why the model could not go on (null: it could)")
 
 
 class RunSummary(_Model):
@@ -280,6 +385,12 @@ class EpisodeResult(_Model):
         default_factory=dict,
         description="robustness runs: `plain`, and `AXIS=VALUE` per perturbation",
     )
+    confidence: float | None = Field(
+        default=None,
+        description="the agent's done(..., confidence=P): its probability that its ending is"
+        " right (null: it gave none)",
+    )
+    llm: LLMUsage | None = Field(default=None, description="model calls (openai agents)")
 
 
 class Timing(_Model):

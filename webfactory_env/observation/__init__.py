@@ -17,18 +17,20 @@ from webfactory_env.observation.encode import (
     observation_space,
     text_token_ids,
 )
-from webfactory_env.observation.text import render_text
+from webfactory_env.observation.text import StepContext, render_observation, render_text
 
 
 def encode_observation(
     dom: DomSnapshot,
     config: ObservationConfig,
     screenshot: Callable[[tuple[int, int]], np.ndarray] | None,
+    context: StepContext | None = None,
 ) -> Any:
-    """The observation of `dom` in `config.mode`: text, or the arrays of the DOM tokens
-    and/or a downscaled screenshot (taken with `screenshot(size)`)."""
+    """The observation of `dom` in `config.mode`: text (with `context`, the goal, values and
+    last action above the page), or the arrays of the DOM tokens and/or a downscaled
+    screenshot (taken with `screenshot(size)`)."""
     if config.mode == "text":
-        return render_text(dom, config.max_chars)
+        return render_observation(dom, context, config.max_chars)
     obs: dict[str, np.ndarray] = {}
     if config.tokens:
         obs.update(encode_dom(dom, config))
@@ -44,9 +46,11 @@ __all__ = [
     "ROLES",
     "TAGS",
     "ObservationConfig",
+    "StepContext",
     "encode_dom",
     "encode_observation",
     "observation_space",
+    "render_observation",
     "render_text",
     "text_token_ids",
 ]

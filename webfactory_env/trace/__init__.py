@@ -12,6 +12,7 @@ from webfactory_env.trace.recorder import (
 from webfactory_env.trace.schema import (
     REDACTED,
     TRACE_SCHEMA_VERSION,
+    EpisodeEnd,
     StepEvent,
     TraceHeader,
     trace_json_schema,
@@ -20,6 +21,7 @@ from webfactory_env.trace.schema import (
 __all__ = [
     "REDACTED",
     "TRACE_SCHEMA_VERSION",
+    "EpisodeEnd",
     "EpisodeLog",
     "EpisodeTrace",
     "StepEvent",

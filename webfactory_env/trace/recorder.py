@@ -32,6 +32,7 @@ from webfactory_env.trace.schema import (
     ActionInfo,
     CompactDom,
     ConjunctInfo,
+    EpisodeEnd,
     ExecutorInfo,
     ObsRecord,
     PrerequisiteLink,
@@ -190,6 +191,7 @@ class EpisodeLog:
                 else scrub(action["value"]),
                 redacted=redacted,
                 box=action.get("box"),
+                confidence=action.get("confidence"),
             ),
             valid=bool(record["valid"]),
             error=scrub(record["error"]),
@@ -313,7 +315,7 @@ class TraceRecorder(gym.Wrapper[Any, Any, Any, Any]):
     def screens_dir(self) -> Path:
         return self.path.parent / SCREENS_DIR
 
-    def _write(self, line: TraceHeader | StepEvent) -> None:
+    def _write(self, line: TraceHeader | StepEvent | EpisodeEnd) -> None:
         if self._file is None:
             torn = self.path.exists() and not _ends_with_newline(self.path)
             self._file = self.path.open("a", encoding="utf-8")
@@ -346,6 +348,15 @@ class TraceRecorder(gym.Wrapper[Any, Any, Any, Any]):
         self._write(self._log.step(info, terminated, truncated))
         return obs, reward, terminated, truncated, info
 
+    def end_episode(self, reason: str) -> None:
+        """Write that the agent stopped this episode before the env ended it, and why
+        (the steps it took are in the trace already)."""
+        if self._log is None:
+            return
+        steps = self._log.env.episode.steps if self._log.env.episode else 0
+        self._write(EpisodeEnd(t=steps, reason=self._log.redactor.scrub_text(reason)))
+        self._log = None
+
     def close_trace(self) -> None:
         """Close the trace file; the wrapped env stays open."""
         if self._file is not None:
@@ -365,6 +376,7 @@ class EpisodeTrace:
     header: TraceHeader
     steps: tuple[StepEvent, ...]
     torn: bool = False  # the file ended (or broke off) inside this episode
+    end: EpisodeEnd | None = None  # the agent stopped before the env ended the episode
 
     @property
     def complete(self) -> bool:
@@ -383,7 +395,7 @@ class EpisodeTrace:
         return [self.header.obs, *(s.obs for s in self.steps)]
 
 
-def dump_line(line: TraceHeader | StepEvent) -> str:
+def dump_line(line: TraceHeader | StepEvent | EpisodeEnd) -> str:
     """One trace line: canonical JSON (sorted keys, exact floats) and a newline."""
     data = line.model_dump(mode="json")
     return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
@@ -396,6 +408,8 @@ def write_trace(path: str | Path, episodes: Iterable[EpisodeTrace]) -> None:
             fh.write(dump_line(ep.header))
             for step in ep.steps:
                 fh.write(dump_line(step))
+            if ep.end is not None:
+                fh.write(dump_line(ep.end))
 
 
 def read_trace(path: str | Path) -> list[EpisodeTrace]:
@@ -415,10 +429,11 @@ def read_trace(path: str | Path) -> list[EpisodeTrace]:
     header: TraceHeader | None = None
     steps: list[StepEvent] = []
     torn = False
+    end: EpisodeEnd | None = None
 
     def finish() -> None:
         if header is not None:
-            episodes.append(EpisodeTrace(header, tuple(steps), torn))
+            episodes.append(EpisodeTrace(header, tuple(steps), torn, end))
 
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -437,9 +452,13 @@ def read_trace(path: str | Path) -> list[EpisodeTrace]:
             raise TraceError(f"{file}:{lineno}: not a valid trace line: {problem}") from None
         if isinstance(parsed, TraceHeader):
             finish()
-            header, steps, torn = parsed, [], False
+            header, steps, torn, end = parsed, [], False, None
         elif header is None:
             raise TraceError(f"{file}:{lineno}: a step before any episode header")
+        elif end is not None:
+            raise TraceError(f"{file}:{lineno}: a line after the episode's end line")
+        elif isinstance(parsed, EpisodeEnd):
+            end = parsed
         elif torn:
             raise TraceError(f"{file}:{lineno}: a step after a broken line; the trace is corrupt")
         else:

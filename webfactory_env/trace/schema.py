@@ -2,9 +2,11 @@
 
 A trace is JSONL. Each episode starts with a `TraceHeader` line (what was run: versions,
 seed, variation vector, digests, task, executor settings, the env's keyword arguments and
-the first observation) followed by one `StepEvent` line per `env.step`. Files are read back
-through these models (they cross a trust boundary: disk), and `trace_json_schema()` is the
-same contract for other languages, committed as `docs/trace-schema.json`:
+the first observation) followed by one `StepEvent` line per `env.step`, and an `EpisodeEnd`
+line when the agent stopped before the env ended the episode (its model kept failing).
+Files are read back through these models (they cross a trust boundary: disk), and
+`trace_json_schema()` is the same contract for other languages, committed as
+`docs/trace-schema.json`:
 
     webfactory trace-schema --out docs/trace-schema.json
 
@@ -20,7 +22,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-TRACE_SCHEMA_VERSION = "2.0"
+TRACE_SCHEMA_VERSION = "2.1"
 REDACTED = "REDACTED"
 
 Box = tuple[int, int, int, int]
@@ -131,6 +133,11 @@ class ActionInfo(_Model):
     box: Box | None = Field(
         default=None, description="the element's box (px) in the observation before the action"
     )
+    confidence: float | None = Field(
+        default=None,
+        description="a text-mode done(..., confidence=P): the agent's probability that its"
+        " ending is right",
+    )
 
 
 class RewardInfo(_Model):
@@ -184,8 +191,18 @@ class StepEvent(_Model):
     obs: ObsRecord
 
 
-TraceLine = Annotated[TraceHeader | StepEvent, Field(discriminator="type")]
-LINE_ADAPTER: TypeAdapter[TraceHeader | StepEvent] = TypeAdapter(TraceLine)
+class EpisodeEnd(_Model):
+    """The agent stopped before the env ended the episode (e.g. its language model kept
+    failing): the steps before this line are all it took, and `reason` says why it stopped."""
+
+    type: Literal["end"] = "end"
+    t: int = Field(ge=0, description="steps taken before stopping")
+    by: Literal["agent"] = "agent"
+    reason: str
+
+
+TraceLine = Annotated[TraceHeader | StepEvent | EpisodeEnd, Field(discriminator="type")]
+LINE_ADAPTER: TypeAdapter[TraceHeader | StepEvent | EpisodeEnd] = TypeAdapter(TraceLine)
 
 
 def trace_json_schema() -> dict[str, Any]:
@@ -196,7 +213,8 @@ def trace_json_schema() -> dict[str, Any]:
         "title": f"webfactory trace line, schema_version {TRACE_SCHEMA_VERSION}",
         "description": (
             "One line of a webfactory JSONL trace: each episode is a header line followed by"
-            " one step line per env.step."
+            " one step line per env.step, and an end line when the agent stopped the episode"
+            " before the env ended it."
         ),
         **schema,
     }

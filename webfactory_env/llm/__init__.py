@@ -1,0 +1,28 @@
+"""Language-model agents: an OpenAI-compatible chat client, the prompt made from the text
+actions' docs, the agent loop, and a BrowserGym-style adapter for agents written for it."""
+
+from webfactory_env.llm.agent import AgentAbort, EpisodeUsage, LLMAgent
+from webfactory_env.llm.client import (
+    ChatClient,
+    ChatConfig,
+    ChatError,
+    ChatReply,
+    ModelEndpointError,
+    RetryPolicy,
+)
+from webfactory_env.llm.prompt import extract_action, instruction, system_prompt
+
+__all__ = [
+    "AgentAbort",
+    "ChatClient",
+    "ChatConfig",
+    "ChatError",
+    "ChatReply",
+    "EpisodeUsage",
+    "LLMAgent",
+    "ModelEndpointError",
+    "RetryPolicy",
+    "extract_action",
+    "instruction",
+    "system_prompt",
+]

@@ -1,0 +1,117 @@
+"""What a language model is told each step, and how its action is read back from a reply.
+
+The system prompt is rendered from the text actions' own documentation
+(`actions.TEXT_ACTIONS`: one source for the parser, its errors and this prompt); the user
+turn is the env's text observation plus the recent actions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from webfactory_env.actions import MAX_TEXT_ACTION, TEXT_ACTIONS, TextAction
+
+INTRO = """\
+You operate a website in a web browser to complete one task for a user.
+
+Each turn you are shown the task (Goal), the exact strings it needs (Values), how your last \
+action went, and the visible part of the page as a tree. Interactive elements carry an \
+index in brackets, like [12]: actions name elements by that index, and indices change when \
+the page changes, so always use the ones of the page you are shown now. Text lines and \
+containers (banner, navigation, main, form, list, dialog, ...) have no index. Only what is \
+in view is listed: scroll to see more.
+
+Reply with exactly one action per turn. You may think briefly first; then write the action \
+alone on the last line of your reply, with nothing after it, for example:
+click(12)
+
+Strings go in double quotes; write \\" for a quote inside a string and \\n for a new line. \
+An action the page cannot take is refused: nothing happens, the step is used up, and the \
+next turn says why."""
+
+STOPPING = """\
+The episode ends by itself the moment the task is done (an order placed, a form saved). \
+Otherwise only done(...) ends it, or running out of steps: every reply uses one step, \
+valid or not, and each turn shows how many you have had."""
+
+
+def action_docs(actions: Sequence[TextAction] = TEXT_ACTIONS) -> str:
+    """The actions as the prompt lists them: forms, what each does, an example."""
+    lines = []
+    for a in actions:
+        lines.append(f"- {' or '.join(a.forms)}: {a.doc}")
+        if a.examples:
+            lines.append(f"  Example: {a.examples[0]}")
+    return "\n".join(lines)
+
+
+def system_prompt() -> str:
+    """The system prompt: how turns work, every action, and how an episode ends."""
+    ending = [a for a in TEXT_ACTIONS if a.name == "done"]
+    acting = [a for a in TEXT_ACTIONS if a.name != "done"]
+    return "\n\n".join(
+        [
+            INTRO,
+            "Actions:\n" + action_docs(acting),
+            "Ending the episode:\n" + action_docs(ending) + "\n" + STOPPING,
+        ]
+    )
+
+
+def prompt_digest() -> str:
+    """SHA-256 of the system prompt: which prompt a results file was made with."""
+    return hashlib.sha256(system_prompt().encode()).hexdigest()
+
+
+def instruction(info: Mapping[str, Any]) -> str:
+    """The task as the agent is told it. Every agent here reads it through this one
+    function, so a change of how the env words tasks (`instruction_style`) reaches all."""
+    return str(info.get("instruction") or "")
+
+
+@dataclass(frozen=True)
+class PastStep:
+    """One earlier step as the model is reminded of it (secret values already hidden)."""
+
+    action: str
+    outcome: str
+
+
+def user_turn(observation: str, history: Sequence[PastStep], notes: Sequence[str] = ()) -> str:
+    """The user message of one step: the env's text observation, then the recent actions."""
+    parts = [observation]
+    if history:
+        lines = [f"{i}. {h.action} -> {h.outcome}" for i, h in enumerate(history, 1)]
+        parts.append("Your recent actions, oldest first:\n" + "\n".join(lines))
+    parts.extend(notes)
+    parts.append("Your action:")
+    return "\n\n".join(parts)
+
+
+_NAMES = sorted({n for a in TEXT_ACTIONS for n in (a.name, *a.aliases)}, key=len, reverse=True)
+_CALL = re.compile(r"^(?:" + "|".join(_NAMES) + r")\s*\(.*\)$", re.IGNORECASE)
+_DECOR = re.compile(r"^(?:[-*>]\s+|(?:final\s+)?action\s*:\s*)", re.IGNORECASE)
+
+
+def extract_action(reply: str) -> str | None:
+    """The action a reply ends with: its last line that is one action call (code fences,
+    backticks, a list bullet or an "Action:" label around it are fine); None if no line is."""
+    for raw in reversed(reply.strip().splitlines()):
+        line = raw.strip()
+        if not line or line.startswith("```"):
+            continue
+        line = _DECOR.sub("", line).strip().strip("`").strip()
+        if _CALL.match(line) and len(line) <= MAX_TEXT_ACTION:
+            return line
+    return None
+
+
+def fallback_action(reply: str) -> str:
+    """What to hand the env when a reply holds no action: its last non-empty line (the env
+    refuses it and says what an action looks like), or "" for an empty reply."""
+    lines = [line.strip() for line in reply.strip().splitlines() if line.strip()]
+    return lines[-1][:200] if lines else ""
