@@ -1,0 +1,81 @@
+"""The effects the workspace's transitions declare: predicate templates over its state,
+bound by the task compiler to a step's values (`Ref("value")` is what the event sent)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from webfactory_env.core.predicates import All, Eq, Exists, Predicate, Ref
+
+
+def split_arg(arg: str | None, sep: str) -> tuple[str, str]:
+    head, _, tail = (arg or "").partition(sep)
+    return head, tail
+
+
+def card_field(name: str) -> Callable[[str | None], Predicate]:
+    return lambda cid: Eq(("cards", cid or "", name), Ref("value"))
+
+
+def form_field(arg: str | None) -> Predicate:
+    form, name = split_arg(arg, ".")
+    return Eq(("forms", form, name), Ref("value"))
+
+
+def label_on(arg: str | None) -> Predicate:
+    cid, label = split_arg(arg, ":")
+    return Eq(("cards", cid, "labels", label), Ref("value|bool"))
+
+
+def saved(cid: str | None) -> Predicate:
+    draft = f"state:forms.cards.{cid}"
+    return All(
+        tuple(
+            Eq(("cards", cid or "", name), Ref(f"{draft}.{name}|strip"))
+            for name in ("title", "description", "due")
+        )
+    )
+
+
+def new_card(board: str | None) -> Predicate:
+    return Exists(
+        ("cards",),
+        All(
+            (
+                Eq(("board",), board or ""),
+                Eq(("title",), Ref("state:forms.new_card.title|strip")),
+                Eq(("column",), Ref("state:forms.new_card.column")),
+            )
+        ),
+    )
+
+
+def new_comment(cid: str | None) -> Predicate:
+    return Exists(
+        ("comments",),
+        All((Eq(("card",), cid or ""), Eq(("text",), Ref(f"state:forms.comments.{cid}|strip")))),
+    )
+
+
+def new_invite(_: str | None) -> Predicate:
+    return Exists(
+        ("invites",),
+        All(
+            (
+                Eq(("name",), Ref("state:forms.invite.name|strip")),
+                Eq(("role",), Ref("state:forms.invite.role")),
+            )
+        ),
+    )
+
+
+def new_board(_: str | None) -> Predicate:
+    return Exists(
+        ("boards",),
+        All(
+            (
+                Eq(("name",), Ref("state:forms.new_board.name|strip")),
+                Eq(("template",), Ref("state:forms.new_board.template")),
+            )
+        ),
+    )
