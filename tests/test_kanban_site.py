@@ -350,6 +350,21 @@ def test_card_edits_take_effect_and_bad_values_are_ignored():
     assert app.state_view()["cards"][card.id]["title"] == "Renamed card"
 
 
+def test_assign_to_me_is_the_assignee_choice_in_one_click():
+    site, app = _app()
+    me = next(m for m in site.spec.entities["members"] if m.me)
+    card = next(c for c in site.spec.entities["cards"] if c.column == "todo" and not c.mine)
+    app.dispatch(AppEvent(type="nav", path=f"/card/{card.id}"))
+    button = app.page().affordance(f"take:{card.id}")
+    assert button.handler == "assign_card", "one action, one transition, wherever it is offered"
+    app.take_fired()
+    app.dispatch(button.click_event())
+    assert app.take_fired() == ("assign_card",)
+    assert app.state_view()["cards"][card.id]["assignee"] == me.id
+    app.dispatch(_ev("change", "assign_card", card.id, ""))
+    assert app.state_view()["cards"][card.id]["assignee"] == "", "or nobody"
+
+
 def test_comment_then_delete_with_confirmation():
     site, app = _app()
     card = _card(site, "todo")

@@ -11,6 +11,7 @@ from webfactory_env.core.predicates import Contains, Eq, Has, Not, Ref
 from webfactory_env.sitegen.app import transition
 from webfactory_env.sitegen.families.kanban.content import PRIORITIES, TODAY, slug_id
 from webfactory_env.sitegen.families.kanban.model.effects import (
+    assignment,
     card_field,
     label_on,
     new_card,
@@ -153,12 +154,16 @@ class CardTransitions(WorkspaceQueries):
         self.flash = self.copy("card.moved", column=self.copy(f"columns.{card.column}"))
         return None
 
-    @transition("assign_card", mutating=True, effect=card_field("assignee"))
+    @transition("assign_card", mutating=True, effect=assignment)
     def assign_card(self, ev: AppEvent) -> str | None:
-        card = self.editable(ev.arg)
-        if card is not None and ev.value in ("", *(m.id for m in self.assignable())):
-            card.assignee = ev.value or ""
-            card.activity.append(("log_assigned", card.assignee))
+        """Assign the card to the member chosen (`value`: an active member, or "" for
+        nobody), or to the one its button names ("Assign to me": `arg` is card=member)."""
+        cid, named = split_arg(ev.arg, "=")
+        card, who = self.editable(cid), named or ev.value or ""
+        people = ("", *(m.id for m in self.assignable()))
+        if card is not None and who in people and who != card.assignee:
+            card.assignee = who
+            card.activity.append(("log_assigned", who))
         return None
 
     @transition("set_priority", mutating=True, effect=card_field("priority"))

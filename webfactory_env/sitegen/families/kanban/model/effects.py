@@ -17,6 +17,13 @@ def card_field(name: str) -> Callable[[str | None], Predicate]:
     return lambda cid: Eq(("cards", cid or "", name), Ref("value"))
 
 
+def assignment(arg: str | None) -> Predicate:
+    """`<card>` (the assignee is the value chosen) or `<card>=<member>` (a button that
+    assigns that member)."""
+    cid, mid = split_arg(arg, "=")
+    return Eq(("cards", cid, "assignee"), mid or Ref("value"))
+
+
 def form_field(arg: str | None) -> Predicate:
     form, name = split_arg(arg, ".")
     return Eq(("forms", form, name), Ref("value"))

@@ -257,7 +257,7 @@ def activity(app: KanbanModel, card: Card) -> str:
         if key == "log_moved":
             text = c("card.log_moved", column=c(f"columns.{arg}"))
         elif key == "log_assigned":
-            text = c("card.log_assigned", name=app.name(arg))
+            text = c("card.log_assigned", name=app.name(arg) or c("card.unassigned"))
         elif key == "log_priority":
             text = c("card.log_priority", priority=c(f"priority.{arg}"))
         elif key in ("log_attached", "log_label_on", "log_label_off"):
@@ -306,10 +306,19 @@ def side_panel(app: KanbanModel, r: Renderer, card: Card, board: Board) -> str:
         attrs_={"card": card.id, "role": "move-card"},
         **no_arg(app.on("move_card", card.id)),
     )
+    take = w.button(
+        r,
+        sid=f"take:{card.id}",
+        text=c("card.take"),
+        variant="secondary",
+        attrs_={"role": "assign-to-me", "card": card.id},
+        **app.on("assign_card", f"{card.id}={app.me.id}"),
+    )
     people, priorities = assignee_options(app), priority_options(app)
     return (
         move
         + card_choice("assignee", c("card.assignee"), people, card.assignee, "assign_card")
+        + take
         + card_choice("priority", c("card.priority"), priorities, card.priority, "set_priority")
     )
 
