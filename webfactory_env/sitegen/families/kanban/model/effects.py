@@ -44,45 +44,35 @@ def saved(cid: str | None) -> Predicate:
     )
 
 
+def _record_with(table: str, **values: object) -> Predicate:
+    """Some record of `table` has these values: what a form that creates one declares."""
+    return Exists((table,), All(tuple(Eq((name,), v) for name, v in values.items())))
+
+
 def new_card(board: str | None) -> Predicate:
-    return Exists(
-        ("cards",),
-        All(
-            (
-                Eq(("board",), board or ""),
-                Eq(("title",), Ref("state:forms.new_card.title|strip")),
-                Eq(("column",), Ref("state:forms.new_card.column")),
-            )
-        ),
+    return _record_with(
+        "cards",
+        board=board or "",
+        title=Ref("state:forms.new_card.title|strip"),
+        column=Ref("state:forms.new_card.column"),
     )
 
 
 def new_comment(cid: str | None) -> Predicate:
-    return Exists(
-        ("comments",),
-        All((Eq(("card",), cid or ""), Eq(("text",), Ref(f"state:forms.comments.{cid}|strip")))),
-    )
+    return _record_with("comments", card=cid or "", text=Ref(f"state:forms.comments.{cid}|strip"))
 
 
 def new_invite(_: str | None) -> Predicate:
-    return Exists(
-        ("invites",),
-        All(
-            (
-                Eq(("name",), Ref("state:forms.invite.name|strip")),
-                Eq(("role",), Ref("state:forms.invite.role")),
-            )
-        ),
+    return _record_with(
+        "invites",
+        name=Ref("state:forms.invite.name|strip"),
+        role=Ref("state:forms.invite.role"),
     )
 
 
 def new_board(_: str | None) -> Predicate:
-    return Exists(
-        ("boards",),
-        All(
-            (
-                Eq(("name",), Ref("state:forms.new_board.name|strip")),
-                Eq(("template",), Ref("state:forms.new_board.template")),
-            )
-        ),
+    return _record_with(
+        "boards",
+        name=Ref("state:forms.new_board.name|strip"),
+        template=Ref("state:forms.new_board.template"),
     )
