@@ -46,9 +46,9 @@ class Card(Record):
 
     board: str = ""
     title: str = copied("forms.new_card.title", "")
-    column: str = copied("forms.new_card.column", "todo")
+    column: str = copied("forms.new_card.column", "")
     assignee: str = copied("forms.new_card.assignee", "")  # a member id, "" for nobody
-    priority: str = copied("forms.new_card.priority", "medium")
+    priority: str = copied("forms.new_card.priority", "")
     due: str = copied("forms.new_card.due", "")
     description: str = ""
     # Every label of the board, on or off: a label is one checkbox on the card page.
