@@ -1,0 +1,36 @@
+"""The workspace's app: its model, its pages and its routes wired together."""
+
+from __future__ import annotations
+
+from webfactory_env.sitegen.families.kanban import views
+from webfactory_env.sitegen.families.kanban.model import KanbanModel
+from webfactory_env.sitegen.html import Renderer
+
+FIXED_ROUTES = {
+    "/": "boards",
+    "/boards/new": "new_board",
+    "/my-tasks": "my_tasks",
+    "/calendar": "calendar",
+    "/search": "search",
+    "/members": "members",
+}
+
+
+class KanbanApp(KanbanModel):
+    """The running workspace: boards, cards, the calendar, the team, the new-board wizard."""
+
+    PAGES = views.PAGES
+
+    def header(self, r: Renderer) -> str:
+        return views.header(self, r)
+
+    def _page_kind(self, route: str) -> str:
+        if route in FIXED_ROUTES:
+            return FIXED_ROUTES[route]
+        head, _, rest = route[1:].partition("/")
+        found = {
+            "board": rest in self.model.boards,
+            "card": rest in self.model.cards,
+            "member": rest in self.by_member,
+        }
+        return head if found.get(head) else "not_found"

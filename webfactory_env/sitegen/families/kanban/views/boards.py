@@ -1,0 +1,359 @@
+"""The boards list and a board's page: its filters, columns of cards and the new-card form."""
+
+from __future__ import annotations
+
+from webfactory_env.sitegen import widgets as w
+from webfactory_env.sitegen.families.kanban.content import TODAY
+from webfactory_env.sitegen.families.kanban.model import SORTS, KanbanModel
+from webfactory_env.sitegen.families.kanban.model.state import Board, Card
+from webfactory_env.sitegen.families.kanban.views.common import (
+    Page,
+    assignee_options,
+    card_link,
+    card_meta,
+    chips,
+    choice,
+    column_options,
+    draft_choice,
+    error_line,
+    error_text,
+    field_order,
+    fix_banner,
+    hint,
+    member_options,
+    modal_open,
+    no_arg,
+    priority_options,
+)
+from webfactory_env.sitegen.html import Renderer, esc
+from webfactory_env.sitegen.spec import Option
+
+SORT_ATTRS = {
+    "position": {"key": "position", "order": "asc"},
+    "due-asc": {"key": "due", "order": "asc"},
+    "priority-desc": {"key": "priority", "order": "desc"},
+}
+SORT_ALIASES = {
+    "position": ("default", "manual", "board order"),
+    "due-asc": ("asc", "ascending", "soonest first", "earliest"),
+    "priority-desc": ("desc", "descending", "highest first", "most urgent"),
+}
+
+
+# ------------------------------------------------------------------ boards list
+def boards(app: KanbanModel, r: Renderer, route: str) -> Page:
+    c = app.copy
+    tab = app.ui.tabs.get("boards", "active")
+    shown = [b for b in app.model.boards.values() if b.archived == (tab == "archived")]
+    tiles = "".join(board_tile(app, r, b, i + 1) for i, b in enumerate(shown))
+    panel = (
+        f'<div class="board-grid">{tiles}</div>'
+        if tiles
+        else f'<p class="muted">{esc(c("boards.none_archived"))}</p>'
+    )
+    tabs = w.tabs(
+        r,
+        group="boards",
+        active=tab,
+        panel=panel,
+        label=c("boards.tabs"),
+        items=[("active", c("boards.active")), ("archived", c("boards.archived"))],
+    )
+    new = w.link(r, sid="boards:new", href="/boards/new", text=c("boards.new"), class_="button")
+    promo = ""
+    if app.v.distractors == "many":
+        promo = (
+            '<aside class="promo distractor">'
+            + w.button(
+                r,
+                sid="promo:templates",
+                text=c("distractors.template"),
+                variant="secondary",
+                attrs_={"role": "templates", "distractor": True},
+                **app.on("add_power_up", "templates"),
+            )
+            + "</aside>"
+        )
+    title = c("boards.title")
+    return title, (
+        f"<h1>{esc(title)}</h1>{w.toast(app.flash)}{hint(app, 'boards.help')}"
+        f'<p class="actions">{new}</p>{tabs}{promo}'
+    )
+
+
+def board_tile(app: KanbanModel, r: Renderer, b: Board, rank: int) -> str:
+    c = app.copy
+    n = len(app.board_cards(b.id))
+    link = w.link(
+        r,
+        sid=f"board:{b.id}",
+        href=f"/board/{b.id}",
+        text=b.name,
+        kind="Item",
+        class_="title",
+        attrs_={
+            "type": "board",
+            "id": b.id,
+            "name": b.name,
+            "archived": b.archived,
+            "cards": n,
+            "rank": rank,
+        },
+    )
+    count = c("boards.count_one") if n == 1 else c("boards.count_many", n=n)
+    badge = f'<span class="badge">{esc(c("boards.archived_badge"))}</span>' if b.archived else ""
+    star = ""
+    if app.v.distractors != "none":
+        star = w.button(
+            r,
+            sid=f"star:{b.id}",
+            text=c("distractors.star"),
+            variant="secondary",
+            icon="☆",
+            attrs_={"role": "star", "board": b.name, "distractor": True},
+            **app.on("star_board", b.id),
+        )
+    return (
+        f'<article class="board-tile">{link}{badge}'
+        f'<p class="muted">{esc(b.description)}</p>'
+        f'<span class="muted">{esc(count)}</span>{star}</article>'
+    )
+
+
+# ------------------------------------------------------------------------ board
+def board(app: KanbanModel, r: Renderer, route: str) -> Page:
+    c = app.copy
+    b = app.model.boards[route[len("/board/") :]]
+    crumbs = w.breadcrumbs(r, [(c("board.root"), "/"), (b.name, None)], label=c("board.crumbs"))
+    add = ""
+    if not b.archived and app.v.form_mode == "modal":
+        add = (
+            w.modal(
+                r,
+                name="new_card",
+                title=c("new_card.heading"),
+                body=new_card_form(app, r, b),
+                close_text=c("new_card.close"),
+            )
+            if modal_open(app, "new_card")
+            else w.modal_opener(
+                r, name="new_card", text=c("new_card.open"), attrs_={"form": "new_card"}
+            )
+        )
+    banner = (
+        f'<p class="error-summary" role="status">{esc(c("board.archived_banner"))}</p>'
+        if b.archived
+        else ""
+    )
+    cards = r.subregion("cards", columns_html(app, r, b), class_="board-cards")
+    inline = ""
+    if not b.archived and app.v.form_mode == "inline":
+        inline = (
+            f'<section class="new-card"><h2>{esc(c("new_card.heading"))}</h2>'
+            f"{new_card_form(app, r, b)}</section>"
+        )
+    return b.name, (
+        f'{crumbs}<div class="board-head"><h1>{esc(b.name)}</h1>{add}{switch_menu(app, r, b)}'
+        f'</div><p class="muted">{esc(b.description)}</p>{banner}{w.toast(app.flash)}'
+        f'<div class="toolbar">{toolbar(app, r, b)}</div>{cards}{inline}{power_up(app, r, b)}'
+    )
+
+
+def switch_menu(app: KanbanModel, r: Renderer, b: Board) -> str:
+    others = [x for x in app.model.boards.values() if not x.archived and x.id != b.id]
+    if not others:
+        return ""
+    return w.nested_menu(
+        r,
+        name="switch",
+        open_keys=app.ui.open,
+        label=app.copy("board.menu"),
+        items=[
+            w.MenuItem(
+                "boards",
+                app.copy("board.switch"),
+                children=tuple(w.MenuItem(x.id, x.name, href=f"/board/{x.id}") for x in others),
+            )
+        ],
+    )
+
+
+def toolbar(app: KanbanModel, r: Renderer, b: Board) -> str:
+    """The board's filters (label, assignee, overdue), its search box and its sort."""
+    c, view = app.copy, app.model.views[b.id]
+
+    def board_filter(name: str, label: str, options: list[Option], selected: str) -> str:
+        return choice(
+            app,
+            r,
+            sid=f"filter:{name}",
+            kind="Filter",
+            name=name,
+            label=label,
+            options=options,
+            selected=selected,
+            **app.on("set_filter", f"{b.id}:{name}"),
+        )
+
+    labels = board_filter(
+        "label",
+        c("board.label"),
+        [Option("", c("board.all_labels"), aliases=("all", "any"))]
+        + [Option(x, x) for x in b.labels],
+        view.label,
+    )
+    who = board_filter(
+        "assignee",
+        c("board.assignee"),
+        [Option("", c("board.anyone"), aliases=("all", "any", "anyone")), *member_options(app)],
+        view.assignee,
+    )
+    due = board_filter(
+        "due",
+        c("board.due_filter"),
+        [
+            Option("", c("board.any_due"), aliases=("all", "any")),
+            Option("overdue", c("board.overdue_only"), aliases=("overdue", "late")),
+        ],
+        view.due,
+    )
+    search = w.text_field(
+        r,
+        sid="field:board.q",
+        name="q",
+        label=c("board.search"),
+        value=view.q,
+        form="board-filter",
+        helper=c("board.search_help"),
+        input_type="search",
+        **app.on("search_board", b.id),
+    )
+    sort = choice(
+        app,
+        r,
+        sid="sort",
+        kind="Sort",
+        name="sort",
+        label=c("board.sort"),
+        options=[
+            Option(s, c(f"sort.{s}"), tuple(sorted(SORT_ATTRS[s].items())), SORT_ALIASES[s])
+            for s in SORTS
+        ],
+        selected=view.sort,
+        **app.on("set_sort", b.id),
+    )
+    return labels + who + due + search + sort
+
+
+def columns_html(app: KanbanModel, r: Renderer, b: Board) -> str:
+    """The board's columns of cards (the filtered, sorted ones), ranked within each."""
+    c = app.copy
+    visible = app.visible(b)
+    by_column: dict[str, list[Card]] = {col: [] for col in b.columns}
+    for card in visible:
+        by_column[card.column].append(card)
+    cols = []
+    for col in b.columns:
+        cards = by_column[col]
+        items = "".join(
+            f'<article class="kcard">{chips(app.labels_on(card))}'
+            + card_link(app, r, card, rank, "card", class_="title")
+            + f'<div class="meta">{card_meta(app, card)}</div></article>'
+            for rank, card in enumerate(cards, 1)
+        )
+        body = items or f'<p class="muted">{esc(c("board.empty_column"))}</p>'
+        cols.append(
+            f'<section class="kcol"><h2>{esc(c(f"columns.{col}"))} '
+            f'<span class="muted">{len(cards)}</span></h2>{body}</section>'
+        )
+    n = len(visible)
+    count = c("board.shown_one") if n == 1 else c("board.shown_many", n=n)
+    return (
+        f'<p class="muted" role="status">{esc(count)}</p><div class="kboard">{"".join(cols)}</div>'
+    )
+
+
+def power_up(app: KanbanModel, r: Renderer, b: Board) -> str:
+    if app.v.distractors != "many" or b.archived:
+        return ""
+    return (
+        '<aside class="promo distractor">'
+        f"<p>{esc(app.copy('distractors.power_up_text'))}</p>"
+        + w.button(
+            r,
+            sid=f"power-up:{b.id}",
+            text=app.copy("distractors.power_up"),
+            variant="secondary",
+            attrs_={"role": "power-up", "distractor": True},
+            **app.on("add_power_up", b.id),
+        )
+        + "</aside>"
+    )
+
+
+def new_card_form(app: KanbanModel, r: Renderer, b: Board) -> str:
+    c = app.copy
+    f, errors = app.model.forms.new_card, app.model.feedback.new_card_errors
+    fields = {
+        "title": w.text_field(
+            r,
+            sid="field:new_card.title",
+            name="title",
+            label=c("new_card.title"),
+            value=f.title,
+            form="new_card",
+            error=error_text(app, errors, "title"),
+            helper=c("new_card.title_help"),
+            maxlength=120,
+            **app.on("set_field", "new_card.title"),
+        ),
+        "column": draft_choice(
+            app,
+            r,
+            "new_card",
+            "column",
+            label=c("new_card.column"),
+            options=column_options(app, b.columns),
+        ),
+        "assignee": draft_choice(
+            app,
+            r,
+            "new_card",
+            "assignee",
+            label=c("new_card.assignee"),
+            options=assignee_options(app),
+        ),
+        "priority": draft_choice(
+            app,
+            r,
+            "new_card",
+            "priority",
+            label=c("new_card.priority"),
+            options=priority_options(app),
+        ),
+        "due": w.date_picker(
+            r,
+            sid="date:new_card.due",
+            name="due",
+            label=c("new_card.due"),
+            value=f.due,
+            form="new_card",
+            month=app.month_of("due"),
+            is_open="date:new_card.due" in app.ui.open,
+            today=TODAY,
+            **app.on("set_field", "new_card.due"),
+        )
+        + error_line(app, errors, "due"),
+    }
+    body = "".join(fields[n] for n in field_order(app, tuple(fields), "new_card"))
+    return w.form(
+        r,
+        name="new_card",
+        body=body,
+        submit_sid="form:new_card",
+        submit_text=c("new_card.submit"),
+        label=c("new_card.heading"),
+        banner=fix_banner(app, errors),
+        attrs_={"board": b.id, "role": "create-card"},
+        **no_arg(app.on("create_card", b.id)),
+    )

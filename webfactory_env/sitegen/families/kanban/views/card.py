@@ -1,0 +1,370 @@
+"""A card's page: its edit form, labels, files, comments and activity, and the side panel
+that moves, assigns, prioritises, archives or deletes it (read-only when archived)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from webfactory_env.core.predicates import Eq
+from webfactory_env.sitegen import widgets as w
+from webfactory_env.sitegen.families.kanban.content import TODAY
+from webfactory_env.sitegen.families.kanban.model import KanbanModel
+from webfactory_env.sitegen.families.kanban.model.state import Board, Card
+from webfactory_env.sitegen.families.kanban.views.common import (
+    Page,
+    assignee_options,
+    choice,
+    column_options,
+    error_line,
+    error_text,
+    fix_banner,
+    modal_open,
+    no_arg,
+    priority_options,
+)
+from webfactory_env.sitegen.html import Renderer, esc
+from webfactory_env.sitegen.spec import Option
+
+
+def card_page(app: KanbanModel, r: Renderer, route: str) -> Page:
+    c = app.copy
+    card = app.model.cards[route[len("/card/") :]]
+    board = app.board_of(card)
+    crumbs = w.breadcrumbs(
+        r,
+        [(c("board.root"), "/"), (board.name, f"/board/{board.id}"), (card.title, None)],
+        label=c("card.crumbs"),
+    )
+    notice = ""
+    if board.archived:
+        notice = f'<p class="error-summary" role="status">{esc(c("card.read_only"))}</p>'
+    elif card.archived:
+        notice = f'<p class="notice" role="status">{esc(c("card.archived"))}</p>'
+    if board.archived or card.archived:
+        body, side = read_only(app, card), actions(app, r, card, board)
+    else:
+        body = (
+            edit_form(app, r, card)
+            + labels(app, r, card, board)
+            + files(app, r, card)
+            + comments(app, r, card)
+            + activity(app, card)
+        )
+        side = side_panel(app, r, card, board) + actions(app, r, card, board)
+    return card.title, (
+        f"{crumbs}<h1>{esc(card.title)}</h1>{notice}{w.toast(app.flash)}"
+        f'<div class="card-page"><div class="card-main">{body}</div>'
+        f'<aside class="card-side">{side}</aside></div>{confirmation(app, r, card, board)}'
+    )
+
+
+def confirmation(app: KanbanModel, r: Renderer, card: Card, board: Board) -> str:
+    """The dialog that confirms archiving or deleting the card (both ask first)."""
+    c = app.copy
+    for action, transition, key in (
+        ("delete", "delete_card", "card.confirm"),
+        ("archive", "archive_card", "card.confirm_archive"),
+    ):
+        if not modal_open(app, f"{action}-card") or board.archived:
+            continue
+        confirm = w.button(
+            r,
+            sid=f"confirm-{action}:{card.id}",
+            text=c(key),
+            attrs_={"role": f"confirm-{action}", "card": card.id},
+            **app.on(transition, card.id),
+        )
+        return w.modal(
+            r,
+            name=f"{action}-card",
+            title=c(f"{key}_title"),
+            close_text=c("card.cancel"),
+            body=f'<p>{esc(c(f"{key}_body"))}</p><div class="actions">{confirm}</div>',
+        )
+    return ""
+
+
+def read_only(app: KanbanModel, card: Card) -> str:
+    c = app.copy
+    details = w.detail_view(
+        [
+            (c("card.column"), c(f"columns.{card.column}")),
+            (c("card.assignee"), app.name(card.assignee) or c("card.unassigned")),
+            (c("card.priority"), c(f"priority.{card.priority}")),
+            (c("card.due"), card.due or c("card.none")),
+            (c("card.labels"), ", ".join(app.labels_on(card)) or c("card.none")),
+            (c("card.attachments"), ", ".join(sorted(card.attachments)) or c("card.none")),
+        ]
+    )
+    return (
+        f"{details}<h2>{esc(c('card.description'))}</h2><p>{esc(card.description)}</p>"
+        f"<h2>{esc(c('card.comments'))}</h2>{comment_list(app, card)}"
+    )
+
+
+def edit_form(app: KanbanModel, r: Renderer, card: Card) -> str:
+    """Title, description and due date: drafts until saved."""
+    c = app.copy
+    draft = app.model.forms.cards.get(card.id)
+    title_, description_, due_ = (
+        (draft.title, draft.description, draft.due)
+        if draft
+        else (card.title, card.description, card.due)
+    )
+    errors = app.model.feedback.card_errors
+    formatting = app.model.editors.description
+    title = w.text_field(
+        r,
+        sid="field:card.title",
+        name="title",
+        label=c("card.title"),
+        value=title_,
+        form="card",
+        maxlength=120,
+        error=error_text(app, errors, f"{card.id}:title"),
+        **app.on("set_card_field", f"{card.id}:title"),
+    )
+    description = w.rich_text(
+        r,
+        sid="editor:card.description",
+        name="description",
+        label=c("card.description"),
+        value=description_,
+        form="card",
+        format_handler="format_text",
+        bold=formatting.bold,
+        italic=formatting.italic,
+        **app.on("set_card_field", f"{card.id}:description"),
+    )
+    due = w.date_picker(
+        r,
+        sid="date:card.due",
+        name="due",
+        label=c("card.due"),
+        value=due_,
+        form="card",
+        month=app.month_of("due"),
+        is_open="date:card.due" in app.ui.open,
+        today=TODAY,
+        **app.on("set_card_field", f"{card.id}:due"),
+    ) + error_line(app, errors, f"{card.id}:due")
+    return w.form(
+        r,
+        name="card",
+        body=title + description + due,
+        submit_sid="form:card",
+        submit_text=c("card.save"),
+        label=c("card.edit"),
+        banner=fix_banner(app, errors, f"{card.id}:"),
+        attrs_={"card": card.id, "role": "save-card"},
+        **no_arg(app.on("save_card", card.id)),
+    )
+
+
+def labels(app: KanbanModel, r: Renderer, card: Card, board: Board) -> str:
+    toggles = "".join(
+        w.toggle(
+            r,
+            sid=f"label:{x}",
+            kind="Toggle",
+            name="label",
+            label=x,
+            checked=bool(card.labels.get(x)),
+            attrs_={"label": x, "card": card.id},
+            **app.on("set_label", f"{card.id}:{x}"),
+        )
+        for x in board.labels
+    )
+    return (
+        f'<h2>{esc(app.copy("card.labels"))}</h2><div class="labels" role="group">{toggles}</div>'
+    )
+
+
+def files(app: KanbanModel, r: Renderer, card: Card) -> str:
+    c = app.copy
+    sizes = {f.name: f for f in app.files}
+    items = "".join(
+        f"<li>{esc(name)}"
+        + (f' <small class="muted">{sizes[name].size_kb} KB</small>' if name in sizes else "")
+        + "</li>"
+        for name in sorted(card.attachments)
+    )
+    listing = (
+        f'<ul class="files">{items}</ul>'
+        if items
+        else f'<p class="muted">{esc(c("card.no_attachments"))}</p>'
+    )
+    upload = w.file_upload(
+        r,
+        sid="upload:attachment",
+        name="attachment",
+        label=c("card.attach"),
+        files=[w.SyntheticFile(f.name, f.size_kb, f.kind) for f in app.files],
+        chosen="",
+        is_open="upload:attachment" in app.ui.open,
+        **app.on("attach_file", card.id),
+    )
+    return f"<h2>{esc(c('card.attachments'))}</h2>{listing}{upload}"
+
+
+def comment_list(app: KanbanModel, card: Card) -> str:
+    c = app.copy
+    found = app.comments_on(card.id)
+    if not found:
+        return f'<p class="muted">{esc(c("card.no_comments"))}</p>'
+    items = "".join(
+        f'<li><small class="muted">{esc(c("card.by", name=app.name(cm.author), date=cm.date))}'
+        f"</small><p>{esc(cm.text)}</p></li>"
+        for cm in found
+    )
+    return f'<ol class="comments">{items}</ol>'
+
+
+def comments(app: KanbanModel, r: Renderer, card: Card) -> str:
+    c = app.copy
+    n = len(app.comments_on(card.id))
+    text = w.text_field(
+        r,
+        sid="field:comment",
+        name="comment",
+        label=c("card.comment"),
+        value=app.model.forms.comments.get(card.id, ""),
+        form="comment",
+        multiline=True,
+        error=error_text(app, app.model.feedback.comment_errors, card.id),
+        **app.on("write_comment", card.id),
+    )
+    form = w.form(
+        r,
+        name="comment",
+        body=text,
+        submit_sid="form:comment",
+        submit_text=c("card.add_comment"),
+        label=c("card.comments"),
+        attrs_={"card": card.id, "role": "add-comment"},
+        **no_arg(app.on("add_comment", card.id)),
+    )
+    return (
+        f'<h2>{esc(c("card.comments"))} <span class="muted">{n}</span></h2>'
+        f"{comment_list(app, card)}{form}"
+    )
+
+
+def activity(app: KanbanModel, card: Card) -> str:
+    c = app.copy
+    entries = []
+    for key, arg in card.activity:
+        if key == "log_moved":
+            text = c("card.log_moved", column=c(f"columns.{arg}"))
+        elif key == "log_assigned":
+            text = c("card.log_assigned", name=app.name(arg) or c("card.unassigned"))
+        elif key == "log_priority":
+            text = c("card.log_priority", priority=c(f"priority.{arg}"))
+        elif key in ("log_attached", "log_label_on", "log_label_off"):
+            text = c(f"card.{key}", file=arg, label=arg)
+        else:
+            text = c(f"card.{key}")
+        entries.append(f"<li>{esc(text)}</li>")
+    body = (
+        f'<ol class="activity">{"".join(entries)}</ol>'
+        if entries
+        else f'<p class="muted">{esc(c("card.no_activity"))}</p>'
+    )
+    return f"<h2>{esc(c('card.activity'))}</h2>{body}"
+
+
+def side_panel(app: KanbanModel, r: Renderer, card: Card, board: Board) -> str:
+    """Move the card (choose a column, then Move), assign it, set its priority."""
+    c = app.copy
+
+    def card_choice(
+        name: str, label: str, options: Sequence[Option], selected: str, on: str
+    ) -> str:
+        return choice(
+            app,
+            r,
+            sid=f"choice:card.{name}",
+            kind="Choice",
+            name=name,
+            label=label,
+            options=options,
+            selected=selected,
+            attrs_={"card": card.id, **({"form": "move"} if name == "column" else {})},
+            **app.on(on, card.id),
+        )
+
+    target = app.model.forms.moves.get(card.id, card.column)
+    move = w.form(
+        r,
+        name="move",
+        body=card_choice(
+            "column", c("card.move"), column_options(app, board.columns), target, "choose_column"
+        ),
+        submit_sid="form:move",
+        submit_text=c("card.move_submit"),
+        label=c("card.move"),
+        attrs_={"card": card.id, "role": "move-card"},
+        **no_arg(app.on("move_card", card.id)),
+    )
+    take = w.button(
+        r,
+        sid=f"take:{card.id}",
+        text=c("card.take"),
+        variant="secondary",
+        attrs_={"role": "assign-to-me", "card": card.id},
+        **app.on("assign_card", f"{card.id}={app.me.id}"),
+    )
+    people, priorities = assignee_options(app), priority_options(app)
+    return (
+        move
+        + card_choice("assignee", c("card.assignee"), people, card.assignee, "assign_card")
+        + take
+        + card_choice("priority", c("card.priority"), priorities, card.priority, "set_priority")
+    )
+
+
+def actions(app: KanbanModel, r: Renderer, card: Card, board: Board) -> str:
+    """Archive or restore, delete (after a confirmation dialog), and watch."""
+    if board.archived:
+        return ""
+    c = app.copy
+    if card.archived:
+        keep = w.button(
+            r,
+            sid=f"restore:{card.id}",
+            text=c("card.restore"),
+            variant="secondary",
+            attrs_={"role": "restore-card", "card": card.id},
+            **app.on("restore_card", card.id),
+        )
+    else:
+        keep = dialog_opener(app, r, card, "archive")
+    delete = dialog_opener(app, r, card, "delete")
+    watch = ""
+    if app.v.distractors != "none" and not card.archived:
+        watch = w.button(
+            r,
+            sid=f"watch:{card.id}",
+            text=c("distractors.watch"),
+            variant="secondary",
+            attrs_={"role": "watch", "card": card.id, "distractor": True},
+            **app.on("watch_card", card.id),
+        )
+    return (
+        f"<h2>{esc(c('card.actions'))}</h2>"
+        f'<div class="actions vertical">{keep}{delete}{watch}</div>'
+    )
+
+
+def dialog_opener(app: KanbanModel, r: Renderer, card: Card, action: str) -> str:
+    """The button that asks to archive or delete the card: it opens the confirmation."""
+    return w.button(
+        r,
+        sid=f"{action}:{card.id}",
+        text=app.copy(f"card.{action}"),
+        handler="ui.modal",
+        arg=f"{action}-card",
+        variant="secondary",
+        attrs_={"role": f"{action}-card", "card": card.id},
+        effect=Eq(("ui", "modal"), f"{action}-card"),
+    )
