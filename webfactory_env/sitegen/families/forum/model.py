@@ -35,10 +35,13 @@ REP_PER_ACCEPT = 15
 
 
 def _upvoted(pid: str | None) -> Predicate:
+    """The post `pid` (a thread's question or a reply) has the signed-in member's vote."""
     return Contains((table_of(pid or ""), pid or "", "upvoters"), Ref("state:auth.user"))
 
 
 def _accepted(pid: str | None) -> Predicate:
+    """Reply `pid` is its thread's accepted answer (an effect knows only the reply, and
+    only the thread it answers can accept it)."""
     return Exists(("threads",), Eq(("accepted",), pid or ""))
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from webfactory_env.core.seeding import SeedStream
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.families.forum.model import ForumModel
@@ -100,39 +98,25 @@ def new_thread(app: ForumModel, r: Renderer, route: str) -> Page:
             helper=c("new.title_help", n=title_minimum(app.strict)),
             **app.on("set_field", "new_thread.title"),
         ),
-        "category": w.choice(
+        "category": _choice(
+            app,
             r,
-            sid="choice:new_thread.category",
-            kind="Choice",
-            name="category",
-            label=c("new.category"),
-            options=[
+            "category",
+            [
                 Option("", c("new.pick_category"), aliases=("none",)),
                 *(Option(x.slug, x.name) for x in app.categories),
             ],
-            selected=draft["category"],
-            attrs_={"form": "new_thread"},
-            is_open="choice:new_thread.category" in app.ui.open,
-            **app.on("set_choice", "category"),
-        )
-        + _choice_error(app, r, "category", errs),
-        "tag": w.choice(
+        ),
+        "tag": _choice(
+            app,
             r,
-            sid="choice:new_thread.tag",
-            kind="Choice",
-            name="tag",
-            label=c("new.tag"),
-            options=[
+            "tag",
+            [
                 Option("", c("new.no_tag"), aliases=("none",)),
                 *(Option(x, x) for x in app.tag_slugs),
             ],
-            selected=draft["tag"],
-            attrs_={"form": "new_thread"},
-            is_open="choice:new_thread.tag" in app.ui.open,
             helper=c("new.tag_required" if app.strict else "new.tag_help"),
-            **app.on("set_choice", "tag"),
-        )
-        + _choice_error(app, r, "tag", errs),
+        ),
     }
     fields = "".join(
         parts[n] for n in _field_order(app, ("title", "category", "tag"), "new_thread")
@@ -174,8 +158,25 @@ def new_thread(app: ForumModel, r: Renderer, route: str) -> Page:
     )
 
 
-def _choice_error(app: ForumModel, r: Renderer, name: str, errs: Mapping[str, str]) -> str:
-    return error_region(r, f"err:choice:new_thread.{name}", error_text(app, errs.get(name, "")))
+def _choice(
+    app: ForumModel, r: Renderer, name: str, options: list[Option], helper: str = ""
+) -> str:
+    """The new thread's category or tag, with its error beneath."""
+    sid = f"choice:new_thread.{name}"
+    error = error_text(app, app.model.feedback.new_thread_errors.get(name, ""))
+    return w.choice(
+        r,
+        sid=sid,
+        kind="Choice",
+        name=name,
+        label=app.copy(f"new.{name}"),
+        options=options,
+        selected=app.model.forms.new_thread[name],
+        attrs_={"form": "new_thread"},
+        is_open=sid in app.ui.open,
+        helper=helper,
+        **app.on("set_choice", name),
+    ) + error_region(r, f"err:{sid}", error)
 
 
 def pro(app: ForumModel, r: Renderer, route: str) -> Page:

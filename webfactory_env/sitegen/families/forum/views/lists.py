@@ -84,34 +84,26 @@ def thread_list(app: ForumModel, r: Renderer, route: str) -> Page:
         ),
         **submit(app, "search_threads"),
     )
-    tag_sel = w.choice(
+    tag_sel = _filter(
+        app,
         r,
-        sid="filter:tag",
-        kind="Filter",
-        name="tag",
-        label=c("list.tag"),
-        options=[
+        scope,
+        "tag",
+        [
             Option("", c("list.all_tags"), aliases=("all", "any")),
             *(Option(x, x) for x in app.scope_tags(scope)),
         ],
-        selected=ls.tag,
-        is_open="filter:tag" in app.ui.open,
-        **app.on("filter_threads", "tag"),
     )
-    status_sel = w.choice(
+    status_sel = _filter(
+        app,
         r,
-        sid="filter:status",
-        kind="Filter",
-        name="status",
-        label=c("list.status"),
-        options=[
+        scope,
+        "status",
+        [
             Option("", c("list.any_status"), aliases=("all", "any")),
             Option("solved", c("list.solved"), aliases=("answered", "resolved")),
             Option("unsolved", c("list.unsolved"), aliases=("open", "not solved")),
         ],
-        selected=ls.status,
-        is_open="filter:status" in app.ui.open,
-        **app.on("filter_threads", "status"),
     )
     sort_sel = w.choice(
         r,
@@ -156,6 +148,21 @@ def thread_list(app: ForumModel, r: Renderer, route: str) -> Page:
         + r.subregion("threads", _threads(app, r, scope))
         + f'</div><aside class="filters">{sort_sel}{status_sel}{tag_sel}'
         f'<div class="since">{since}</div></aside></div>'
+    )
+
+
+def _filter(app: ForumModel, r: Renderer, scope: str, name: str, options: list[Option]) -> str:
+    """A list's filter on `name` (its tag, its status)."""
+    return w.choice(
+        r,
+        sid=f"filter:{name}",
+        kind="Filter",
+        name=name,
+        label=app.copy(f"list.{name}"),
+        options=options,
+        selected=getattr(app.list_of(scope), name),
+        is_open=f"filter:{name}" in app.ui.open,
+        **app.on("filter_threads", name),
     )
 
 
