@@ -9,10 +9,9 @@ import pytest
 
 from webfactory_env.core.seeding import stable_digest
 from webfactory_env.sitegen import AppEvent, generate_site
-from webfactory_env.sitegen.families.forum import (
-    NOW_STAMP,
-    PAGE_SIZE,
-    THREAD_COUNT,
+from webfactory_env.sitegen.families.forum.content import NOW_STAMP, THREAD_COUNT
+from webfactory_env.sitegen.families.forum.queries import PAGE_SIZE
+from webfactory_env.sitegen.families.forum.rules import (
     validate_reply,
     validate_signin,
     validate_thread,
@@ -131,7 +130,7 @@ def _signin(app, site, username: str) -> None:
     app.dispatch(
         AppEvent(
             type="submit",
-            handler="signin",
+            handler="sign_in",
             values={"username": username, "password": _password(site, username)},
         )
     )
@@ -150,6 +149,10 @@ def _html(app) -> str:
     return "".join(app.page().regions.values())
 
 
+def _role(app, role: str):
+    return next(a for a in app.page().affordances if a.attr_map().get("role") == role)
+
+
 # ------------------------------------------------------------------- sign-in
 def test_sign_in_checks_credentials_and_returns_to_the_page():
     site = _site(validation="async")
@@ -158,35 +161,37 @@ def test_sign_in_checks_credentials_and_returns_to_the_page():
     user = _newcomer(site)
     app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
     app.dispatch(AppEvent(type="nav", path="/signin"))
-    app.dispatch(AppEvent(type="submit", handler="signin", values={"username": "", "password": ""}))
-    assert app.state_view()["validation"]["signin"]["errors"] == {
+    app.dispatch(
+        AppEvent(type="submit", handler="sign_in", values={"username": "", "password": ""})
+    )
+    assert app.state_view()["feedback"]["signin_errors"] == {
         "username": "required",
         "password": "required",
     }
     app.dispatch(
         AppEvent(
             type="submit",
-            handler="signin",
+            handler="sign_in",
             values={"username": user, "password": "wrong-password-1"},
         )
     )
     state = app.state_view()
-    assert not state["auth"]["signed_in"] and state["validation"]["signin"]["errors"] == {
-        "_form": "credentials"
-    }
+    assert not state["auth"]["signed_in"]
+    assert state["feedback"]["signin_errors"] == {"_form": "credentials"}
     patch = app.dispatch(
         AppEvent(
             type="submit",
-            handler="signin",
+            handler="sign_in",
             values={"username": user.upper(), "password": _password(site, user)},
         )
     )
     state = app.state_view()
-    assert state["auth"] == {"signed_in": True, "user": user}
+    assert state["auth"] == {"user": user, "signed_in": True}
     assert patch.route == f"/t/{thread.id}", "back where the member was"
     assert _password(site, user) not in json.dumps(state), "no secret in state"
-    app.dispatch(AppEvent(type="click", handler="signout"))
-    assert app.state_view()["auth"] == {"signed_in": False, "user": ""}
+    assert state["forms"]["signin"]["password_given"] is True
+    app.dispatch(AppEvent(type="click", handler="sign_out"))
+    assert app.state_view()["auth"] == {"user": "", "signed_in": False}
 
 
 # --------------------------------------------------------------- list controls
@@ -202,43 +207,44 @@ def test_search_filters_sort_and_pages():
         a.attr_map()["id"] for a in app.page().affordances if a.attr_map().get("type") == "thread"
     ]
     assert newest == [t.id for t in threads[:PAGE_SIZE]], "newest first"
-    app.dispatch(AppEvent(type="click", handler="page", arg="2"))
+    app.dispatch(AppEvent(type="click", handler="turn_page", arg="2"))
     ranks = [
         a.attr_map()["rank"] for a in app.page().affordances if a.attr_map().get("type") == "thread"
     ]
     assert ranks == list(range(PAGE_SIZE + 1, 2 * PAGE_SIZE + 1))
-    app.dispatch(AppEvent(type="click", handler="page", arg="99"))  # no such page: ignored
+    app.dispatch(AppEvent(type="click", handler="turn_page", arg="99"))  # no such page
     assert app.state_view()["listing"]["page"] == 2
 
     tag = _thread(site, "solved").primary_tag
-    app.dispatch(AppEvent(type="change", handler="filter", arg="tag", value=tag))
-    app.dispatch(AppEvent(type="change", handler="filter", arg="status", value="solved"))
-    app.dispatch(AppEvent(type="change", handler="sort", value="votes"))
+    app.dispatch(AppEvent(type="change", handler="filter_threads", arg="tag", value=tag))
+    app.dispatch(AppEvent(type="change", handler="filter_threads", arg="status", value="solved"))
+    app.dispatch(AppEvent(type="change", handler="sort_threads", value="votes"))
     items = app.listing("all")
-    assert items and all(tag in t.tags and t.solved for t in items)
+    assert items and all(tag in t.tags and t.accepted for t in items)
     assert [t.votes for t in items] == sorted((t.votes for t in items), reverse=True)
     assert app.state_view()["listing"]["page"] == 1, "a new filter starts at page one"
     for bad in (
-        ("filter", "tag", "no-such-tag"),
-        ("filter", "status", "maybe"),
-        ("sort", None, "DROP TABLE"),
+        ("filter_threads", "tag", "no-such-tag"),
+        ("filter_threads", "status", "maybe"),
+        ("sort_threads", None, "DROP TABLE"),
     ):
         app.dispatch(AppEvent(type="change", handler=bad[0], arg=bad[1], value=bad[2]))
     listing = app.state_view()["listing"]
     assert (listing["tag"], listing["status"], listing["sort"]) == (tag, "solved", "votes")
 
     title = threads[5].title
-    app.dispatch(AppEvent(type="change", handler="filter", arg="tag", value=""))
-    app.dispatch(AppEvent(type="change", handler="filter", arg="status", value=""))
-    app.dispatch(AppEvent(type="input", handler="search_field", arg="q", value=title.upper()))
-    app.dispatch(AppEvent(type="submit", handler="search", values={"q": title.upper()}))
-    assert (
-        threads[5] in app.listing("all") and app.state_view()["listing"]["query"] == title.upper()
-    )
-    app.dispatch(AppEvent(type="change", handler="since", arg="since", value="2025-1"))  # typing
-    app.dispatch(AppEvent(type="change", handler="since", arg="since", value="2026-01-01"))
+    app.dispatch(AppEvent(type="change", handler="filter_threads", arg="tag", value=""))
+    app.dispatch(AppEvent(type="change", handler="filter_threads", arg="status", value=""))
+    app.dispatch(AppEvent(type="input", handler="type_query", arg="q", value=title.upper()))
+    app.dispatch(AppEvent(type="submit", handler="search_threads", values={"q": title.upper()}))
+    assert threads[5].id in {t.id for t in app.listing("all")}
+    assert app.state_view()["listing"]["query"] == title.upper()
+    app.dispatch(AppEvent(type="change", handler="set_since", arg="since", value="2025-1"))
+    app.dispatch(AppEvent(type="change", handler="set_since", arg="since", value="2026-01-01"))
     assert app.state_view()["listing"]["since"] == "2026-01-01"
     assert all(t.created >= "2026-01-01" for t in app.listing("all"))
+    app.dispatch(_role(app, "clear-date").click_event())
+    assert app.state_view()["listing"]["since"] == ""
     # the list's state is remembered when a thread is opened
     app.dispatch(AppEvent(type="nav", path=f"/t/{threads[5].id}"))
     assert app.state_view()["listing"]["query"] == title.upper()
@@ -252,7 +258,7 @@ def test_infinite_list_loads_more_while_scrolling():
     more = next(a for a in app.page().affordances if a.kind == "More")
     app.dispatch(more.click_event())
     assert app.state_view()["listing"]["shown"] == 2 * PAGE_SIZE
-    app.dispatch(AppEvent(type="change", handler="sort", value="replies"))
+    app.dispatch(AppEvent(type="change", handler="sort_threads", value="replies"))
     assert app.state_view()["listing"]["shown"] == PAGE_SIZE
 
 
@@ -262,23 +268,34 @@ def test_votes_one_per_member_and_undoable():
     app = site.new_app()
     thread = _thread(site, "solved")
     app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
-    app.dispatch(AppEvent(type="click", handler="vote", arg=thread.accepted))
-    assert app.state_view()["my"]["voted"] == [] and "vote" in app.flash.lower()  # a guest
+    app.dispatch(AppEvent(type="click", handler="upvote", arg=thread.accepted))
+    assert app.state_view()["replies"][thread.accepted]["upvoters"] == []
+    assert "vote" in app.flash.lower(), "a guest is asked to sign in"
     user = _newcomer(site)
     _signin(app, site, user)
     app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
     post = next(p for p in site.spec.entities["posts"] if p.id == thread.accepted)
-    rep = app.reputation(post.author)
-    app.dispatch(AppEvent(type="click", handler="vote", arg=post.id))
+    rep = app.state_view()["members"][post.author]["reputation"]
+    button = app.page().affordance(f"upvote:{post.id}")
+    assert button.handler == "upvote"
+    app.dispatch(button.click_event())
     state = app.state_view()
-    assert state["my"]["voted"] == [post.id] and state["thread"]["accepted_voted"]
-    assert app.votes_of(post.id) == post.votes + 1 and app.reputation(post.author) == rep + 10
-    app.dispatch(AppEvent(type="click", handler="vote", arg=post.id))  # undo
-    assert app.state_view()["my"]["voted"] == [] and app.votes_of(post.id) == post.votes
+    assert state["replies"][post.id]["upvoters"] == [user] and state["thread"]["accepted_voted"]
+    assert state["replies"][post.id]["votes"] == post.votes + 1
+    assert state["members"][post.author]["reputation"] == rep + 10
+    app.dispatch(AppEvent(type="click", handler="upvote", arg=post.id))  # once per member
+    assert app.state_view()["replies"][post.id]["votes"] == post.votes + 1
+    undo = app.page().affordance(f"upvote:{post.id}")
+    assert undo.handler == "withdraw_vote"
+    app.dispatch(undo.click_event())
+    state = app.state_view()
+    assert state["replies"][post.id]["upvoters"] == []
+    assert state["replies"][post.id]["votes"] == post.votes
+    assert state["members"][post.author]["reputation"] == rep
     locked = _thread(site, "locked")
-    app.dispatch(AppEvent(type="click", handler="vote", arg=locked.id))
-    app.dispatch(AppEvent(type="click", handler="vote", arg="P-nope"))
-    assert app.state_view()["my"]["voted"] == [] and not app.errors
+    app.dispatch(AppEvent(type="click", handler="upvote", arg=locked.id))
+    app.dispatch(AppEvent(type="click", handler="upvote", arg="P-nope"))
+    assert app.state_view()["threads"][locked.id]["upvoters"] == [] and not app.errors
 
 
 def test_only_the_thread_author_accepts_an_answer():
@@ -289,23 +306,25 @@ def test_only_the_thread_author_accepts_an_answer():
     _signin(app, site, replies[0].author)  # a replier, not the author
     app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
     assert not any(a.attr_map().get("role") == "accept" for a in app.page().affordances)
-    app.dispatch(AppEvent(type="click", handler="accept", arg=replies[0].id))
-    assert (
-        app.state_view()["thread"]["accepted_post"] == "" and not app.state_view()["thread"]["mine"]
-    )
+    app.dispatch(AppEvent(type="click", handler="accept_answer", arg=replies[0].id))
+    state = app.state_view()
+    assert state["threads"][thread.id]["accepted"] == "" and not state["thread"]["mine"]
     _signin(app, site, thread.author)
     app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
-    app.dispatch(AppEvent(type="change", handler="reply_sort", value="votes"))
+    app.dispatch(AppEvent(type="change", handler="sort_replies", value="votes"))
     top = max(replies, key=lambda p: p.votes)
-    accept = next(a for a in app.page().affordances if a.attr_map().get("role") == "accept")
+    accept = _role(app, "accept")
     assert accept.attr_map()["rank"] == 1 and accept.attr_map()["post"] == top.id
+    rep = app.state_view()["members"][top.author]["reputation"]
     app.dispatch(accept.click_event())
-    state = app.state_view()["thread"]
-    assert (
-        state["accepted_post"] == top.id and state["solved"] and state["accepted_votes_rank"] == 1
-    )
-    app.dispatch(AppEvent(type="click", handler="unaccept", arg=top.id))
-    assert app.state_view()["thread"]["accepted_post"] == ""
+    state = app.state_view()
+    assert state["threads"][thread.id]["accepted"] == top.id
+    assert state["thread"]["solved"] and state["thread"]["accepted_votes_rank"] == 1
+    assert state["members"][top.author]["reputation"] == rep + 15
+    app.dispatch(AppEvent(type="click", handler="unaccept_answer", arg=top.id))
+    state = app.state_view()
+    assert state["threads"][thread.id]["accepted"] == ""
+    assert state["members"][top.author]["reputation"] == rep
     locked = _thread(site, "locked")
     app.dispatch(AppEvent(type="nav", path=f"/t/{locked.id}"))
     assert app.state_view()["thread"]["locked"] and not app.state_view()["thread"]["can_reply"]
@@ -324,44 +343,52 @@ def test_reply_edit_and_delete_own_reply():
     user = _newcomer(site)
     _signin(app, site, user)
     app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
-    app.dispatch(AppEvent(type="input", handler="field", arg="reply.body", value="Too short"))
+    app.dispatch(AppEvent(type="input", handler="set_field", arg="reply.body", value="Too short"))
     app.dispatch(AppEvent(type="submit", handler="post_reply", values={}))
-    assert app.state_view()["validation"]["reply"]["errors"] == {"body": "reply_short"}
+    assert app.state_view()["feedback"]["reply_errors"] == {"body": "reply_short"}
     text = "<b>Restart</b> the sync service & try again"
-    app.dispatch(AppEvent(type="input", handler="field", arg="reply.body", value=text))
+    app.dispatch(AppEvent(type="input", handler="set_field", arg="reply.body", value=text))
     app.dispatch(AppEvent(type="submit", handler="post_reply", values={}))
     state = app.state_view()
-    assert state["thread"]["my_reply"] == text and state["my"]["replied"] == [thread.id]
-    assert state["activity"]["posted"] == [text] and not state["thread"]["can_reply"]
+    pid = app.my_reply(thread.id).id
+    assert state["replies"][pid] | {"id": pid} == {
+        "id": pid,
+        "thread": thread.id,
+        "author": user,
+        "body": text,
+        "edited": False,
+        "upvoters": [],
+        "bold": False,
+        "italic": False,
+        "created": NOW_STAMP,
+        "votes": 0,
+    }
+    assert state["thread"]["my_reply"] == text and not state["thread"]["can_reply"]
+    assert state["members"][user]["posts"] == 1
     html = _html(app)
-    assert (
-        "<b>Restart</b>" not in html and "&lt;b&gt;Restart&lt;/b&gt; the sync service &amp;" in html
-    )
-    app.dispatch(AppEvent(type="submit", handler="post_reply", values={"reply": "A second reply."}))
+    assert "<b>Restart</b>" not in html
+    assert "&lt;b&gt;Restart&lt;/b&gt; the sync service &amp;" in html
+    app.dispatch(AppEvent(type="submit", handler="post_reply", values={"reply": "A second one."}))
     assert app.state_view()["thread"]["replies"] == 1, "one reply per member and thread"
 
-    pid = app.my_reply(thread.id).id
     app.dispatch(AppEvent(type="click", handler="ui.toggle", arg=f"actions:{pid}"))
     app.dispatch(AppEvent(type="click", handler="ui.toggle", arg=f"edit:{pid}"))
     assert any(a.sid == "field:edit_reply.body" for a in app.page().affordances)
-    app.dispatch(AppEvent(type="input", handler="edit_field", arg=pid, value="Edited: restart it."))
+    app.dispatch(AppEvent(type="input", handler="type_edit", arg=pid, value="Edited: restart it."))
     app.dispatch(
-        AppEvent(type="submit", handler="save_edit", values={"edit_body": "Edited: restart it."})
+        AppEvent(type="submit", handler="edit_reply", values={"edit_body": "Edited: restart it."})
     )
-    state = app.state_view()
-    assert state["my"]["replies"][thread.id] == "Edited: restart it."
-    assert state["activity"]["edited"] == [pid] and f"edit:{pid}" not in app.ui.open
+    reply = app.state_view()["replies"][pid]
+    assert reply["body"] == "Edited: restart it." and reply["edited"]
+    assert f"edit:{pid}" not in app.ui.open
 
     app.dispatch(AppEvent(type="click", handler="ui.toggle", arg=f"actions:{pid}"))
-    opener = next(a for a in app.page().affordances if a.attr_map().get("role") == "delete")
-    app.dispatch(opener.click_event())
-    confirm = next(
-        a for a in app.page().affordances if a.attr_map().get("role") == "confirm-delete"
-    )
-    app.dispatch(confirm.click_event())
+    app.dispatch(_role(app, "delete").click_event())
+    app.dispatch(_role(app, "confirm-delete").click_event())
     state = app.state_view()
-    assert not state["thread"]["has_my_reply"] and state["activity"]["deleted"] == [pid]
-    assert state["thread"]["replies"] == 0 and state["ui"]["modal"] == ""
+    assert pid not in state["replies"], "a deleted reply is gone from the table"
+    assert not state["thread"]["has_my_reply"] and state["thread"]["replies"] == 0
+    assert state["ui"]["modal"] == "" and state["members"][user]["posts"] == 0
 
 
 def test_others_replies_and_accepted_answers_cannot_be_deleted():
@@ -390,7 +417,7 @@ def test_sync_validation_updates_only_the_error_region_while_typing():
     patch = app.dispatch(
         AppEvent(
             type="input",
-            handler="field",
+            handler="set_field",
             arg="new_thread.title",
             sid="field:new_thread.title",
             value="Short",
@@ -401,7 +428,7 @@ def test_sync_validation_updates_only_the_error_region_while_typing():
     patch = app.dispatch(
         AppEvent(
             type="input",
-            handler="field",
+            handler="set_field",
             arg="new_thread.title",
             sid="field:new_thread.title",
             value="A long enough title here",
@@ -415,41 +442,47 @@ def test_async_validation_waits_for_submit():
     app = site.new_app()
     _signin(app, site, _newcomer(site))
     app.dispatch(AppEvent(type="nav", path="/new"))
-    app.dispatch(AppEvent(type="input", handler="field", arg="new_thread.title", value="Short"))
-    assert app.state_view()["validation"]["new_thread"]["errors"] == {}
-    app.dispatch(AppEvent(type="submit", handler="new_thread", values={}))
-    assert set(app.state_view()["validation"]["new_thread"]["errors"]) == {
-        "title",
-        "category",
-        "body",
-    }
+    app.dispatch(AppEvent(type="input", handler="set_field", arg="new_thread.title", value="Short"))
+    assert app.state_view()["feedback"]["new_thread_errors"] == {}
+    app.dispatch(AppEvent(type="submit", handler="start_thread", values={}))
+    assert set(app.state_view()["feedback"]["new_thread_errors"]) == {"title", "category", "body"}
 
 
-def test_new_thread_is_created_and_listed_first():
+def test_new_thread_is_a_new_record_listed_first():
     site = _site()
     app = site.new_app()
     user = _newcomer(site)
     _signin(app, site, user)
     app.dispatch(AppEvent(type="nav", path="/new"))
     category = site.spec.entities["categories"][0].slug
-    app.dispatch(AppEvent(type="change", handler="new_choice", arg="category", value=category))
-    app.dispatch(AppEvent(type="change", handler="new_choice", arg="tag", value="no-such-tag"))
+    app.dispatch(AppEvent(type="change", handler="set_choice", arg="category", value=category))
+    app.dispatch(AppEvent(type="change", handler="set_choice", arg="tag", value="no-such-tag"))
+    app.dispatch(AppEvent(type="click", handler="toggle_format", arg="body=bold"))
     body = "Exports stopped including attachments after the update to 5.1 yesterday."
     patch = app.dispatch(
         AppEvent(
             type="submit",
-            handler="new_thread",
+            handler="start_thread",
             values={"title": "Exports lose attachments", "body": body},
         )
     )
-    created = app.state_view()["created"]
-    assert created["title"] == "Exports lose attachments" and created["category"] == category
-    assert created["tag"] == "" and patch.route == f"/t/{created['id']}"
-    assert app.known_route(patch.route) and app.state_view()["thread"]["mine"]
+    state = app.state_view()
+    tid = state["thread"]["id"]
+    assert patch.route == f"/t/{tid}" and app.known_route(patch.route) and state["thread"]["mine"]
+    assert tid not in {t.id for t in site.spec.entities["threads"]}
+    made = state["threads"][tid]
+    assert (made["title"], made["category"], made["tag"], made["body"]) == (
+        "Exports lose attachments",
+        category,
+        "",
+        body,
+    )
+    assert made["author"] == user and made["bold"] and not made["italic"]
     app.dispatch(AppEvent(type="nav", path=f"/c/{category}"))
-    assert app.listing(category)[0].id == created["id"]
+    assert app.listing(category)[0].id == tid
     app.dispatch(AppEvent(type="nav", path=f"/u/{user}"))
     assert app.state_view()["profile"]["posts"] == 1
+    assert app.state_view()["profile"]["threads"] == 1
 
 
 def test_validation_rules():
@@ -474,6 +507,65 @@ def test_validation_rules():
     assert validate_reply("  fifteen chars!!  ") == {}
     assert validate_reply("fifteen chars!!", strict=True) == {"body": "reply_short"}
     assert validate_signin({"username": "a", "password": " "}) == {"password": "required"}
+
+
+# ------------------------------------------------------------- the state model
+def test_the_state_declares_what_goals_may_pin():
+    schema = generate_site("forum", 0).family.schema
+    assert schema.pinned(("threads", "T1", "accepted"))
+    assert schema.pinned(("replies", "P1", "body")) and schema.pinned(("replies", "P1", "edited"))
+    assert schema.pinned(("replies", "P1", "upvoters")) and schema.pinned(("auth", "user"))
+    assert not schema.pinned(("replies", "P1", "votes")), "vote counts are bookkeeping"
+    assert not schema.pinned(("replies", "P1", "created")), "timestamps are bookkeeping"
+    assert not schema.pinned(("members", "u", "reputation")), "reputation follows from votes"
+    assert not schema.pinned(("forms", "reply")), "drafts are never pinned"
+    assert not schema.pinned(("browsing", "reply_sort")), "how the page looks is never pinned"
+    assert not schema.pinned(("thread", "accepted_author")), "page facts are never pinned"
+    assert schema.node(("replies", "*", "body")).source == "forms.reply.body"
+    assert schema.node(("threads", "*", "tag")).source == "forms.new_thread.tag"
+    assert schema.node(("activity", "reported")).history
+
+
+def test_state_is_built_from_the_model_and_secrets_never_reach_it():
+    site = _site()
+    app = site.new_app()
+    state = app.state_view()
+    entities = site.spec.entities
+    assert set(state["threads"]) == {t.id for t in entities["threads"]}
+    assert set(state["replies"]) == {p.id for p in entities["posts"]}
+    assert set(state["members"]) == {u.username for u in entities["users"]}
+    app.dispatch(AppEvent(type="nav", path="/signin"))
+    app.dispatch(
+        AppEvent(type="input", handler="set_field", arg="signin.password", value="s3cret-pass-99")
+    )
+    assert "s3cret-pass-99" not in json.dumps(app.state_view())
+    assert app.state_view()["forms"]["signin"]["password_given"] is True
+    assert all(u.password not in json.dumps(app.state_view()) for u in entities["users"])
+
+
+def test_reports_and_follows_leave_a_trace():
+    site = _site(distractors="many")
+    app = site.new_app()
+    thread = _thread(site, "open")
+    app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
+    app.dispatch(app.page().affordance(f"report:{thread.id}").click_event())
+    app.dispatch(app.page().affordance(f"follow:{thread.id}").click_event())
+    activity = app.state_view()["activity"]
+    assert activity == {"reported": [thread.id], "following": [thread.id]}
+    unfollow = app.page().affordance(f"follow:{thread.id}")
+    assert unfollow.handler == "unfollow_thread"
+    app.dispatch(unfollow.click_event())
+    assert app.state_view()["activity"]["following"] == []
+
+
+def test_transitions_report_what_fired():
+    site = _site()
+    app = site.new_app()
+    app.take_fired()
+    _signin(app, site, _newcomer(site))
+    assert app.take_fired() == ("nav", "sign_in")
+    app.dispatch(AppEvent(type="click", handler="sign_out"))
+    assert app.take_fired() == ("sign_out",)
 
 
 # ------------------------------------------------------------------- robustness
@@ -501,18 +593,19 @@ def test_bad_events_are_ignored_and_unknown_routes_are_404():
     app = site.new_app()
     before = app.state_view()
     for ev in (
-        AppEvent(type="click", handler="accept", arg="P0000000"),
+        AppEvent(type="click", handler="accept_answer", arg="P0000000"),
         AppEvent(type="click", handler="delete_reply", arg=""),
-        AppEvent(type="submit", handler="save_edit", values={"edit_body": "x" * 50}),
-        AppEvent(type="submit", handler="new_thread", values={"title": "x" * 40}),
-        AppEvent(type="input", handler="field", arg="nope.nope", value="x"),
-        AppEvent(type="input", handler="edit_field", arg="P0000000", value="x"),
-        AppEvent(type="change", handler="new_choice", arg="category", value="<b>"),
-        AppEvent(type="click", handler="members_sort", arg="password=asc"),
-        AppEvent(type="change", handler="reply_sort", value="random"),
-        AppEvent(type="click", handler="page", arg="-1"),
-        AppEvent(type="click", handler="format", arg="reply=underline"),
-        AppEvent(type="click", handler="report", arg="nothing"),
+        AppEvent(type="submit", handler="edit_reply", values={"edit_body": "x" * 50}),
+        AppEvent(type="submit", handler="start_thread", values={"title": "x" * 40}),
+        AppEvent(type="input", handler="set_field", arg="nope.nope", value="x"),
+        AppEvent(type="input", handler="type_edit", arg="P0000000", value="x"),
+        AppEvent(type="change", handler="set_choice", arg="category", value="<b>"),
+        AppEvent(type="click", handler="sort_members", arg="password=asc"),
+        AppEvent(type="change", handler="sort_replies", value="random"),
+        AppEvent(type="click", handler="turn_page", arg="-1"),
+        AppEvent(type="click", handler="toggle_format", arg="reply=underline"),
+        AppEvent(type="click", handler="report_post", arg="nothing"),
+        AppEvent(type="click", handler="follow_thread", arg="nothing"),
     ):
         app.dispatch(ev)
     assert not app.errors
@@ -534,7 +627,7 @@ def test_members_directory_sorts_by_every_column():
     app.dispatch(sort.click_event())
     first = next(a for a in app.page().affordances if a.attr_map().get("rank") == 1)
     oldest = min(site.spec.entities["users"], key=lambda u: u.joined)
-    assert app.state_view()["members"]["sort"] == "joined-asc"
+    assert app.state_view()["browsing"]["members_sort"] == "joined-asc"
     assert first.attr_map()["username"] == oldest.username
 
 
@@ -547,20 +640,18 @@ def test_a_failed_dialog_change_closes_the_dialog_and_can_be_retried():
     app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
     app.dispatch(AppEvent(type="click", handler="ui.modal", arg=f"edit:{mine.id}"))
     app.dispatch(
-        AppEvent(
-            type="input", handler="edit_field", arg=mine.id, value="Better text, with the fix."
-        )
+        AppEvent(type="input", handler="type_edit", arg=mine.id, value="Better text, with the fix.")
     )
     app._inject_error = lambda: True  # the server refuses the next change
     values = {"edit_body": "Better text, with the fix."}
-    app.dispatch(AppEvent(type="submit", handler="save_edit", values=values))
+    app.dispatch(AppEvent(type="submit", handler="edit_reply", values=values))
     del app._inject_error
     state = app.state_view()
     assert state["server"]["error"] and state["ui"]["modal"] == "", "the Retry is not hidden"
-    assert state["my"]["replies"][thread.id] == mine.body
+    assert state["replies"][mine.id]["body"] == mine.body
     assert any(a.sid == "retry" for a in app.page().affordances)
     app.dispatch(AppEvent(type="click", handler="retry"))
-    assert app.state_view()["my"]["replies"][thread.id] == "Better text, with the fix."
+    assert app.state_view()["replies"][mine.id]["body"] == "Better text, with the fix."
 
 
 def test_regions_nested_in_a_re_sent_region_are_sent_with_it():
@@ -569,13 +660,15 @@ def test_regions_nested_in_a_re_sent_region_are_sent_with_it():
     _signin(app, site, _newcomer(site))
     app.dispatch(AppEvent(type="nav", path="/new"))
     app.mount_payload()
-    app.dispatch(AppEvent(type="submit", handler="new_thread", values={"title": "Short"}))
+    app.dispatch(AppEvent(type="submit", handler="start_thread", values={"title": "Short"}))
     category = site.spec.entities["categories"][0].slug
     patch = app.dispatch(
-        AppEvent(type="change", handler="new_choice", arg="category", value=category)
+        AppEvent(type="change", handler="set_choice", arg="category", value=category)
     )
     # `main` is re-sent, so the unchanged title error must come along (or it would vanish)
     assert "main" in patch.regions and "15" in patch.regions["err:field:new_thread.title"]
     app.dispatch(AppEvent(type="nav", path="/threads"))
-    patch = app.dispatch(AppEvent(type="change", handler="filter", arg="status", value="solved"))
+    patch = app.dispatch(
+        AppEvent(type="change", handler="filter_threads", arg="status", value="solved")
+    )
     assert {"main", "threads"} <= set(patch.regions)

@@ -166,7 +166,7 @@ def _enter(family: str, site: Site, app: SiteApp) -> tuple[str, ...]:
         user = next(u for u in ent["users"] if u.username == post.author)
         _send(app, E(type="nav", path="/signin"))
         values = {"username": user.username, "password": user.password}
-        _send(app, E(type="submit", handler="signin", values=values))
+        _send(app, E(type="submit", handler="sign_in", values=values))
         return (f"/t/{post.thread_id}", "/new")
     return ()
 

@@ -125,11 +125,26 @@ def _fields(cls: type) -> tuple[tuple[str, bool], ...]:
     )
 
 
+@cache
+def _shown(cls: type) -> tuple[str, ...] | None:
+    """The names of a dataclass type's shown fields; None for a type that is no dataclass."""
+    if not dataclasses.is_dataclass(cls):
+        return None
+    return tuple(name for name, shown in _fields(cls) if shown)
+
+
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+
 def plain(value: Any) -> Any:
     """`value` as JSON-like data: dataclasses become dicts (hidden fields left out), sets
     become sorted lists, tuples lists."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {name: plain(getattr(value, name)) for name, shown in _fields(type(value)) if shown}
+    kind: type = type(value)
+    if kind in _LEAVES:  # most of a view: answered before any other test (views are big)
+        return value
+    shown = _shown(kind)
+    if shown is not None:
+        return {name: plain(getattr(value, name)) for name in shown}
     if isinstance(value, dict):
         return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -1093,12 +1093,14 @@ class _Compiler:
 
     def _state_candidates(self, path: tuple[str, ...]) -> list[Any]:
         """Other values the answer at `path` could have been: the same field of every
-        record of the table the page shows, or of the table the family names for it."""
+        record of the table the page shows, or of the table the family names for it (a
+        name in `DOMAINS` wins: the open thread's accepted author is one of the members)."""
         state = self.app.state_view()
-        table = self.app.OPEN.get(path[0]) or self.app.DOMAINS.get(".".join(path), "").split(".")[0]
-        field = path[-1]
-        if ".".join(path) in self.app.DOMAINS:
-            field = self.app.DOMAINS[".".join(path)].split(".")[-1]
+        domain = self.app.DOMAINS.get(".".join(path))
+        if domain is not None:
+            table, _, field = domain.partition(".")
+        else:
+            table, field = self.app.OPEN.get(path[0], ""), path[-1]
         records = lookup(state, (table,)) if table else MISSING
         if not isinstance(records, Mapping):
             return []

@@ -1,0 +1,524 @@
+"""The transitions events cause in the forum: the only place its rules live.
+
+`ForumState` (in `state.py`) is what a goal can pin (members, threads and replies by id,
+who is signed in) next to what it never pins (drafts, the lists' controls). Every event
+the pages send is one transition below, named like the event, with its effect declared
+once in its decorator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from webfactory_env.core.predicates import All, Contains, Eq, Exists, Has, Not, Predicate, Ref
+from webfactory_env.core.seeding import short_hash
+from webfactory_env.sitegen.app import transition
+from webfactory_env.sitegen.families.forum.content import NOW_STAMP, REPLY_PREFIX, THREAD_PREFIX
+from webfactory_env.sitegen.families.forum.queries import ForumQueries, table_of
+from webfactory_env.sitegen.families.forum.rules import (
+    EDIT_LIMIT,
+    FIELD_LIMITS,
+    is_date,
+    validate_reply,
+    validate_signin,
+    validate_thread,
+)
+from webfactory_env.sitegen.families.forum.state import Discussion, Reply, ThreadList
+from webfactory_env.sitegen.spec import AppEvent
+
+SORTS = ("newest", "votes", "replies")
+STATUSES = ("", "solved", "unsolved")
+REPLY_SORTS = ("oldest", "votes")
+MEMBER_COLUMNS = ("name", "joined", "reputation", "posts")
+REP_PER_VOTE = 10
+REP_PER_ACCEPT = 15
+
+
+def _upvoted(pid: str | None) -> Predicate:
+    """The post `pid` (a thread's question or a reply) has the signed-in member's vote."""
+    return Contains((table_of(pid or ""), pid or "", "upvoters"), Ref("state:auth.user"))
+
+
+def _accepted(pid: str | None) -> Predicate:
+    """Reply `pid` is its thread's accepted answer (an effect knows only the reply, and
+    only the thread it answers can accept it)."""
+    return Exists(("threads",), Eq(("accepted",), pid or ""))
+
+
+def _field_effect(key: str | None) -> Predicate:
+    form, _, name = (key or "").partition(".")
+    if key == "signin.password":
+        return Eq(("forms", "signin", "password_given"), True)
+    return Eq(("forms", form, name), Ref("value"))
+
+
+_NEW_REPLY = Exists(
+    ("replies",),
+    All(
+        (
+            Eq(("thread",), Ref("state:thread.id")),
+            Eq(("author",), Ref("state:auth.user")),
+            Eq(("body",), Ref("state:forms.reply.body|strip")),
+        )
+    ),
+)
+_EDITED_REPLY = Exists(
+    ("replies",),
+    All(
+        (
+            Eq(("id",), Ref("state:forms.edit_reply.post")),
+            Eq(("body",), Ref("state:forms.edit_reply.body|strip")),
+            Eq(("edited",), True),
+        )
+    ),
+)
+_NEW_THREAD = Exists(
+    ("threads",),
+    All(
+        (
+            Eq(("title",), Ref("state:forms.new_thread.title|strip")),
+            Eq(("category",), Ref("state:forms.new_thread.category")),
+            Eq(("tag",), Ref("state:forms.new_thread.tag")),
+            Eq(("body",), Ref("state:forms.new_thread.body|strip")),
+            Eq(("author",), Ref("state:auth.user")),
+        )
+    ),
+)
+
+
+class ForumModel(ForumQueries):
+    """The forum's transitions (no HTML here)."""
+
+    # ----------------------------------------------------- list transitions
+    def _list_here(self) -> tuple[str, ThreadList] | None:
+        scope = self.list_at(self.route)
+        if scope is None:
+            return None
+        return scope, self.model.browsing.lists.setdefault(scope, ThreadList())
+
+    def _list_changed(self, scope: str, ls: ThreadList) -> None:
+        ls.page = 1
+        self.ui.more.pop(f"threads:{scope}", None)
+
+    @transition("type_query", effect=lambda _: Eq(("listing", "draft"), Ref("value")))
+    def type_query(self, ev: AppEvent) -> str | None:
+        here = self._list_here()
+        if here is not None:
+            here[1].draft = (ev.value or "")[:100]
+        return None
+
+    @transition(
+        "search_threads",
+        effect=lambda _: Eq(("listing", "query"), Ref("state:listing.draft|strip")),
+    )
+    def search_threads(self, ev: AppEvent) -> str | None:
+        here = self._list_here()
+        if here is None:
+            return None
+        scope, ls = here
+        if ev.values is not None and "q" in ev.values:
+            ls.draft = ev.values["q"][:100]
+        ls.query = ls.draft.strip()
+        self._list_changed(scope, ls)
+        return None
+
+    @transition("filter_threads", effect=lambda name: Eq(("listing", name), Ref("value")))
+    def filter_threads(self, ev: AppEvent) -> str | None:
+        here = self._list_here()
+        if here is None:
+            return None
+        scope, ls = here
+        value = ev.value or ""
+        if ev.arg == "tag" and (value == "" or value in self.scope_tags(scope)):
+            ls.tag = value
+        elif ev.arg == "status" and value in STATUSES:
+            ls.status = value
+        else:
+            return None
+        self._list_changed(scope, ls)
+        return None
+
+    @transition("sort_threads", effect=lambda _: Eq(("listing", "sort"), Ref("value")))
+    def sort_threads(self, ev: AppEvent) -> str | None:
+        here = self._list_here()
+        if here is not None and ev.value in SORTS:
+            here[1].sort = ev.value
+            self._list_changed(*here)
+        return None
+
+    @transition("set_since", effect=lambda _: Eq(("listing", "since"), Ref("value")))
+    def set_since(self, ev: AppEvent) -> str | None:
+        here = self._list_here()
+        value = (ev.value or "").strip()
+        if here is None or not is_date(value):
+            return None  # a date still being typed, or not a date: ignored
+        here[1].since = value
+        self._list_changed(*here)
+        return None
+
+    @transition("clear_since", effect=lambda _: Eq(("listing", "since"), ""))
+    def clear_since(self, ev: AppEvent) -> str | None:
+        here = self._list_here()
+        if here is not None and here[1].since:
+            here[1].since = ""
+            self._list_changed(*here)
+        return None
+
+    @transition("turn_page")
+    def turn_page(self, ev: AppEvent) -> str | None:
+        here = self._list_here()
+        if here is None or not (ev.arg or "").isdigit():
+            return None
+        scope, ls = here
+        n = int(ev.arg or 0)
+        if 1 <= n <= self.pages(len(self.listing(scope))):
+            ls.page = n
+        return None
+
+    @transition("sort_replies", effect=lambda _: Eq(("browsing", "reply_sort"), Ref("value")))
+    def sort_replies(self, ev: AppEvent) -> str | None:
+        if ev.value in REPLY_SORTS:
+            self.model.browsing.reply_sort = ev.value
+        return None
+
+    @transition("sort_members")
+    def sort_members(self, ev: AppEvent) -> str | None:
+        col, _, order = (ev.arg or "").partition("=")
+        if col in MEMBER_COLUMNS and order in ("asc", "desc"):
+            self.model.browsing.members_sort = f"{col}-{order}"
+        return None
+
+    # ----------------------------------------------------- form transitions
+    def _validate(self, form: str) -> dict[str, str]:
+        forms = self.model.forms
+        if form == "signin":
+            return validate_signin(
+                {"username": forms.signin.username, "password": forms.signin.password}
+            )
+        if form == "reply":
+            return validate_reply(forms.reply["body"], self.strict)
+        if form == "edit_reply":
+            return validate_reply(forms.edit_reply.body, self.strict)
+        return validate_thread(
+            forms.new_thread,
+            titles={t.title.lower() for t in self.model.threads.values()},
+            categories=set(self.cat_by_slug),
+            tags=set(self.tag_slugs),
+            strict=self.strict,
+        )
+
+    def errors_of(self, form: str) -> dict[str, str]:
+        feedback = self.model.feedback
+        return {
+            "signin": feedback.signin_errors,
+            "reply": feedback.reply_errors,
+            "edit_reply": feedback.edit_errors,
+            "new_thread": feedback.new_thread_errors,
+        }[form]
+
+    def _revalidate(self, form: str, name: str) -> None:
+        """With sync validation a field's error follows what is typed into it."""
+        if self.v.validation != "sync":
+            return
+        found = self._validate(form).get(name)
+        errors = self.errors_of(form)
+        if found:
+            errors[name] = found
+        else:
+            errors.pop(name, None)
+
+    def _set_errors(self, form: str, errors: Mapping[str, str]) -> None:
+        current = self.errors_of(form)
+        current.clear()
+        current.update(errors)
+
+    @transition("set_field", effect=_field_effect)
+    def set_field(self, ev: AppEvent) -> str | None:
+        key = ev.arg or ""
+        if key not in FIELD_LIMITS:
+            return None
+        value = (ev.value or "")[: FIELD_LIMITS[key]]
+        form, _, name = key.partition(".")
+        forms = self.model.forms
+        if form == "signin":
+            if name == "password":
+                forms.signin.password, forms.signin.password_given = value, bool(value)
+            else:
+                forms.signin.username = value
+        else:
+            getattr(forms, form)[name] = value
+        self._revalidate(form, name)
+        return None
+
+    @transition(
+        "set_choice", effect=lambda name: Eq(("forms", "new_thread", name or ""), Ref("value"))
+    )
+    def set_choice(self, ev: AppEvent) -> str | None:
+        value = ev.value or ""
+        allowed = {"category": set(self.cat_by_slug), "tag": set(self.tag_slugs)}
+        if ev.arg in allowed and (value == "" or value in allowed[ev.arg or ""]):
+            self.model.forms.new_thread[ev.arg or ""] = value
+            self._revalidate("new_thread", ev.arg or "")
+        return None
+
+    @transition("toggle_format")
+    def toggle_format(self, ev: AppEvent) -> str | None:
+        name, _, style = (ev.arg or "").partition("=")
+        editor = getattr(self.model.editors, name, None) if name in ("reply", "body") else None
+        if editor is not None and style in ("bold", "italic"):
+            setattr(editor, style, not getattr(editor, style))
+        return None
+
+    # ---------------------------------------------------- account transitions
+    @transition(
+        "sign_in",
+        mutating=True,
+        effect=lambda _: Eq(("auth", "user"), Ref("state:forms.signin.username|strip")),
+    )
+    def sign_in(self, ev: AppEvent) -> str | None:
+        draft = self.model.forms.signin
+        if ev.values is not None:
+            if "username" in ev.values:
+                draft.username = ev.values["username"][:60]
+            # An empty submitted password keeps what was typed: a password input that was
+            # re-rendered is empty, since a password is never echoed into the page.
+            if ev.values.get("password"):
+                draft.password = ev.values["password"][:200]
+                draft.password_given = True
+        errors = self._validate("signin")
+        account = self.accounts.get(draft.username.strip().lower())
+        if not errors and (account is None or account.password != draft.password):
+            errors["_form"] = "credentials"
+            draft.password, draft.password_given = "", False  # a wrong password is not kept
+        self._set_errors("signin", errors)
+        if errors or account is None:
+            return None
+        self.model.auth.user = account.username
+        self.flash = self.copy("signin.welcome", name=account.display_name)
+        back = self.model.browsing.return_to
+        return back if self.known_route(back) and back != "/signin" else "/"
+
+    @transition("sign_out", mutating=True, effect=lambda _: Eq(("auth", "user"), ""))
+    def sign_out(self, ev: AppEvent) -> str | None:
+        self.model.auth.user = ""
+        self.flash = self.copy("signin.bye")
+        return "/" if self.route == "/new" else None
+
+    # ----------------------------------------------------- thread transitions
+    def _votable(self, pid: str) -> Discussion | Reply | None:
+        """The post `pid` if the signed-in member may vote on it (not their own, not in a
+        locked thread); a guest is told to sign in."""
+        post: Discussion | Reply | None = self.model.threads.get(pid) or self.model.replies.get(pid)
+        if post is None:
+            return None
+        if not self.user:
+            self.flash = self.copy("thread.signin_to_vote")
+            return None
+        thread = post if isinstance(post, Discussion) else self.model.threads[post.thread]
+        if thread.locked or post.author == self.user:
+            return None
+        return post
+
+    @transition("upvote", mutating=True, effect=_upvoted)
+    def upvote(self, ev: AppEvent) -> str | None:
+        post = self._votable(ev.arg or "")
+        if post is not None and self.user not in post.upvoters:
+            post.upvoters.add(self.user)
+            post.votes += 1
+            self.member(post.author).reputation += REP_PER_VOTE
+        return None
+
+    @transition("withdraw_vote", mutating=True, effect=lambda pid: Not(_upvoted(pid)))
+    def withdraw_vote(self, ev: AppEvent) -> str | None:
+        post = self._votable(ev.arg or "")
+        if post is not None and self.user in post.upvoters:
+            post.upvoters.discard(self.user)
+            post.votes -= 1
+            self.member(post.author).reputation -= REP_PER_VOTE
+        return None
+
+    def _acceptable(self, pid: str) -> Discussion | None:
+        """The thread of reply `pid` if the signed-in member may mark its answer."""
+        reply = self.model.replies.get(pid)
+        if reply is None:
+            return None
+        t = self.model.threads[reply.thread]
+        if not self.user or t.author != self.user or t.locked:
+            return None
+        return t
+
+    def _mark_accepted(self, t: Discussion, pid: str) -> None:
+        for old, new in ((t.accepted, -REP_PER_ACCEPT), (pid, REP_PER_ACCEPT)):
+            if old:
+                self.member(self.model.replies[old].author).reputation += new
+        t.accepted = pid
+
+    @transition("accept_answer", mutating=True, effect=_accepted)
+    def accept_answer(self, ev: AppEvent) -> str | None:
+        t = self._acceptable(ev.arg or "")
+        if t is not None and t.accepted != ev.arg:
+            self._mark_accepted(t, ev.arg or "")
+            self.flash = self.copy("thread.accepted_note")
+        return None
+
+    @transition("unaccept_answer", mutating=True, effect=lambda pid: Not(_accepted(pid)))
+    def unaccept_answer(self, ev: AppEvent) -> str | None:
+        t = self._acceptable(ev.arg or "")
+        if t is not None and t.accepted == ev.arg:
+            self._mark_accepted(t, "")
+        return None
+
+    def _new_id(self, prefix: str, text: str) -> str:
+        self.made += 1
+        return prefix + short_hash(f"{self.spec.seed}|{text}|new|{self.made}", 7)
+
+    def _count_post(self, username: str, delta: int, *, thread: bool = False) -> None:
+        m = self.member(username)
+        m.posts += delta
+        if thread:
+            m.threads += delta
+
+    @transition("post_reply", mutating=True, effect=lambda _: _NEW_REPLY)
+    def post_reply(self, ev: AppEvent) -> str | None:
+        t = self.thread_at(self.route)
+        if t is None or not self.user or t.locked or self.my_reply(t.id) is not None:
+            return None
+        draft = self.model.forms.reply
+        if ev.values is not None and "reply" in ev.values:
+            draft["body"] = ev.values["reply"][: FIELD_LIMITS["reply.body"]]
+        errors = self._validate("reply")
+        self._set_errors("reply", errors)
+        if errors:
+            return None
+        style = self.model.editors.reply
+        reply = Reply(
+            id=self._new_id(REPLY_PREFIX, f"post:{t.id}:{self.user}"),
+            thread=t.id,
+            author=self.user,
+            body=draft["body"].strip(),
+            bold=style.bold,
+            italic=style.italic,
+            created=NOW_STAMP,
+        )
+        self.model.replies[reply.id] = reply
+        self.thread_replies.setdefault(t.id, []).append(reply.id)
+        self._count_post(self.user, +1)
+        # The draft stays as it was (the composer is gone once one has replied): what was
+        # typed is still what was typed, so progress made by typing it is not undone.
+        self.flash = self.copy("thread.replied")
+        return None
+
+    @transition("type_edit", effect=lambda _: Eq(("forms", "edit_reply", "body"), Ref("value")))
+    def type_edit(self, ev: AppEvent) -> str | None:
+        reply = self.model.replies.get(ev.arg or "")
+        if reply is not None and self.user and reply.author == self.user:
+            draft = self.model.forms.edit_reply
+            draft.post, draft.body = reply.id, (ev.value or "")[:EDIT_LIMIT]
+            self._revalidate("edit_reply", "body")
+        return None
+
+    @transition("edit_reply", mutating=True, effect=lambda _: _EDITED_REPLY)
+    def edit_reply(self, ev: AppEvent) -> str | None:
+        t = self.thread_at(self.route)
+        reply = self.my_reply(t.id) if t is not None else None
+        if t is None or reply is None or t.locked:
+            return None
+        draft = self.model.forms.edit_reply
+        if draft.post != reply.id:
+            draft.post, draft.body = reply.id, reply.body
+        if ev.values is not None and "edit_body" in ev.values:
+            draft.body = ev.values["edit_body"][:EDIT_LIMIT]
+        errors = self._validate("edit_reply")
+        self._set_errors("edit_reply", errors)
+        if errors:
+            return None
+        reply.body, reply.edited = draft.body.strip(), True
+        self.ui.open.discard(f"edit:{reply.id}")
+        self.ui.open.discard(f"actions:{reply.id}")
+        self.ui.modal = None
+        self.flash = self.copy("thread.edited")
+        return None
+
+    @transition("delete_reply", mutating=True, effect=lambda pid: Not(Has(("replies", pid or ""))))
+    def delete_reply(self, ev: AppEvent) -> str | None:
+        reply = self.model.replies.get(ev.arg or "")
+        if reply is None or not self.user or reply.author != self.user:
+            return None
+        t = self.model.threads[reply.thread]
+        if t.locked or t.accepted == reply.id:
+            return None
+        del self.model.replies[reply.id]
+        self._count_post(reply.author, -1)
+        self.ui.open.discard(f"actions:{reply.id}")
+        self.ui.modal = None
+        self.flash = self.copy("thread.deleted")
+        return None
+
+    @transition("start_thread", mutating=True, effect=lambda _: _NEW_THREAD)
+    def start_thread(self, ev: AppEvent) -> str | None:
+        if not self.user:
+            return None
+        draft = self.model.forms.new_thread
+        values = ev.values or {}
+        for name in ("title", "body"):
+            if name in values:
+                draft[name] = values[name][: FIELD_LIMITS[f"new_thread.{name}"]]
+        for name, allowed in (("category", set(self.cat_by_slug)), ("tag", set(self.tag_slugs))):
+            if values.get(name) in allowed:  # a native select's value; radios send DOM names
+                draft[name] = values[name]
+        errors = self._validate("new_thread")
+        self._set_errors("new_thread", errors)
+        if errors:
+            return None
+        title = draft["title"].strip()
+        style = self.model.editors.body
+        thread = Discussion(
+            id=self._new_id(THREAD_PREFIX, f"thread:{title}"),
+            title=title,
+            category=draft["category"],
+            tag=draft["tag"],
+            body=draft["body"].strip(),
+            author=self.user,
+            bold=style.bold,
+            italic=style.italic,
+            tags=(draft["tag"],) if draft["tag"] else (),
+            created=NOW_STAMP,
+        )
+        self.model.threads[thread.id] = thread
+        self.order[thread.id] = len(self.order)
+        self._count_post(self.user, +1, thread=True)
+        self.flash = self.copy("new.posted")
+        return f"/t/{thread.id}"
+
+    # ------------------------------------------------ distractor transitions
+    @transition(
+        "report_post",
+        mutating=True,
+        effect=lambda pid: Contains(("activity", "reported"), pid or ""),
+    )
+    def report_post(self, ev: AppEvent) -> str | None:
+        pid = ev.arg or ""
+        reported = self.model.activity.reported
+        if (pid in self.model.threads or pid in self.model.replies) and pid not in reported:
+            reported.add(pid)
+            self.flash = self.copy("thread.reported")
+        return None
+
+    @transition(
+        "follow_thread",
+        mutating=True,
+        effect=lambda tid: Contains(("activity", "following"), tid or ""),
+    )
+    def follow_thread(self, ev: AppEvent) -> str | None:
+        if ev.arg in self.model.threads:
+            self.model.activity.following.add(ev.arg or "")
+        return None
+
+    @transition(
+        "unfollow_thread",
+        mutating=True,
+        effect=lambda tid: Not(Contains(("activity", "following"), tid or "")),
+    )
+    def unfollow_thread(self, ev: AppEvent) -> str | None:
+        self.model.activity.following.discard(ev.arg or "")
+        return None

@@ -1,0 +1,62 @@
+"""The forum's pages, drawn from its model with the widget library, one module per kind of
+page. Pages only read state: every element that changes something is bound to a
+transition with `app.on(...)`."""
+
+from __future__ import annotations
+
+from webfactory_env.sitegen import widgets as w
+from webfactory_env.sitegen.app import PageFn
+from webfactory_env.sitegen.families.forum.model import ForumModel
+from webfactory_env.sitegen.families.forum.views.forms import new_thread, pro, signin
+from webfactory_env.sitegen.families.forum.views.lists import home, thread_list
+from webfactory_env.sitegen.families.forum.views.people import members, profile
+from webfactory_env.sitegen.families.forum.views.thread import thread
+from webfactory_env.sitegen.html import Renderer, esc
+
+PAGES: dict[str, PageFn] = {
+    "home": home,
+    "list": thread_list,
+    "thread": thread,
+    "profile": profile,
+    "members": members,
+    "signin": signin,
+    "new_thread": new_thread,
+    "pro": pro,
+}
+
+
+def header(app: ForumModel, r: Renderer) -> str:
+    """The site's navigation, and the signed-in member with a way to sign out."""
+    c = app.copy
+    entries = [
+        ("/", c("nav.home")),
+        ("/threads", c("nav.threads")),
+        ("/users", c("nav.members")),
+        ("/new", c("nav.new")),
+    ]
+    if not app.user:
+        entries.append(("/signin", c("nav.signin")))
+    nav = w.site_nav(r, entries, label=c("nav.label"))
+    me = ""
+    if app.user:
+        profile_link = w.link(
+            r,
+            sid="nav:profile",
+            href=f"/u/{app.user}",
+            text=app.name_of(app.user),
+            attrs_={"role": "my-profile"},
+            region="nav",
+        )
+        signout = w.button(
+            r,
+            sid="signout",
+            text=c("nav.signout"),
+            attrs_={"role": "signout"},
+            variant="secondary",
+            **app.on("sign_out"),
+        )
+        me = f'<span class="me">{profile_link}{signout}</span>'
+    return f'<span class="brand">{esc(app.spec.brand)}</span>{nav}{me}'
+
+
+__all__ = ["PAGES", "header"]

@@ -1,0 +1,188 @@
+"""The sign-in page, the new-thread form and the Pro advert."""
+
+from __future__ import annotations
+
+from webfactory_env.core.seeding import SeedStream
+from webfactory_env.sitegen import widgets as w
+from webfactory_env.sitegen.families.forum.model import ForumModel
+from webfactory_env.sitegen.families.forum.rules import body_minimum, title_minimum
+from webfactory_env.sitegen.families.forum.views.common import (
+    Page,
+    error_region,
+    error_text,
+    submit,
+)
+from webfactory_env.sitegen.html import Renderer, esc
+from webfactory_env.sitegen.spec import Option
+
+
+def signin(app: ForumModel, r: Renderer, route: str) -> Page:
+    c = app.copy
+    if app.user:
+        home = w.link(r, sid="signin:home", href="/", text=c("not_found.home"))
+        return c("signin.title"), (
+            f"<h1>{esc(c('signin.title'))}</h1>{w.toast(app.flash)}"
+            f"<p>{esc(c('signin.already', name=app.name_of(app.user)))}</p><p>{home}</p>"
+        )
+    errs = app.model.feedback.signin_errors
+    draft = app.model.forms.signin
+    username = w.text_field(
+        r,
+        sid="field:signin.username",
+        name="username",
+        label=c("signin.username"),
+        value=draft.username,
+        form="signin",
+        error=error_text(app, errs.get("username", "")),
+        helper=c("signin.username_help"),
+        autocomplete="username",
+        **app.on("set_field", "signin.username"),
+    )
+    password = w.password_field(
+        r,
+        sid="field:signin.password",
+        name="password",
+        label=c("signin.password"),
+        value=draft.password,
+        form="signin",
+        error=error_text(app, errs.get("password", "")),
+        autocomplete="current-password",
+        **app.on("set_field", "signin.password"),
+    )
+    banner = (
+        f'<p class="error-summary" role="alert">{esc(c("errors.credentials"))}</p>'
+        if "_form" in errs
+        else ""
+    )
+    form = w.form(
+        r,
+        name="signin",
+        body=username + password,
+        submit_sid="form:signin",
+        submit_text=c("signin.submit"),
+        label=c("signin.title"),
+        banner=banner,
+        **submit(app, "sign_in"),
+    )
+    return c("signin.title"), (
+        f'<div class="narrow"><h1>{esc(c("signin.title"))}</h1>'
+        f'<p class="muted">{esc(c("signin.intro"))}</p>{form}</div>'
+    )
+
+
+def _field_order(app: ForumModel, names: tuple[str, ...], key: str) -> list[str]:
+    ordered = list(names)
+    if app.v.field_order == "shuffled":
+        SeedStream(app.spec.seed).child("layout").child(f"fields:{key}").shuffle(ordered)
+    return ordered
+
+
+def new_thread(app: ForumModel, r: Renderer, route: str) -> Page:
+    c = app.copy
+    if not app.user:
+        link = w.link(
+            r, sid="signin:new", href="/signin", text=c("new.signin"), attrs_={"role": "signin"}
+        )
+        return c("new.title"), f"<h1>{esc(c('new.title'))}</h1><p>{link}</p>"
+    draft = app.model.forms.new_thread
+    errs = app.model.feedback.new_thread_errors
+    parts = {
+        "title": w.text_field(
+            r,
+            sid="field:new_thread.title",
+            name="title",
+            label=c("new.thread_title"),
+            value=draft["title"],
+            form="new_thread",
+            error=error_text(app, errs.get("title", "")),
+            helper=c("new.title_help", n=title_minimum(app.strict)),
+            **app.on("set_field", "new_thread.title"),
+        ),
+        "category": _choice(
+            app,
+            r,
+            "category",
+            [
+                Option("", c("new.pick_category"), aliases=("none",)),
+                *(Option(x.slug, x.name) for x in app.categories),
+            ],
+        ),
+        "tag": _choice(
+            app,
+            r,
+            "tag",
+            [
+                Option("", c("new.no_tag"), aliases=("none",)),
+                *(Option(x, x) for x in app.tag_slugs),
+            ],
+            helper=c("new.tag_required" if app.strict else "new.tag_help"),
+        ),
+    }
+    fields = "".join(
+        parts[n] for n in _field_order(app, ("title", "category", "tag"), "new_thread")
+    )
+    sid = "editor:body"
+    style = app.model.editors.body
+    editor = w.rich_text(
+        r,
+        sid=sid,
+        name="body",
+        label=c("new.body"),
+        value=draft["body"],
+        form="new_thread",
+        format_handler="toggle_format",
+        bold=style.bold,
+        italic=style.italic,
+        **app.on("set_field", "new_thread.body"),
+    )
+    hint = (
+        f'<small class="hint">{esc(c("new.body_help", n=body_minimum(app.strict)))}</small>'
+        if app.v.helper_text == "on"
+        else ""
+    )
+    body_err = error_region(r, f"err:{sid}", error_text(app, errs.get("body", "")))
+    banner = f'<p class="error-summary" role="alert">{esc(c("new.fix"))}</p>' if errs else ""
+    form = w.form(
+        r,
+        name="new_thread",
+        body=fields + editor + hint + body_err,
+        submit_sid="form:new_thread",
+        submit_text=c("new.submit"),
+        label=c("new.title"),
+        banner=banner,
+        **submit(app, "start_thread"),
+    )
+    return c("new.title"), (
+        f'<div class="narrow"><h1>{esc(c("new.title"))}</h1>'
+        f'<p class="muted">{esc(c("new.intro"))}</p>{form}</div>'
+    )
+
+
+def _choice(
+    app: ForumModel, r: Renderer, name: str, options: list[Option], helper: str = ""
+) -> str:
+    """The new thread's category or tag, with its error beneath."""
+    sid = f"choice:new_thread.{name}"
+    error = error_text(app, app.model.feedback.new_thread_errors.get(name, ""))
+    return w.choice(
+        r,
+        sid=sid,
+        kind="Choice",
+        name=name,
+        label=app.copy(f"new.{name}"),
+        options=options,
+        selected=app.model.forms.new_thread[name],
+        attrs_={"form": "new_thread"},
+        is_open=sid in app.ui.open,
+        helper=helper,
+        **app.on("set_choice", name),
+    ) + error_region(r, f"err:{sid}", error)
+
+
+def pro(app: ForumModel, r: Renderer, route: str) -> Page:
+    """Where the sponsored row leads: an advert, nothing to do."""
+    c = app.copy
+    product = str(app.spec.extra.get("product", ""))
+    home = w.link(r, sid="pro:home", href="/", text=c("not_found.home"))
+    title = c("pro.title", product=product)
+    return title, f"<h1>{esc(title)}</h1><p>{esc(c('pro.body', product=product))}</p><p>{home}</p>"

@@ -1,0 +1,357 @@
+"""A thread's page: its question and replies with votes, answers to accept, one's own reply
+to edit or delete, and the reply box."""
+
+from __future__ import annotations
+
+from webfactory_env.sitegen import widgets as w
+from webfactory_env.sitegen.families.forum.model import ForumModel
+from webfactory_env.sitegen.families.forum.rules import reply_minimum
+from webfactory_env.sitegen.families.forum.state import Discussion, Reply
+from webfactory_env.sitegen.families.forum.views.common import (
+    Page,
+    badges,
+    error_region,
+    error_text,
+    menu_button,
+    submit,
+    tag_chips,
+    user_link,
+)
+from webfactory_env.sitegen.html import Renderer, esc
+from webfactory_env.sitegen.spec import AttrValue, Option
+
+
+def thread(app: ForumModel, r: Renderer, route: str) -> Page:
+    c = app.copy
+    t = app.thread_at(route)
+    assert t is not None
+    cat = app.cat_by_slug[t.category]
+    crumbs = w.breadcrumbs(
+        r,
+        [(c("nav.home"), "/"), (cat.name, f"/c/{cat.slug}"), (t.title, None)],
+        label=c("thread.crumbs"),
+    )
+    notice = ""
+    if t.locked:
+        notice = f'<p class="notice locked" role="status">{esc(c("thread.locked_note"))}</p>'
+    question = _post(app, r, t, t, rank=0, extra=tag_chips(t.tags), tools=_follow(app, r, t))
+    replies = app.sorted_replies(t.id)
+    items = "".join(_post(app, r, t, p, rank=i + 1) for i, p in enumerate(replies))
+    sort = ""
+    if replies:
+        sort = w.choice(
+            r,
+            sid="sort:replies",
+            kind="Sort",
+            name="reply_sort",
+            label=c("thread.sort"),
+            options=[
+                Option(
+                    "oldest",
+                    c("thread.oldest"),
+                    (("key", "oldest"),),
+                    ("oldest first", "date", "oldest"),
+                ),
+                Option(
+                    "votes",
+                    c("thread.top"),
+                    (("key", "votes"),),
+                    ("most votes", "top", "votes", "score"),
+                ),
+            ],
+            selected=app.model.browsing.reply_sort,
+            is_open="sort:replies" in app.ui.open,
+            **app.on("sort_replies"),
+        )
+    heading = c("thread.reply_one") if len(replies) == 1 else c("thread.reply_many", n=len(replies))
+    return t.title, (
+        f"{crumbs}<h1>{esc(t.title)} {badges(app, t)}</h1>{w.toast(app.flash)}{notice}"
+        f"{question}"
+        f'<div class="replies-head"><h2>{esc(heading)}</h2>{sort}</div>'
+        f'<ol class="replies">{items}</ol>'
+        f"{_reply_box(app, r, t)}{_dialogs(app, r, t)}"
+    )
+
+
+def _follow(app: ForumModel, r: Renderer, t: Discussion) -> str:
+    if app.v.distractors != "many":
+        return ""
+    following = t.id in app.model.activity.following
+    return w.button(
+        r,
+        sid=f"follow:{t.id}",
+        text=app.copy("distractors.unfollow" if following else "distractors.follow"),
+        variant="secondary",
+        attrs_={"role": "follow", "thread": t.id, "distractor": True},
+        **app.on("unfollow_thread" if following else "follow_thread", t.id),
+    )
+
+
+def _post(
+    app: ForumModel,
+    r: Renderer,
+    t: Discussion,
+    post: Discussion | Reply,
+    *,
+    rank: int,
+    extra: str = "",
+    tools: str = "",
+) -> str:
+    """The question (`post` is the thread) or one reply, with its votes and actions."""
+    c = app.copy
+    pid, author = post.id, post.author
+    is_reply = isinstance(post, Reply)
+    context = "reply" if is_reply else "question"
+    accepted = is_reply and t.accepted == pid
+    own = bool(app.user) and author == app.user
+    voted = app.user in post.upvoters
+    vote_attrs: dict[str, AttrValue] = {
+        "role": "upvote",
+        "post": pid,
+        "author": author,
+        "context": context,
+        "voted": voted,
+        "own": own,
+        "accepted": accepted,
+        "votes": post.votes,
+    }
+    if is_reply:
+        vote_attrs["rank"] = rank
+    vote = w.button(
+        r,
+        sid=f"upvote:{pid}",
+        text=c("post.unvote") if voted else c("post.upvote"),
+        attrs_=vote_attrs,
+        icon="▲",
+        variant="primary" if voted else "secondary",
+        disabled=own or t.locked,
+        **app.on("withdraw_vote" if voted else "upvote", pid),
+    )
+    who = user_link(app, r, author, sid=f"author:{pid}", extra={"context": context, "post": pid})
+    actions = [tools] if tools else []
+    if is_reply and app.user and t.author == app.user and not t.locked:
+        actions.append(_accept_button(app, r, pid, author, rank, post.votes, accepted))
+    if is_reply and own and not t.locked:
+        actions.append(_own_actions(app, r, pid, accepted))
+    if app.v.distractors != "none":
+        actions.append(
+            w.button(
+                r,
+                sid=f"report:{pid}",
+                text=c("distractors.report"),
+                variant="secondary",
+                attrs_={"role": "report", "post": pid, "distractor": True},
+                **app.on("report_post", pid),
+            )
+        )
+    badge = f'<span class="badge solved">✓ {esc(c("post.accepted"))}</span>' if accepted else ""
+    text = esc(post.body)
+    if post.bold:
+        text = f"<strong>{text}</strong>"
+    if post.italic:
+        text = f"<em>{text}</em>"
+    editing = ""
+    if (
+        isinstance(post, Reply)
+        and own
+        and app.v.form_mode == "inline"
+        and f"edit:{pid}" in app.ui.open
+    ):
+        editing = _edit_form(app, r, post, cancel=True)
+    tag = "li" if is_reply else "article"
+    cls = "post reply" + (" accepted" if accepted else "") if is_reply else "post question"
+    return (
+        f'<{tag} class="{cls}"><div class="vote">{vote}'
+        f'<span class="score" aria-label="{esc(c("post.score"))}">{post.votes}</span></div>'
+        f'<div class="post-main"><div class="post-meta">{who} · '
+        f'<span class="muted">{esc(post.created)}</span> {badge}</div>'
+        f'<div class="post-body">{text}</div>{extra}{editing}'
+        f'<div class="actions">{"".join(actions)}</div></div></{tag}>'
+    )
+
+
+def _accept_button(
+    app: ForumModel, r: Renderer, pid: str, author: str, rank: int, votes: int, accepted: bool
+) -> str:
+    """The thread author's button on a reply: accept it, or take the mark back."""
+    c = app.copy
+    if accepted:
+        return w.button(
+            r,
+            sid=f"unaccept:{pid}",
+            text=c("post.unaccept"),
+            variant="secondary",
+            attrs_={"role": "unaccept", "post": pid, "author": author, "rank": rank},
+            **app.on("unaccept_answer", pid),
+        )
+    return w.button(
+        r,
+        sid=f"accept:{pid}",
+        text=c("post.accept"),
+        attrs_={"role": "accept", "post": pid, "author": author, "rank": rank, "votes": votes},
+        **app.on("accept_answer", pid),
+    )
+
+
+def _own_actions(app: ForumModel, r: Renderer, pid: str, accepted: bool) -> str:
+    """The "…" menu of one's own reply: edit (inline or in a dialog), delete (confirmed)."""
+    c = app.copy
+    key = f"actions:{pid}"
+    is_open = key in app.ui.open
+    opener = menu_button(
+        r,
+        sid=key,
+        key=key,
+        text=c("post.more"),
+        glyph="…",
+        attrs_={"role": "post-actions", "post": pid},
+        is_open=is_open,
+    )
+    if not is_open:
+        return f'<span class="post-menu">{opener}</span>'
+    if app.v.form_mode == "modal":
+        edit = w.modal_opener(
+            r, name=f"edit:{pid}", text=c("post.edit"), attrs_={"role": "edit", "post": pid}
+        )
+    else:
+        edit = menu_button(
+            r,
+            sid=f"edit:{pid}",
+            key=f"edit:{pid}",
+            text=c("post.edit"),
+            attrs_={"role": "edit", "post": pid},
+        )
+    items = [f"<li>{edit}</li>"]
+    if accepted:
+        items.append(f'<li class="muted">{esc(c("post.no_delete"))}</li>')
+    else:
+        delete = w.modal_opener(
+            r, name=f"delete:{pid}", text=c("post.delete"), attrs_={"role": "delete", "post": pid}
+        )
+        items.append(f"<li>{delete}</li>")
+    return (
+        f'<span class="post-menu">{opener}'
+        f'<ul class="listbox" role="menu">{"".join(items)}</ul></span>'
+    )
+
+
+def _edit_form(app: ForumModel, r: Renderer, reply: Reply, *, cancel: bool) -> str:
+    c = app.copy
+    draft = app.model.forms.edit_reply
+    value = draft.body if draft.post == reply.id else reply.body
+    field = w.text_field(
+        r,
+        sid="field:edit_reply.body",
+        name="edit_body",
+        label=c("edit.body"),
+        value=value,
+        form="edit_reply",
+        multiline=True,
+        error=error_text(app, app.model.feedback.edit_errors.get("body", "")),
+        helper=c("reply.help", n=reply_minimum(app.strict)),
+        **app.on("type_edit", reply.id),
+    )
+    extra = ""
+    if cancel:
+        extra = menu_button(
+            r,
+            sid=f"edit:{reply.id}:cancel",
+            key=f"edit:{reply.id}",
+            text=c("edit.cancel"),
+            attrs_={"role": "cancel-edit", "post": reply.id},
+        )
+    return w.form(
+        r,
+        name="edit_reply",
+        body=field,
+        submit_sid="form:edit_reply",
+        submit_text=c("edit.save"),
+        label=c("edit.title"),
+        extra_buttons=extra,
+        **submit(app, "edit_reply"),
+    )
+
+
+def _dialogs(app: ForumModel, r: Renderer, t: Discussion) -> str:
+    """The open dialog about one's own reply: its editor, or "delete it?"."""
+    c = app.copy
+    name = app.ui.modal or ""
+    kind, _, pid = name.partition(":")
+    mine = app.my_reply(t.id)
+    if mine is None or mine.id != pid or t.locked:
+        return ""
+    if kind == "edit" and app.v.form_mode == "modal":
+        return w.modal(
+            r,
+            name=name,
+            title=c("edit.title"),
+            close_text=c("edit.cancel"),
+            body=_edit_form(app, r, mine, cancel=False),
+        )
+    if kind == "delete" and t.accepted != pid:
+        confirm = w.button(
+            r,
+            sid=f"confirm-delete:{pid}",
+            text=c("delete.confirm"),
+            # `form` names the dialog it answers: its controls are what can be used there
+            attrs_={"role": "confirm-delete", "post": pid, "form": "delete_reply"},
+            **app.on("delete_reply", pid),
+        )
+        return w.modal(
+            r,
+            name=name,
+            title=c("delete.title"),
+            close_text=c("delete.cancel"),
+            body=f'<p>{esc(c("delete.body"))}</p><div class="actions">{confirm}</div>',
+        )
+    return ""
+
+
+def _reply_box(app: ForumModel, r: Renderer, t: Discussion) -> str:
+    c = app.copy
+    if t.locked:
+        return ""
+    if not app.user:
+        link = w.link(
+            r,
+            sid="signin:reply",
+            href="/signin",
+            text=c("thread.signin_to_reply"),
+            attrs_={"role": "signin"},
+        )
+        return f'<p class="reply-box">{link}</p>'
+    if app.my_reply(t.id) is not None:
+        return f'<p class="reply-box muted">{esc(c("thread.already"))}</p>'
+    err = app.model.feedback.reply_errors.get("body", "")
+    sid = "editor:reply"
+    style = app.model.editors.reply
+    editor = w.rich_text(
+        r,
+        sid=sid,
+        name="reply",
+        label=c("reply.label"),
+        value=app.model.forms.reply["body"],
+        form="reply",
+        format_handler="toggle_format",
+        bold=style.bold,
+        italic=style.italic,
+        **app.on("set_field", "reply.body"),
+    )
+    hint = (
+        f'<small class="hint">{esc(c("reply.help", n=reply_minimum(app.strict)))}</small>'
+        if app.v.helper_text == "on"
+        else ""
+    )
+    errors = error_region(r, f"err:{sid}", error_text(app, err))
+    banner = f'<p class="error-summary" role="alert">{esc(c("reply.fix"))}</p>' if err else ""
+    form = w.form(
+        r,
+        name="reply",
+        body=editor + hint + errors,
+        submit_sid="form:reply",
+        submit_text=c("reply.submit"),
+        label=c("reply.title"),
+        banner=banner,
+        **submit(app, "post_reply"),
+    )
+    return f'<section class="reply-box"><h2>{esc(c("reply.title"))}</h2>{form}</section>'
