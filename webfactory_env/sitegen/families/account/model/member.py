@@ -105,19 +105,21 @@ class AccountModel(AccountAuth):
         "enable_two_factor", mutating=True, effect=lambda _: Eq(("account", "two_factor"), True)
     )
     def enable_two_factor(self, ev: AppEvent) -> str | None:
-        return self._switch_two_factor(ev, on=True)
+        self._switch_two_factor(ev, on=True)
+        return None
 
     @transition(
         "disable_two_factor", mutating=True, effect=lambda _: Eq(("account", "two_factor"), False)
     )
     def disable_two_factor(self, ev: AppEvent) -> str | None:
-        return self._switch_two_factor(ev, on=False)
+        self._switch_two_factor(ev, on=False)
+        return None
 
     def _switch_two_factor(self, ev: AppEvent, *, on: bool) -> None:
         """Two-step verification changes only with the member's current password."""
         me = self.me
         if me is None or me.two_factor == on:
-            return None
+            return
         password = self._take_secret(ev, "two_factor.current_password")
         feedback = self.model.feedback
         if not password:
@@ -130,7 +132,6 @@ class AccountModel(AccountAuth):
             self.model.forms.two_factor.password = ""  # the secret goes; that one was given stays
             self.flash = self.copy("settings.two_factor_on" if on else "settings.two_factor_off")
             self.ui.modal = None
-        return None
 
     # ---------------------------------------------------------------- devices
     @transition(
