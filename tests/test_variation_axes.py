@@ -156,10 +156,10 @@ def _enter(family: str, site: Site, app: SiteApp) -> tuple[str, ...]:
         return ("/flights/results",)
     if family == "account":
         user = next(u for u in ent["users"] if u.security == "password")
-        _send(app, E(type="input", handler="field", arg="login.username", value=user.username))
-        _send(app, E(type="input", handler="secret", arg="login.password", value=user.password))
+        _send(app, E(type="input", handler="set_field", arg="login.username", value=user.username))
+        _send(app, E(type="input", handler="set_secret", arg="login.password", value=user.password))
         values = {"username": user.username, "password": user.password}
-        _send(app, E(type="submit", handler="login", values=values))
+        _send(app, E(type="submit", handler="sign_in", values=values))
         return ("/account", "/profile", "/settings", "/history")
     if family == "forum":
         post = ent["posts"][0]

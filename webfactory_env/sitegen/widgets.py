@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import calendar as _calendar
 import datetime as dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -272,6 +272,27 @@ def modal_opener(r: Renderer, *, name: str, text: str, attrs_: Mapping[str, Attr
         structural=True,
     )
     return f'<button type="button" class="secondary"{inst}>{esc(text)}</button>'
+
+
+def secondary_form(
+    r: Renderer,
+    *,
+    name: str,
+    title: str,
+    body: Callable[[], str],
+    open_modal: str | None,
+    close_text: str,
+    opener_attrs: Mapping[str, AttrValue],
+    opener_text: str | None = None,
+) -> str:
+    """A secondary form shown inline, or (the `form_mode` axis set to "modal") in a dialog
+    that a button opens. `body` renders the form only when it is shown, so a closed dialog
+    records no fields; `open_modal` is the dialog the app has open."""
+    if r.variation.form_mode == "modal":
+        if open_modal == name:
+            return modal(r, name=name, title=title, body=body(), close_text=close_text)
+        return modal_opener(r, name=name, text=opener_text or title, attrs_=opener_attrs)
+    return f'<section class="secondary-form"><h2>{esc(title)}</h2>{body()}</section>'
 
 
 def toast(message: str, *, error: bool = False) -> str:

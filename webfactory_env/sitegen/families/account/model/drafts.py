@@ -1,0 +1,187 @@
+"""The transitions that fill in the account portal's forms, and the validation that follows
+what is typed. Form drafts are never a goal themselves; what a submit makes of them is
+(`auth.py`, `member.py`). Passwords and codes are kept as secrets: the view only says
+whether one was given (and is valid, and confirmed)."""
+
+from __future__ import annotations
+
+from webfactory_env.core.predicates import Eq, Predicate, Ref
+from webfactory_env.sitegen.app import transition
+from webfactory_env.sitegen.families.account.content import SCOPES
+from webfactory_env.sitegen.families.account.model.queries import AccountQueries
+from webfactory_env.sitegen.families.account.model.state import NewPasswordDraft
+from webfactory_env.sitegen.families.account.rules import (
+    key_errors,
+    password_problems,
+    signup_profile_errors,
+    validate_profile,
+)
+from webfactory_env.sitegen.spec import AppEvent
+
+TEXT_FIELDS = {  # form -> the fields `set_field` writes (typed, picked or chosen)
+    "login": ("username",),
+    "signup_account": ("email", "username"),
+    "signup_profile": ("display_name", "country", "birthday", "terms"),
+    "reset_request": ("email",),
+    "profile": ("full_name", "display_name", "birthday", "country", "avatar"),
+    "api_key": ("key_name", "scope", "expires"),
+}
+SECRET_FIELDS = {  # the argument of a secret field -> (draft, which of its secrets)
+    "login.password": ("login", "password"),
+    "otp.code": ("otp", "code"),
+    "signup_password.password": ("signup_password", "password"),
+    "signup_password.confirm_password": ("signup_password", "confirm"),
+    "reset_password.new_password": ("reset_password", "password"),
+    "reset_password.confirm_password": ("reset_password", "confirm"),
+    "two_factor.current_password": ("two_factor", "password"),
+}
+_SECRET_FLAGS = {  # what the view says once a secret is typed
+    "login.password": "password_given",
+    "otp.code": "code_given",
+    "signup_password.password": "password_valid",
+    "signup_password.confirm_password": "confirm_matches",
+    "reset_password.new_password": "password_valid",
+    "reset_password.confirm_password": "confirm_matches",
+    "two_factor.current_password": "password_given",
+}
+
+
+def _draft_effect(arg: str | None) -> Predicate:
+    form, _, name = (arg or "").partition(".")
+    return Eq(("forms", form, name), Ref("value"))
+
+
+def _secret_effect(arg: str | None) -> Predicate:
+    form = (arg or "").partition(".")[0]
+    return Eq(("forms", form, _SECRET_FLAGS.get(arg or "", "password_given")), True)
+
+
+class AccountDrafts(AccountQueries):
+    """Transitions on form drafts, and each form's validation."""
+
+    @transition("set_field", effect=_draft_effect)
+    def set_field(self, ev: AppEvent) -> str | None:
+        form, _, name = (ev.arg or "").partition(".")
+        if name not in TEXT_FIELDS.get(form, ()):
+            return None
+        value = (ev.value or "")[:200]
+        allowed = {
+            "country": self.country_names,
+            "avatar": tuple(self.files),
+            "terms": ("true", "false"),
+            "scope": SCOPES,
+        }.get(name)
+        if allowed is not None and value not in allowed:
+            return None  # a value the page never offers is ignored, not trusted
+        if form == "login":
+            self.model.forms.login.username = value
+        else:
+            getattr(self.model.forms, form)[name] = value
+        if self.v.validation == "sync":
+            self._revalidate(form)
+        return None
+
+    @transition("set_secret", effect=_secret_effect)
+    def set_secret(self, ev: AppEvent) -> str | None:
+        if ev.arg not in SECRET_FIELDS:
+            return None
+        self._write_secret(ev.arg or "", (ev.value or "")[:200])
+        if self.v.validation == "sync":
+            self._revalidate(SECRET_FIELDS[ev.arg or ""][0])
+        return None
+
+    def _write_secret(self, arg: str, value: str) -> None:
+        form, name = SECRET_FIELDS[arg]
+        draft = getattr(self.model.forms, form)
+        setattr(draft, name, value)
+        if isinstance(draft, NewPasswordDraft):
+            self._check_new_password(form)
+        elif form == "otp":
+            draft.code_given = bool(value.strip())
+        else:
+            draft.password_given = bool(value)
+
+    def _check_new_password(self, form: str) -> None:
+        """Whether the new password typed meets the rules and is confirmed."""
+        draft: NewPasswordDraft = getattr(self.model.forms, form)
+        username, email = self._new_password_owner(form)
+        draft.password_given = bool(draft.password)
+        draft.password_valid = bool(draft.password) and not password_problems(
+            draft.password, self.policy, username, email
+        )
+        draft.confirm_matches = bool(draft.password) and draft.confirm == draft.password
+
+    def _new_password_owner(self, form: str) -> tuple[str, str]:
+        """Whose password a new-password form sets: (username, e-mail)."""
+        if form == "signup_password":
+            who = self.model.forms.signup_account
+            return who["username"].strip(), who["email"].strip()
+        account = self.reset_account()
+        return (account.username, account.email) if account else ("", "")
+
+    def _take(self, form: str, ev: AppEvent, names: tuple[str, ...]) -> None:
+        """Copy the text fields of a submitted form (what the browser's FormData held)."""
+        values = ev.values or {}
+        for name in names:
+            if name in values:
+                value = values[name][:200]
+                if form == "login":
+                    self.model.forms.login.username = value
+                else:
+                    getattr(self.model.forms, form)[name] = value
+
+    def _take_secret(self, ev: AppEvent, arg: str) -> str:
+        """A secret of a submitted form: what the browser sent, else what was typed."""
+        form, name = SECRET_FIELDS[arg]
+        sent = (ev.values or {}).get(arg.partition(".")[2], "")
+        if sent:
+            self._write_secret(arg, sent[:200])
+        return str(getattr(getattr(self.model.forms, form), name))
+
+    # ------------------------------------------------------------ validation
+    def _revalidate(self, form: str) -> None:
+        """Sync validation: field errors follow the drafts while the user types."""
+        forms, signup, reset = self.model.forms, self.model.signup, self.model.reset
+        if form == "signup_account":
+            for name, status in zip(("username", "email"), self.signup_status(), strict=True):
+                if status in ("invalid", "taken"):
+                    signup.errors[name] = f"{name}_{status}"
+                else:
+                    signup.errors.pop(name, None)
+        elif form in ("signup_password", "reset_password"):
+            errors = signup.errors if form == "signup_password" else reset.errors
+            draft: NewPasswordDraft = getattr(forms, form)
+            first = "password" if form == "signup_password" else "new_password"
+            problems = password_problems(
+                draft.password, self.policy, *self._new_password_owner(form)
+            )
+            if draft.password and problems:
+                errors[first] = "rules:" + ",".join(problems)
+            else:
+                errors.pop(first, None)
+            if draft.confirm and draft.confirm != draft.password:
+                errors["confirm_password"] = "mismatch"
+            else:
+                errors.pop("confirm_password", None)
+        elif form == "signup_profile":
+            still = signup_profile_errors(forms.signup_profile, self.today(), self.country_names)
+            for name in [n for n in signup.errors if n in forms.signup_profile]:
+                if name not in still:
+                    signup.errors.pop(name)
+        elif form == "profile":
+            errors = self.model.feedback.profile_errors
+            still = validate_profile(forms.profile, self.today(), self.files, self.country_names)
+            if "avatar" in still:  # a picked file is checked at once
+                errors["avatar"] = still["avatar"]
+            for name in [n for n in errors if n not in still]:
+                errors.pop(name)
+        elif form == "api_key":
+            errors = self.model.feedback.key_errors
+            still = self.key_errors()
+            for name in [n for n in errors if n not in still]:
+                errors.pop(name)
+
+    def key_errors(self) -> dict[str, str]:
+        me = self.me
+        names = {k.name.lower() for k in self.keys_of(me.username)} if me else set()
+        return key_errors(self.model.forms.api_key, names, self.today())

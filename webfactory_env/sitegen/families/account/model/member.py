@@ -1,0 +1,268 @@
+"""The transitions of the member area: the profile, notification and privacy settings,
+two-step verification, signed-in devices, API keys, and the login history (where a sign-in
+can be reported as not yours). Offers that lead nowhere are transitions of their own."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from webfactory_env.core.predicates import All, Contains, Eq, Exists, Has, Not, Predicate, Ref
+from webfactory_env.core.seeding import short_hash
+from webfactory_env.sitegen.app import transition
+from webfactory_env.sitegen.families.account.content import NOTIFICATIONS, PRIVACY, TODAY
+from webfactory_env.sitegen.families.account.model.auth import AccountAuth, _first
+from webfactory_env.sitegen.families.account.model.queries import HISTORY_COLUMNS, RESULTS
+from webfactory_env.sitegen.families.account.model.state import PROFILE_FIELDS, ApiKey
+from webfactory_env.sitegen.families.account.rules import validate_profile
+from webfactory_env.sitegen.spec import AppEvent
+
+PROMOS = ("sso", "upgrade", "export", "app")  # lookalike offers no task asks for
+
+
+def _setting(arg: str | None) -> tuple[str, str]:
+    """(account id, setting) of a switch's argument `U-1a2b3c4d/weekly_digest`."""
+    key, _, name = (arg or "").partition("/")
+    return key, name
+
+
+def _setting_effect(value: str) -> Callable[[str | None], Predicate]:
+    def effect(arg: str | None) -> Predicate:
+        key, name = _setting(arg)
+        return Eq(("settings", key, name), Ref(value))
+
+    return effect
+
+
+def _new_key_effect(_: str | None) -> Predicate:
+    return Exists(
+        ("api_keys",),
+        All(
+            (
+                Eq(("user",), Ref("state:auth.user")),
+                Eq(("name",), Ref("state:forms.api_key.key_name|strip")),
+                Eq(("scope",), Ref("state:forms.api_key.scope")),
+            )
+        ),
+    )
+
+
+class AccountModel(AccountAuth):
+    """The member area's transitions (no HTML here)."""
+
+    # ---------------------------------------------------------------- profile
+    @transition(
+        "save_profile",
+        mutating=True,
+        effect=lambda _: All(
+            tuple(Eq(("account", k), Ref(f"state:forms.profile.{k}|strip")) for k in PROFILE_FIELDS)
+        ),
+    )
+    def save_profile(self, ev: AppEvent) -> str | None:
+        me = self.me
+        if me is None:
+            return None
+        self._take("profile", ev, ("full_name", "display_name", "birthday"))
+        draft = self.model.forms.profile
+        errors = validate_profile(draft, self.today(), self.files, self.country_names)
+        self.model.feedback.profile_errors = errors
+        if errors:
+            return None
+        for name in PROFILE_FIELDS:
+            setattr(me, name, draft[name].strip())
+        self.flash = self.copy("profile.saved")
+        return None
+
+    # --------------------------------------------------------------- settings
+    @transition("set_notification", mutating=True, effect=_setting_effect("value|bool"))
+    def set_notification(self, ev: AppEvent) -> str | None:
+        key, name = _setting(ev.arg)
+        me = self.me
+        settings = self.model.settings.get(key)
+        if me is None or key != me.id or settings is None or name not in NOTIFICATIONS:
+            return None
+        if ev.value not in ("true", "false"):
+            return None
+        self.model.forms.settings[name] = ev.value or ""
+        setattr(settings, name, ev.value == "true")
+        self.flash = self.copy("settings.saved")
+        return None
+
+    @transition("set_privacy", mutating=True, effect=_setting_effect("value"))
+    def set_privacy(self, ev: AppEvent) -> str | None:
+        key, name = _setting(ev.arg)
+        me = self.me
+        settings = self.model.settings.get(key)
+        if me is None or key != me.id or settings is None:
+            return None
+        if ev.value not in PRIVACY.get(name, ()):
+            return None
+        self.model.forms.settings[name] = ev.value or ""
+        setattr(settings, name, ev.value)
+        self.flash = self.copy("settings.saved")
+        return None
+
+    @transition(
+        "enable_two_factor", mutating=True, effect=lambda _: Eq(("account", "two_factor"), True)
+    )
+    def enable_two_factor(self, ev: AppEvent) -> str | None:
+        self._switch_two_factor(ev, on=True)
+        return None
+
+    @transition(
+        "disable_two_factor", mutating=True, effect=lambda _: Eq(("account", "two_factor"), False)
+    )
+    def disable_two_factor(self, ev: AppEvent) -> str | None:
+        self._switch_two_factor(ev, on=False)
+        return None
+
+    def _switch_two_factor(self, ev: AppEvent, *, on: bool) -> None:
+        """Two-step verification changes only with the member's current password."""
+        me = self.me
+        if me is None or me.two_factor == on:
+            return
+        password = self._take_secret(ev, "two_factor.current_password")
+        feedback = self.model.feedback
+        if not password:
+            feedback.two_factor_error = "required"
+        elif password != me.password:
+            feedback.two_factor_error = "current_password"
+        else:
+            feedback.two_factor_error = ""
+            me.two_factor = on
+            self.model.forms.two_factor.password = ""  # the secret goes; that one was given stays
+            self.flash = self.copy("settings.two_factor_on" if on else "settings.two_factor_off")
+            self.ui.modal = None
+
+    # ---------------------------------------------------------------- devices
+    @transition(
+        "sign_out_session", mutating=True, effect=lambda sid: Not(Has(("sessions", sid or "")))
+    )
+    def sign_out_session(self, ev: AppEvent) -> str | None:
+        """Sign another device out (this browser's own session ends with `sign_out`)."""
+        me = self.me
+        found = self.model.sessions.get(ev.arg or "")
+        if me is None or found is None or found.user != me.username or found.current:
+            return None
+        del self.model.sessions[found.id]
+        self.model.feedback.signed_out.append(found.device)
+        self.flash = self.copy("settings.session_signed_out", device=found.device)
+        return None
+
+    @transition(
+        "sign_out_other_sessions", mutating=True, effect=lambda _: Eq(("devices", "others"), 0)
+    )
+    def sign_out_other_sessions(self, ev: AppEvent) -> str | None:
+        me = self.me
+        if me is None:
+            return None
+        others = [s for s in self.sessions_of(me.username) if not s.current]
+        for s in others:
+            del self.model.sessions[s.id]
+            self.model.feedback.signed_out.append(s.device)
+        if others:
+            self.flash = self.copy("settings.others_signed_out")
+        return None
+
+    # --------------------------------------------------------------- API keys
+    @transition("create_key", mutating=True, effect=_new_key_effect)
+    def create_key(self, ev: AppEvent) -> str | None:
+        me = self.me
+        if me is None:
+            return None
+        self._take("api_key", ev, ("key_name", "expires"))
+        feedback = self.model.feedback
+        feedback.key_errors = self.key_errors()
+        if feedback.key_errors:
+            return None
+        draft, server = self.model.forms.api_key, self.model.server
+        n = len(self.keys_of(me.username)) + server.clock
+        kid = "K-" + short_hash(f"{self.spec.seed}|new-key|{me.username}|{n}", 8)
+        secret = short_hash(f"{self.spec.seed}|secret|{kid}", 24).lower()
+        key = ApiKey(
+            id=kid,
+            user=me.username,
+            name=draft["key_name"].strip(),
+            scope=draft["scope"],
+            expires=draft["expires"].strip(),
+            prefix=f"wfk_{secret[:6]}",
+            created=TODAY,
+            last_used="never",
+        )
+        self.model.api_keys = _first(self.model.api_keys, kid, key)
+        server.new_key = f"wfk_{secret}"  # shown once, never in the view
+        self.ui.modal = None
+        return None
+
+    @transition("revoke_key", mutating=True, effect=lambda kid: Not(Has(("api_keys", kid or ""))))
+    def revoke_key(self, ev: AppEvent) -> str | None:
+        me = self.me
+        found = self.model.api_keys.get(ev.arg or "")
+        if me is None or found is None or found.user != me.username:
+            return None
+        del self.model.api_keys[found.id]
+        self.flash = self.copy("settings.key_revoked", name=found.name)
+        return None
+
+    @transition("dismiss_key")
+    def dismiss_key(self, ev: AppEvent) -> str | None:
+        self.model.server.new_key = ""
+        return None
+
+    # ---------------------------------------------------------- login history
+    @transition("filter_history", effect=lambda _: Eq(("history", "filter"), Ref("value")))
+    def filter_history(self, ev: AppEvent) -> str | None:
+        if ev.value in ("", *RESULTS):
+            self.model.history.filter = ev.value or ""
+            self._first_history_page()
+        return None
+
+    @transition("search_history", effect=lambda _: Eq(("history", "query"), Ref("value")))
+    def search_history(self, ev: AppEvent) -> str | None:
+        self.model.history.query = (ev.value or "")[:80]
+        self._first_history_page()
+        return None
+
+    @transition("sort_history")
+    def sort_history(self, ev: AppEvent) -> str | None:
+        col, _, order = (ev.arg or "").partition("=")
+        if col in HISTORY_COLUMNS and order in ("asc", "desc"):
+            self.model.history.sort = f"{col}-{order}"
+            self._first_history_page()
+        return None
+
+    def _first_history_page(self) -> None:
+        self.model.history.page = 1
+        self.ui.more.pop("history", None)
+
+    @transition("turn_history_page")
+    def turn_history_page(self, ev: AppEvent) -> str | None:
+        arg = ev.arg or ""
+        if arg.isdigit() and 1 <= int(arg) <= self.history_pages():
+            self.model.history.page = int(arg)
+        return None
+
+    @transition(
+        "report_login",
+        mutating=True,
+        effect=lambda lid: Eq(("logins", lid or "", "reported"), True),
+    )
+    def report_login(self, ev: AppEvent) -> str | None:
+        """ "This wasn't me": the sign-in is marked reported."""
+        found = self.login_at(f"/history/{ev.arg or ''}")
+        if found is None or found.reported:
+            return None
+        found.reported = True
+        self.flash = self.copy("history.reported")
+        return None
+
+    # ------------------------------------------------------------ distractors
+    @transition(
+        "try_promo", mutating=True, effect=lambda name: Contains(("feedback", "promos"), name)
+    )
+    def try_promo(self, ev: AppEvent) -> str | None:
+        """A lookalike offer (single sign-on, an upgrade, an export, the app): it only says
+        it is not available."""
+        if ev.arg in PROMOS:
+            self.model.feedback.promos.add(ev.arg or "")
+            self.flash = self.copy(f"distractors.{ev.arg}_msg")
+        return None

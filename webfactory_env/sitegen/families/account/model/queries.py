@@ -1,0 +1,311 @@
+"""What the account portal's pages and facts read: the member signed in, their devices,
+keys and sign-ins, the login history as filtered, and the facts of the page. No
+transition here: these only read the state."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from webfactory_env.core.seeding import short_hash
+from webfactory_env.sitegen.app import SiteApp
+from webfactory_env.sitegen.families.account.content import (
+    NOTIFICATIONS,
+    PRIVACY,
+    TODAY,
+    AvatarFile,
+    User,
+)
+from webfactory_env.sitegen.families.account.model.state import (
+    Account,
+    AccountFacts,
+    AccountState,
+    ApiKey,
+    AuthFacts,
+    DeviceFacts,
+    HistoryFacts,
+    InboxFacts,
+    Login,
+    Mail,
+    Session,
+    Settings,
+    SignupFacts,
+)
+from webfactory_env.sitegen.families.account.rules import (
+    POLICIES,
+    email_status,
+    username_status,
+)
+from webfactory_env.sitegen.spec import SiteSpec
+
+PAGE_SIZE = 10
+HISTORY_COLUMNS = ("date", "device", "location", "result")
+RESULTS = ("success", "failed", "blocked")
+HERE_DEVICE = "Chromium on Linux"  # the browser the agent uses: its sessions and sign-ins
+START_MINUTE = 9 * 60  # new events happen today from 09:00 on, one logical minute apart
+PUBLIC_PAGES = {
+    "/": "home",
+    "/login": "login",
+    "/signup": "signup",
+    "/reset": "reset",
+    "/inbox": "inbox",
+}
+PRIVATE_PAGES = {
+    "/account": "account",
+    "/profile": "profile",
+    "/settings": "settings",
+    "/history": "history",
+}
+PRIVATE_KINDS = frozenset({*PRIVATE_PAGES.values(), "login_detail"})
+_HISTORY_SORT = {
+    "date": lambda e: (e.at,),
+    "device": lambda e: (e.device, e.at),
+    "location": lambda e: (e.city, e.country, e.at),
+    "result": lambda e: (e.result, e.at),
+}
+
+
+def account_id(username: str) -> str:
+    """The key of a member's account and settings (usernames may hold dots, which state
+    paths cannot)."""
+    return "U-" + short_hash(f"account|{username}", 8)
+
+
+class AccountQueries(SiteApp):
+    """The portal's state and the reads its pages and facts make (no HTML, no changes)."""
+
+    family = "account"
+    State = AccountState
+    Facts = AccountFacts
+    # The member signed in, and the sign-in whose page is open, are records of the site.
+    OPEN = {"account": "users", "viewed_login": "logins"}
+
+    def __init__(self, spec: SiteSpec) -> None:
+        super().__init__(spec)
+        ents = spec.entities
+        self.users: tuple[User, ...] = ents["users"]
+        self.files: dict[str, AvatarFile] = {f.name: f for f in ents["files"]}
+        self.country_names: tuple[str, ...] = tuple(c.name for c in ents["countries"])
+        self.here: dict[str, str] = dict(spec.extra["here"])
+        self.policy = POLICIES[spec.difficulty]
+        self.model: AccountState = AccountState(
+            users={account_id(u.username): _account(u) for u in self.users},
+            settings={account_id(u.username): _settings(u) for u in self.users},
+            sessions={
+                s.id: Session(
+                    id=s.id,
+                    user=s.username,
+                    device=s.device,
+                    city=s.city,
+                    country=s.country,
+                    last_active=s.last_active,
+                )
+                for s in ents["sessions"]
+            },
+            logins={
+                e.id: Login(
+                    id=e.id,
+                    user=e.username,
+                    result=e.result,
+                    device=e.device,
+                    at=e.at,
+                    city=e.city,
+                    country=e.country,
+                    ip=e.ip,
+                )
+                for e in sorted(ents["logins"], key=lambda e: e.at, reverse=True)
+            },
+            api_keys={
+                k.id: ApiKey(
+                    id=k.id,
+                    user=k.username,
+                    name=k.name,
+                    scope=k.scope,
+                    prefix=k.prefix,
+                    created=k.created,
+                    last_used=k.last_used,
+                )
+                for k in ents["api_keys"]
+            },
+        )
+        self.model.server.messages = [
+            Mail(m.id, m.channel, m.to, m.subject, m.body, m.at, m.kind, m.expired)
+            for m in ents["messages"]
+        ]
+
+    # ------------------------------------------------------------------- who
+    @property
+    def me(self) -> Account | None:
+        """The member signed in on this browser, if any."""
+        user = self.model.auth.user
+        return self.model.users.get(account_id(user)) if user else None
+
+    def signed_in(self) -> bool:
+        return self.me is not None
+
+    def settings_of(self, username: str) -> Settings:
+        key = account_id(username)
+        return self.model.settings.get(key) or Settings(id=key, user=username)
+
+    def sessions_of(self, username: str) -> list[Session]:
+        return [s for s in self.model.sessions.values() if s.user == username]
+
+    def keys_of(self, username: str) -> list[ApiKey]:
+        return [k for k in self.model.api_keys.values() if k.user == username]
+
+    def logins_of(self, username: str) -> list[Login]:
+        """A member's sign-ins, newest first."""
+        found = [e for e in self.model.logins.values() if e.user == username]
+        return sorted(found, key=lambda e: e.at, reverse=True)
+
+    def find_account(self, identifier: str) -> Account | None:
+        """The account a username or e-mail address names (case does not matter)."""
+        key = identifier.strip().lower()
+        if not key:
+            return None
+        return next(
+            (a for a in self.model.users.values() if key in (a.username.lower(), a.email.lower())),
+            None,
+        )
+
+    def taken_usernames(self) -> set[str]:
+        return {a.username.lower() for a in self.model.users.values()}
+
+    def taken_emails(self) -> set[str]:
+        return {a.email.lower() for a in self.model.users.values()}
+
+    def signup_status(self) -> tuple[str, str]:
+        """Whether the username and the e-mail address typed into the sign-up are free."""
+        draft = self.model.forms.signup_account
+        return (
+            username_status(draft["username"], self.taken_usernames()),
+            email_status(draft["email"], self.taken_emails()),
+        )
+
+    def reset_account(self) -> Account | None:
+        """The member whose reset link is open."""
+        user = self.model.reset.user
+        return self.model.users.get(account_id(user)) if user else None
+
+    def message(self, mid: str) -> Mail | None:
+        return next((m for m in self.model.server.messages if m.id == mid), None)
+
+    # --------------------------------------------------------------- history
+    def history_rows(self) -> list[Login]:
+        """The signed-in member's sign-ins as the history page lists them."""
+        me = self.me
+        if me is None:
+            return []
+        view = self.model.history
+        q = view.query.strip().lower()
+        rows = [
+            e
+            for e in self.logins_of(me.username)
+            if (not view.filter or e.result == view.filter)
+            and (not q or any(q in x.lower() for x in (e.device, e.city, e.country, e.ip)))
+        ]
+        col, _, order = view.sort.partition("-")
+        rows.sort(key=_HISTORY_SORT[col], reverse=order == "desc")
+        return rows
+
+    def history_pages(self) -> int:
+        return max(1, -(-len(self.history_rows()) // PAGE_SIZE))
+
+    def history_first(self) -> int:
+        """The rank, less one, of the first row shown."""
+        return 0 if self.v.list_mode == "infinite" else (self.model.history.page - 1) * PAGE_SIZE
+
+    def history_shown(self) -> list[Login]:
+        rows = self.history_rows()
+        if self.v.list_mode == "infinite":
+            return rows[: self.ui.more.get("history", 1) * PAGE_SIZE]
+        first = self.history_first()
+        return rows[first : first + PAGE_SIZE]
+
+    def login_at(self, route: str) -> Login | None:
+        """The signed-in member's sign-in whose page `route` is."""
+        me = self.me
+        eid = route.split("?", 1)[0][len("/history/") :] if route.startswith("/history/") else ""
+        found = self.model.logins.get(eid)
+        return found if me is not None and found is not None and found.user == me.username else None
+
+    # ----------------------------------------------------------------- pages
+    def route_kind(self, route: str) -> str:
+        """The kind of page `route` is, before the login wall is applied."""
+        path = route.split("?", 1)[0]
+        if path in PUBLIC_PAGES:
+            return PUBLIC_PAGES[path]
+        if path in PRIVATE_PAGES:
+            return PRIVATE_PAGES[path]
+        if path.startswith("/history/"):
+            if self.signed_in():
+                return "login_detail" if self.login_at(path) is not None else "not_found"
+            return "login_detail" if path[len("/history/") :] in self.model.logins else "not_found"
+        return "not_found"
+
+    def month_of(self, picker: str) -> str:
+        """Calendars open at the month of their value (or a sensible default)."""
+        if picker in self.ui.months:
+            return self.ui.months[picker]
+        forms = self.model.forms
+        birthday = forms.signup_profile if self.route.startswith("/signup") else forms.profile
+        value = {"birthday": birthday["birthday"], "expires": forms.api_key["expires"]}.get(
+            picker, ""
+        )
+        if re.match(r"^\d{4}-\d{2}-\d{2}$", value or ""):
+            return value[:7]
+        if picker == "birthday":  # date-of-birth pickers open some decades back
+            return f"{int(TODAY[:4]) - 30:04d}{TODAY[4:7]}"
+        return TODAY[:7]
+
+    # ----------------------------------------------------------------- facts
+    def facts(self) -> AccountFacts:
+        me = self.me
+        auth = self.model.auth
+        stage = "signed_in" if me else "code_required" if auth.pending else "signed_out"
+        uname, estatus = self.signup_status()
+        mine = self.sessions_of(me.username) if me else []
+        messages = self.model.server.messages
+        latest = messages[0] if messages else None
+        return AccountFacts(
+            auth=AuthFacts(signed_in=me is not None, stage=stage),
+            account=me or Account(),
+            viewed_login=self.login_at(self.route) or Login(),
+            signup=SignupFacts(username_status=uname, email_status=estatus),
+            history=HistoryFacts(
+                count=len(self.history_rows()),
+                pages=self.history_pages(),
+                shown=len(self.history_shown()),
+                failed=sum(e.result == "failed" for e in self.logins_of(me.username)) if me else 0,
+            ),
+            devices=DeviceFacts(count=len(mine), others=sum(not s.current for s in mine)),
+            inbox=InboxFacts(
+                count=len(messages),
+                latest={"channel": latest.channel, "to": latest.to, "subject": latest.subject}
+                if latest
+                else {},
+            ),
+        )
+
+
+def _account(u: User) -> Account:
+    return Account(
+        id=account_id(u.username),
+        username=u.username,
+        email=u.email,
+        display_name=u.display_name,
+        country=u.country,
+        birthday=u.birthday,
+        full_name=u.full_name,
+        two_factor=u.security == "two_factor",
+        phone_last4=u.phone_last4,
+        member_since=u.member_since,
+        locked=u.security == "locked",
+        password=u.password,
+    )
+
+
+def _settings(u: User) -> Settings:
+    values: dict[str, Any] = {n: n in u.notifications for n in NOTIFICATIONS}
+    values.update({name: getattr(u, name) for name in PRIVACY})
+    return Settings(id=account_id(u.username), user=u.username, **values)

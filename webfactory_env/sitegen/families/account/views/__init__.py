@@ -1,0 +1,87 @@
+"""The account portal's pages, drawn from its model with the widget library, one module per
+area (`auth`: getting in; `member`: the member area; `history`: the login history). Pages
+only read state: every element that changes something is bound to a transition with
+`app.on(...)`. Imported by the app."""
+
+from __future__ import annotations
+
+from webfactory_env.sitegen import widgets as w
+from webfactory_env.sitegen.app import PageFn
+from webfactory_env.sitegen.families.account.model import AccountModel
+from webfactory_env.sitegen.families.account.views import auth, history, member
+from webfactory_env.sitegen.families.account.views.member import SETTINGS_TABS
+from webfactory_env.sitegen.families.account.views.parts import Page, promo
+from webfactory_env.sitegen.html import Renderer, esc
+
+__all__ = ["PAGES", "SETTINGS_TABS", "header"]
+
+
+def header(app: AccountModel, r: Renderer) -> str:
+    c = app.copy
+    me = app.me
+    brand = f'<span class="brand">{esc(app.spec.brand)}</span>'
+    if me is None:
+        entries = [
+            ("/", c("nav.home")),
+            ("/login", c("nav.login")),
+            ("/signup", c("nav.signup")),
+            ("/inbox", c("nav.inbox")),
+        ]
+        return brand + w.site_nav(r, entries, label=c("nav.label"))
+    entries = [
+        ("/account", c("nav.account")),
+        ("/profile", c("nav.profile")),
+        ("/settings", c("nav.settings")),
+        ("/history", c("nav.history")),
+        ("/inbox", c("nav.inbox")),
+    ]
+    out = w.button(
+        r,
+        sid="sign-out",
+        text=c("nav.sign_out"),
+        attrs_={"role": "sign-out"},
+        variant="secondary",
+        **app.on("sign_out"),
+    )
+    who = esc(c("nav.signed_in_as", name=me.display_name or me.username))
+    return (
+        f"{brand}{w.site_nav(r, entries, label=c('nav.label'))}"
+        f'<span class="whoami muted">{who}</span>{out}'
+    )
+
+
+def home(app: AccountModel, r: Renderer, route: str) -> Page:
+    c = app.copy
+    title = c("home.title", brand=app.spec.brand)
+    if app.me is not None:
+        cta = w.link(
+            r, sid="home:/account", href="/account", text=c("home.open_account"), class_="button"
+        )
+    else:
+        cta = (
+            w.link(r, sid="home:/login", href="/login", text=c("home.sign_in"), class_="button")
+            + " "
+            + w.link(r, sid="home:/signup", href="/signup", text=c("home.create"))
+        )
+    features = "".join(
+        f"<li>{esc(c(f'home.feature_{k}'))}</li>" for k in ("security", "devices", "keys")
+    )
+    return title, (
+        f'<section class="hero"><h1>{esc(title)}</h1><p>{esc(c("home.tagline"))}</p>'
+        f'<p class="actions">{cta}</p>{promo(app, r, "sso")}</section>'
+        f'{w.toast(app.flash)}<ul class="features">{features}</ul>'
+    )
+
+
+PAGES: dict[str, PageFn] = {
+    "home": home,
+    "login": auth.login,
+    "signup": auth.signup,
+    "reset": auth.reset,
+    "inbox": auth.inbox,
+    "account": member.account,
+    "profile": member.profile,
+    "settings": member.settings,
+    "history": history.history,
+    "login_detail": history.login_detail,
+}

@@ -1,0 +1,149 @@
+"""The login history: the member's sign-ins, searched, filtered, sorted and paged, and one
+sign-in's page, where it can be reported as not the member's."""
+
+from __future__ import annotations
+
+from webfactory_env.sitegen import widgets as w
+from webfactory_env.sitegen.families.account.model import RESULTS, AccountModel, Login
+from webfactory_env.sitegen.families.account.views.parts import Page, heading, promo
+from webfactory_env.sitegen.html import Renderer, esc
+from webfactory_env.sitegen.spec import Option
+
+
+def history(app: AccountModel, r: Renderer, route: str) -> Page:
+    c = app.copy
+    view = app.model.history
+    search = w.text_field(
+        r,
+        sid="field:history.q",
+        name="q",
+        label=c("history.search"),
+        value=view.query,
+        form="history",
+        input_type="search",
+        helper=c("history.search_help"),
+        **app.on("search_history"),
+    )
+    result = w.choice(
+        r,
+        sid="filter:result",
+        kind="Filter",
+        name="result",
+        label=c("history.result"),
+        options=[
+            Option("", c("history.all"), aliases=("all", "any")),
+            *(Option(x, c(f"history.{x}")) for x in RESULTS),
+        ],
+        selected=view.filter,
+        is_open="filter:result" in app.ui.open,
+        **app.on("filter_history"),
+    )
+    listing = r.subregion("history-list", _history_list(app, r))
+    return c("history.title"), (
+        f"{heading(c('history.title'))}{w.toast(app.flash)}"
+        f'<div class="toolbar">{search}{result}{promo(app, r, "export")}</div>{listing}'
+    )
+
+
+def _where(e: Login) -> str:
+    return f"{e.city}, {e.country}"
+
+
+def _history_list(app: AccountModel, r: Renderer) -> str:
+    c = app.copy
+    rows = app.history_rows()
+    shown = app.history_shown()
+    first = app.history_first()
+    cells = []
+    for i, e in enumerate(shown):
+        link = w.link(
+            r,
+            sid=f"login:{e.id}",
+            href=f"/history/{e.id}",
+            text=e.at,
+            kind="Item",
+            attrs_={
+                "type": "login",
+                "id": e.id,
+                "date": e.at,
+                "device": e.device,
+                "city": e.city,
+                "country": e.country,
+                "location": _where(e),
+                "ip": e.ip,
+                "result": e.result,
+                "rank": first + i + 1,
+            },
+        )
+        result = f'<span class="result-{esc(e.result)}">{esc(c("history." + e.result))}</span>'
+        cells.append([link, esc(e.device), esc(_where(e)), esc(e.ip), result])
+    col, _, order = app.model.history.sort.partition("-")
+    table = w.data_table(
+        r,
+        key="history",
+        columns=[
+            ("date", c("history.date"), True),
+            ("device", c("history.device"), True),
+            ("location", c("history.location"), True),
+            ("ip", c("history.ip"), False),
+            ("result", c("history.result"), True),
+        ],
+        rows=cells,
+        sort=(col, order),
+        sort_handler="sort_history",
+        caption=c("history.caption"),
+        sort_path=("history", "sort"),
+    )
+    if app.v.list_mode == "infinite":
+        more = w.load_more(
+            r, key="history", has_more=len(shown) < len(rows), text=c("history.loading")
+        )
+    else:
+        more = w.pager(
+            r,
+            key="history",
+            page=app.model.history.page,
+            pages=app.history_pages(),
+            handler="turn_history_page",
+            label=c("history.pages"),
+            prev_text=c("history.prev"),
+            next_text=c("history.next"),
+            state_path=("history", "page"),
+        )
+    count = c("history.count_one") if len(rows) == 1 else c("history.count_many", n=len(rows))
+    body = table if rows else f"<p>{esc(c('history.empty'))}</p>"
+    return f'<p class="muted" role="status">{esc(count)}</p>{body}{more}'
+
+
+def login_detail(app: AccountModel, r: Renderer, route: str) -> Page:
+    c = app.copy
+    event = app.login_at(route)
+    assert event is not None, "the login wall and the route check keep other pages out"
+    details = w.detail_view(
+        [
+            (c("history.date"), event.at),
+            (c("history.device"), event.device),
+            (c("history.location"), _where(event)),
+            (c("history.ip"), event.ip),
+            (c("history.result"), c(f"history.{event.result}")),
+        ]
+    )
+    if event.reported:
+        action = f'<p class="notice" role="status">{esc(c("history.already_reported"))}</p>'
+    else:
+        report = w.button(
+            r,
+            sid=f"report:{event.id}",
+            text=c("history.report"),
+            attrs_={"role": "report", "login": event.id},
+            **app.on("report_login", event.id),
+        )
+        action = f"<p>{report}</p>"
+    crumbs = w.breadcrumbs(
+        r, [(c("history.title"), "/history"), (event.at, None)], label=c("history.crumbs")
+    )
+    title = c("history.detail_title")
+    return title, (
+        f"{crumbs}{heading(title)}{w.toast(app.flash)}{details}"
+        f'<p class="muted">{esc(c("history.report_help"))}</p>{action}'
+    )

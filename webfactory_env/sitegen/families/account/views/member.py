@@ -1,0 +1,397 @@
+"""The member area behind the login wall: the account overview, the profile form, and the
+settings with their tabs (notifications, privacy, security and devices, API keys)."""
+
+from __future__ import annotations
+
+from webfactory_env.sitegen import widgets as w
+from webfactory_env.sitegen.families.account.content import (
+    AVATAR_LIMIT_KB,
+    NOTIFICATIONS,
+    PRIVACY,
+    SCOPES,
+    TODAY,
+)
+from webfactory_env.sitegen.families.account.model import Account, AccountModel
+from webfactory_env.sitegen.families.account.views.parts import (
+    Page,
+    birthday_picker,
+    country_choice,
+    error_line,
+    errors_text,
+    field_order,
+    heading,
+    no_arg,
+    promo,
+    secondary,
+)
+from webfactory_env.sitegen.html import Renderer, esc
+from webfactory_env.sitegen.spec import Option
+
+SETTINGS_TABS = ("notifications", "privacy", "security", "api")
+
+
+def _me(app: AccountModel) -> Account:
+    me = app.me
+    assert me is not None, "the login wall keeps signed-out visitors out"
+    return me
+
+
+def account(app: AccountModel, r: Renderer, route: str) -> Page:
+    c = app.copy
+    me = _me(app)
+    title = c("account.title", name=me.display_name or me.username)
+    details = w.detail_view(
+        [
+            (c("account.username"), me.username),
+            (c("account.email"), me.email),
+            (c("profile.country"), me.country or "—"),
+            (c("account.since"), me.member_since),
+            (c("account.two_factor"), c("account.on") if me.two_factor else c("account.off")),
+            (c("account.sessions"), str(len(app.sessions_of(me.username)))),
+            (c("account.keys"), str(len(app.keys_of(me.username)))),
+        ]
+    )
+    links = "".join(
+        f"<li>{w.link(r, sid=f'account:{href}', href=href, text=text)}</li>"
+        for href, text in (
+            ("/profile", c("account.edit_profile")),
+            ("/settings", c("account.security")),
+            ("/history", c("account.history")),
+        )
+    )
+    return title, (
+        f"{heading(title)}{w.toast(app.flash)}{details}"
+        f'<ul class="links">{links}</ul>{promo(app, r, "upgrade")}'
+    )
+
+
+# ------------------------------------------------------------------------ profile
+def profile(app: AccountModel, r: Renderer, route: str) -> Page:
+    c = app.copy
+    draft = app.model.forms.profile
+    errors = app.model.feedback.profile_errors
+    texts = {
+        name: w.text_field(
+            r,
+            sid=f"field:profile.{name}",
+            name=name,
+            label=c(f"profile.{name}"),
+            value=draft[name],
+            form="profile",
+            error=errors_text(app, errors.get(name, "")),
+            helper=c("profile.display_help") if name == "display_name" else "",
+            autocomplete="name" if name == "full_name" else "nickname",
+            **app.on("set_field", f"profile.{name}"),
+        )
+        for name in ("full_name", "display_name")
+    }
+    upload = w.file_upload(
+        r,
+        sid="upload:profile.avatar",
+        name="avatar",
+        label=c("profile.avatar"),
+        files=[w.SyntheticFile(f.name, f.size_kb, f.kind) for f in app.files.values()],
+        chosen=draft["avatar"],
+        is_open="upload:profile.avatar" in app.ui.open,
+        **app.on("set_field", "profile.avatar"),
+    )
+    hint = c("profile.avatar_help", mb=AVATAR_LIMIT_KB // 1000)
+    avatar_hint = f'<small class="hint">{esc(hint)}</small>' if app.v.helper_text == "on" else ""
+    body = (
+        "".join(texts[n] for n in field_order(app, ("full_name", "display_name"), "profile"))
+        + birthday_picker(
+            app, r, sid="date:profile.birthday", form="profile", value=draft["birthday"]
+        )
+        + error_line(app, errors.get("birthday", ""))
+        + country_choice(
+            app,
+            r,
+            sid="choice:profile.country",
+            form="profile",
+            selected=draft["country"],
+            label=c("profile.country"),
+        )
+        + upload
+        + avatar_hint
+        + error_line(app, errors.get("avatar", ""))
+    )
+    banner = f'<p class="error-summary" role="alert">{esc(c("profile.fix"))}</p>' if errors else ""
+    form = w.form(
+        r,
+        name="profile",
+        body=body,
+        submit_sid="form:profile",
+        submit_text=c("profile.save"),
+        label=c("profile.title"),
+        banner=banner,
+        **no_arg(app.on("save_profile")),
+    )
+    return c("profile.title"), f"{heading(c('profile.title'))}{w.toast(app.flash)}{form}"
+
+
+# ----------------------------------------------------------------------- settings
+def settings(app: AccountModel, r: Renderer, route: str) -> Page:
+    c = app.copy
+    active = app.ui.tabs.get("settings", "notifications")
+    if active not in SETTINGS_TABS:
+        active = "notifications"
+    tabs = w.tabs(
+        r,
+        group="settings",
+        items=[(t, c(f"settings.tab_{t}")) for t in SETTINGS_TABS],
+        active=active,
+        panel=_TABS[active](app, r),
+        label=c("settings.title"),
+    )
+    return c("settings.title"), f"{heading(c('settings.title'))}{w.toast(app.flash)}{tabs}"
+
+
+def _notifications(app: AccountModel, r: Renderer) -> str:
+    c = app.copy
+    me = _me(app)
+    mine = app.settings_of(me.username)
+    toggles = "".join(
+        w.toggle(
+            r,
+            sid=f"toggle:notify.{n}",
+            kind="Toggle",
+            name=n,
+            label=c(f"settings.notify_{n}"),
+            checked=bool(getattr(mine, n)),
+            switch=True,
+            attrs_={"group": "notifications"},
+            **app.on("set_notification", f"{me.id}/{n}"),
+        )
+        for n in NOTIFICATIONS
+    )
+    return (
+        f'<p class="muted">{esc(c("settings.notify_intro"))}</p><div class="stack">{toggles}</div>'
+    )
+
+
+def _privacy(app: AccountModel, r: Renderer) -> str:
+    c = app.copy
+    me = _me(app)
+    mine = app.settings_of(me.username)
+    menus = "".join(
+        w.choice(
+            r,
+            sid=f"choice:privacy.{name}",
+            kind="Choice",
+            name=name,
+            label=c(f"settings.privacy_{name}"),
+            options=[Option(v, c(f"settings.privacy_{v}")) for v in values],
+            selected=str(getattr(mine, name)),
+            attrs_={"group": "privacy"},
+            is_open=f"choice:privacy.{name}" in app.ui.open,
+            helper=c(f"settings.privacy_{name}_help"),
+            **app.on("set_privacy", f"{me.id}/{name}"),
+        )
+        for name, values in PRIVACY.items()
+    )
+    return f'<div class="stack">{menus}</div>'
+
+
+def _security(app: AccountModel, r: Renderer) -> str:
+    c = app.copy
+    me = _me(app)
+    action = "disable" if me.two_factor else "enable"
+
+    def two_factor_form() -> str:
+        field = w.password_field(
+            r,
+            sid="field:two_factor.current_password",
+            name="current_password",
+            label=c("settings.current_password"),
+            value="",
+            form="two_factor",
+            autocomplete="current-password",
+            error=errors_text(app, app.model.feedback.two_factor_error),
+            **app.on("set_secret", "two_factor.current_password"),
+        )
+        return w.form(
+            r,
+            name="two_factor",
+            body=field,
+            submit_sid="form:two_factor",
+            submit_text=c(f"settings.{action}_2fa"),
+            label=c("settings.two_factor_title"),
+            attrs_={"action": action},
+            **no_arg(app.on(f"{action}_two_factor")),
+        )
+
+    status = c("settings.two_factor_on_text" if me.two_factor else "settings.two_factor_off_text")
+    two = secondary(
+        app,
+        r,
+        name="two-factor",
+        title=c(f"settings.{action}_2fa"),
+        body=two_factor_form,
+        form="two_factor",
+    )
+    return (
+        f"<h2>{esc(c('settings.two_factor_title'))}</h2><p>{esc(status)}</p>{two}"
+        f"<h2>{esc(c('settings.sessions_title'))}</h2>{_devices(app, r, me)}"
+    )
+
+
+def _devices(app: AccountModel, r: Renderer, me: Account) -> str:
+    """The member's signed-in devices: this one, and the others with a sign-out button."""
+    c = app.copy
+    rows = []
+    mine = app.sessions_of(me.username)
+    for s in mine:
+        if s.current:
+            act = f'<span class="badge">{esc(c("settings.this_device"))}</span>'
+        else:
+            act = w.button(
+                r,
+                sid=f"session:{s.id}:sign-out",
+                text=c("settings.sign_out_session"),
+                variant="secondary",
+                attrs_={
+                    "role": "sign-out-session",
+                    "device": s.device,
+                    "city": s.city,
+                    "session": s.id,
+                },
+                **app.on("sign_out_session", s.id),
+            )
+        rows.append(
+            f"<tr><td>{esc(s.device)}</td><td>{esc(s.city)}, {esc(s.country)}</td>"
+            f"<td>{esc(s.last_active)}</td><td>{act}</td></tr>"
+        )
+    heads = "".join(
+        f'<th scope="col">{esc(c(f"settings.session_{k}"))}</th>'
+        for k in ("device", "location", "last_active", "action")
+    )
+    others = w.button(
+        r,
+        sid="sessions:sign-out-others",
+        text=c("settings.sign_out_others"),
+        variant="secondary",
+        attrs_={"role": "sign-out-others"},
+        disabled=all(s.current for s in mine),
+        **app.on("sign_out_other_sessions"),
+    )
+    return (
+        f'<table class="data"><thead><tr>{heads}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table><p>{others}</p>"
+    )
+
+
+def _api(app: AccountModel, r: Renderer) -> str:
+    c = app.copy
+    me = _me(app)
+    shown = ""
+    new_key = app.model.server.new_key
+    if new_key:
+        dismiss = w.button(
+            r,
+            sid="api:dismiss",
+            text=c("settings.key_dismiss"),
+            attrs_={"role": "dismiss"},
+            variant="secondary",
+            **app.on("dismiss_key"),
+        )
+        shown = (
+            f'<div class="notice" role="status">{esc(c("settings.key_created"))} '
+            f"<code>{esc(new_key)}</code> {dismiss}</div>"
+        )
+    rows = []
+    for k in app.keys_of(me.username):
+        revoke = w.button(
+            r,
+            sid=f"key:{k.id}:revoke",
+            text=c("settings.key_revoke"),
+            variant="secondary",
+            attrs_={"role": "revoke-key", "key_name": k.name, "scope": k.scope, "key": k.id},
+            **app.on("revoke_key", k.id),
+        )
+        rows.append(
+            f"<tr><td>{esc(k.name)}</td><td><code>{esc(k.prefix)}…</code></td>"
+            f"<td>{esc(c('settings.scope_' + k.scope))}</td>"
+            f"<td>{esc(k.created)}</td><td>{esc(k.last_used)}</td><td>{revoke}</td></tr>"
+        )
+    heads = "".join(
+        f'<th scope="col">{esc(c(f"settings.key_{h}"))}</th>'
+        for h in ("name", "prefix", "scope", "created_on", "last_used", "action")
+    )
+    table = (
+        f'<table class="data"><thead><tr>{heads}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+        if rows
+        else f"<p>{esc(c('settings.keys_none'))}</p>"
+    )
+    create = secondary(
+        app,
+        r,
+        name="api-key",
+        title=c("settings.key_new"),
+        body=lambda: _key_form(app, r),
+        form="api_key",
+    )
+    return (
+        f'<p class="muted">{esc(c("settings.keys_intro"))}</p>{shown}{table}{create}'
+        f"{promo(app, r, 'export', 'many')}"
+    )
+
+
+def _key_form(app: AccountModel, r: Renderer) -> str:
+    c = app.copy
+    draft = app.model.forms.api_key
+    errors = app.model.feedback.key_errors
+    fields = (
+        w.text_field(
+            r,
+            sid="field:api_key.key_name",
+            name="key_name",
+            label=c("settings.key_name"),
+            value=draft["key_name"],
+            form="api_key",
+            error=errors_text(app, errors.get("key_name", "")),
+            helper=c("settings.key_name_help"),
+            **app.on("set_field", "api_key.key_name"),
+        )
+        + w.choice(
+            r,
+            sid="choice:api_key.scope",
+            kind="Choice",
+            name="scope",
+            label=c("settings.key_scope"),
+            options=[Option(s, c(f"settings.scope_{s}")) for s in SCOPES],
+            selected=draft["scope"],
+            attrs_={"form": "api_key"},
+            is_open="choice:api_key.scope" in app.ui.open,
+            **app.on("set_field", "api_key.scope"),
+        )
+        + w.date_picker(
+            r,
+            sid="date:api_key.expires",
+            name="expires",
+            label=c("settings.key_expires"),
+            value=draft["expires"],
+            form="api_key",
+            month=app.month_of("expires"),
+            is_open="date:api_key.expires" in app.ui.open,
+            today=TODAY,
+            **app.on("set_field", "api_key.expires"),
+        )
+        + error_line(app, errors.get("expires", ""))
+    )
+    return w.form(
+        r,
+        name="api_key",
+        body=fields,
+        submit_sid="form:api_key",
+        submit_text=c("settings.key_create"),
+        label=c("settings.key_new"),
+        **no_arg(app.on("create_key")),
+    )
+
+
+_TABS = {
+    "notifications": _notifications,
+    "privacy": _privacy,
+    "security": _security,
+    "api": _api,
+}
