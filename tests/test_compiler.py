@@ -88,7 +88,9 @@ def test_compiled_task_shape(shop_site):
     assert task.subgoal("click-item-mug").sticky and not task.subgoal("select-filter-color").sticky
     # the instruction never names the bound product
     assert _cheapest_red_mug(shop_site).title not in task.instruction
-    assert task.goal_text == "Buy the cheapest red mug and ship to Alice at 123 Market St"
+    assert task.goal_text == (
+        "Buy the cheapest red mug and ship it to Alice Nguyen, 123 Market St, San Francisco 94105."
+    )
     assert task.transitions == {"add_to_cart", "place_order", "set_field", "set_filter", "set_sort"}
     # the fallback witnesses are the other red mugs, cheapest first
     fallbacks = task.bindings["click-item-mug"]["fallbacks"]

@@ -107,7 +107,7 @@ def _fake_env(values: tuple[str, ...], dom_value: str) -> Any:
         "elements": [["input", "textbox", "Password", dom_value, [10, 20, 200, 30], 2]],
     }
     task = SimpleNamespace(values=values, subgoal=lambda _id: SimpleNamespace(prerequisites=()))
-    return SimpleNamespace(task=task, dom=SimpleNamespace(to_json=lambda: dom))
+    return SimpleNamespace(task=task, episode=None, dom=SimpleNamespace(to_json=lambda: dom))
 
 
 def _record(t: int, *, slot: int, redact: bool, value: str) -> dict[str, Any]:
