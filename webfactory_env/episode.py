@@ -287,7 +287,7 @@ def step_record(s: StepFacts, secrets: list[str]) -> StepRecord:
         {
             "t": s.t,
             "action": {
-                "raw": s.action
+                "raw": act.clean_text(s.action)
                 if isinstance(s.action, str)
                 else [int(x) for x in np.asarray(s.action).reshape(-1)],
                 "described": act.describe(_shown(decoded, s.redact), s.dom_before)

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from webfactory_env.__about__ import __version__
 from webfactory_env.core.errors import TraceError
+from webfactory_env.core.text import clean_text
 from webfactory_env.env import WebTaskEnv
 from webfactory_env.episode import STEP_MS
 from webfactory_env.trace.redact import Redactor, plan_privacy
@@ -386,7 +387,9 @@ class EpisodeTrace:
 def dump_line(line: TraceHeader | StepEvent) -> str:
     """One trace line: canonical JSON (sorted keys, exact floats) and a newline."""
     data = line.model_dump(mode="json")
-    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+    # Page text the env did not write (a site's own broken string) must not stop a trace.
+    return clean_text(text)
 
 
 def write_trace(path: str | Path, episodes: Iterable[EpisodeTrace]) -> None:
