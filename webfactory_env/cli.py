@@ -589,6 +589,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if verdict.ok:
         print(verdict.message)
         return 0
+    if verdict.malformed:  # a file not in its schema: bad input, like any other (exit 2)
+        print(f"error: {verdict.message}", file=sys.stderr)
+        return 2
     print(f"verification failed: {verdict.message}", file=sys.stderr)
     return 1
 
@@ -596,7 +599,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_view(args: argparse.Namespace) -> int:
     from webfactory_env.replay import write_report
 
-    print(f"wrote {write_report(args.source, args.out, episode=args.episode)}")
+    refused: list[str] = []
+    out = write_report(args.source, args.out, episode=args.episode, refused=refused)
+    for note in refused:  # a screenshot name pointing out of the bundle: not embedded
+        print(f"note: refused to embed screenshot {note}", file=sys.stderr)
+    print(f"wrote {out}")
     return 0
 
 

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-TRACE_SCHEMA_VERSION = "2.0"
+TRACE_SCHEMA_VERSION = "2.1"
 REDACTED = "REDACTED"
 
 Box = tuple[int, int, int, int]
@@ -178,6 +178,11 @@ class StepEvent(_Model):
     deltas: dict[str, Any] = Field(description="app-state paths that changed, new values")
     events: list[dict[str, Any]]
     app_errors: list[dict[str, Any]]
+    error_events: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="the step's failures as events: event_type agent, executor, app or browser"
+        " (a browser that crashed or hung, also while the recorder took its screenshot)",
+    )
     terminated: bool
     truncated: bool
     success: bool
