@@ -74,7 +74,7 @@ class SessionConfig:
     allowed_origins: tuple[str, ...] = ()
     # A fresh context and page every this many loads (resets): a renderer that mounts
     # site after site keeps some of each in its heap; a new one starts empty. 0: never.
-    recycle_every: int = 200
+    recycle_every: int = 100
 
 
 @dataclass(frozen=True)
