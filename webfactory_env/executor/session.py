@@ -16,6 +16,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
 
 import numpy as np
 from PIL import Image
@@ -37,6 +38,7 @@ from webfactory_env.executor.drift import (
     derive_candidates,
     retry_candidates,
 )
+from webfactory_env.executor.egress import EgressProxy, origin_of, parse_origins
 from webfactory_env.sitegen.app import SiteApp, Transport, bootstrap_document
 from webfactory_env.sitegen.spec import AppEvent, Patch
 
@@ -69,8 +71,9 @@ class SessionConfig:
     # script in an endless loop, say): the page is then closed, the call fails with
     # `StepTimeoutError`, and the next `load` opens a fresh page. 0 turns the watchdog off.
     step_timeout_ms: int = 5_000
-    # Origins (scheme://host:port) whose requests go to the network; everything that is
-    # neither the fake origin nor one of these is aborted. Empty in the env.
+    # Origins (scheme://host:port) whose requests go to the network, through a proxy that
+    # reaches nothing else (`egress.EgressProxy`); everything that is neither the fake
+    # origin nor one of these is aborted. Empty in the env.
     allowed_origins: tuple[str, ...] = ()
     # A fresh context and page every this many loads (resets): a renderer that mounts
     # site after site keeps some of each in its heap; a new one starts empty. 0: never.
@@ -153,6 +156,8 @@ class PageSession:
         self.closed = False
         self.loads = 0  # loads since this context was opened (see `recycle_every`)
         self._booted = False
+        self._allowed = parse_origins(self.config.allowed_origins)
+        self._egress: EgressProxy | None = None
         self._shared.join()
         try:
             self._open()
@@ -200,8 +205,13 @@ class PageSession:
         self.loads = 0
 
     def _proxy(self) -> dict[str, str]:
-        """The proxy every request the route lets through must use (see `NO_PROXY`)."""
-        return NO_PROXY
+        """The proxy every request the route lets through must use: none that exists
+        (`NO_PROXY`), or, with allowed origins, one that reaches only them (`egress`)."""
+        if not self._allowed:
+            return NO_PROXY
+        if self._egress is None:
+            self._egress = EgressProxy(self._allowed, quiet=[urlsplit(ORIGIN).hostname or ""])
+        return {"server": self._egress.server, "bypass": "<-loopback>"}
 
     def _on_crash(self, _page: Any) -> None:
         self.crashed = True
@@ -221,6 +231,8 @@ class PageSession:
         self.closed = True
         self._drop_context()
         self._shared.leave()
+        if self._egress is not None:
+            self._egress.close()
 
     def release(self) -> None:
         """`close`, from a finaliser: right away where Playwright may be called (its own
@@ -235,8 +247,8 @@ class PageSession:
     def _on_route(self, route: Route) -> None:
         url = route.request.url
         if not (url == ORIGIN or url.startswith(ORIGIN + "/")):
-            if any(url == o or url.startswith(o + "/") for o in self.config.allowed_origins):
-                route.continue_()
+            if self._allowed and origin_of(url) in self._allowed:
+                route.continue_()  # to the egress proxy, which checks every later hop too
                 return
             self.blocked.append(url[:200])
             route.abort("blockedbyclient")
