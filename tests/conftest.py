@@ -11,6 +11,16 @@ import pytest
 import webfactory_env  # noqa: F401  (registers WebTask-v0)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def session_browser() -> Iterator[None]:
+    """Browser tests share one Chromium: the last `env.close()` would otherwise close it
+    (as it should in a program) and the next test would launch another."""
+    from webfactory_env.executor.browser import shared_browser
+
+    with shared_browser().keep_open():
+        yield
+
+
 @pytest.fixture
 def make_env() -> Iterator[Any]:
     """`make_env(**kwargs)` → a WebTask-v0 env that is closed after the test."""

@@ -61,7 +61,7 @@ def test_dropping_to_a_user_who_cannot_read_the_install_says_which_directory(mon
     import tempfile
     from pathlib import Path
 
-    import webfactory_env.service as service
+    import webfactory_env.service.privileges as service
 
     nobody = pwd.getpwnam("nobody")
     base = Path(tempfile.mkdtemp(dir="/tmp"))  # pytest's tmp_path is itself closed (0700)

@@ -7,6 +7,7 @@ trace, the relaunch count, a renderer-only crash and the other faults.)
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import os
@@ -14,6 +15,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -22,6 +24,7 @@ import gymnasium as gym
 import pytest
 
 from webfactory_env.agents import OracleAgent
+from webfactory_env.core.errors import ConfigError
 from webfactory_env.executor import ObserveConfig, PageSession
 from webfactory_env.executor.browser import shared_browser
 from webfactory_env.executor.session import ORIGIN, SessionConfig
@@ -215,6 +218,131 @@ def test_a_hung_page_hits_the_step_timeout_and_the_page_is_recycled(make_env):
     assert session.page is not hung_page
 
 
+def _all_our_chromium() -> list[int]:
+    """Every Chromium process this test process started (browser, renderers, helpers)."""
+    return [p for p in _descendants(os.getpid()) if _is_chromium(p)]
+
+
+def test_a_frozen_browser_truncates_the_step_and_the_next_reset_relaunches(make_env):
+    """Issue 19, case 7: SIGSTOP on every Chromium process. The step returns (bounded by
+    the step timeout; the watchdog kills Chromium and the driver by pid), truncated with a
+    browser error event, and the next reset relaunches both."""
+    env = make_env(obs_mode="tokens", step_timeout_ms=2000)
+    oracle = OracleAgent(env)
+    obs, info = env.reset(seed=1)
+    oracle.reset()
+    obs, *_, info = env.step(oracle.act(obs, info))
+    shared = shared_browser()
+    starts, old_driver = shared.driver_starts, shared.processes.driver
+    frozen = _all_our_chromium()
+    assert frozen
+    # Not a timing: if the step never returned, this resumes Chromium after 5 minutes so
+    # the test fails instead of hanging the suite.
+    rescued = threading.Event()
+
+    def resume() -> None:
+        rescued.set()
+        for pid in frozen:
+            _signal(pid, signal.SIGCONT)
+
+    rescue = threading.Timer(300, resume)
+    rescue.start()
+    try:
+        for pid in frozen:
+            os.kill(pid, signal.SIGSTOP)
+        obs, _, terminated, truncated, info = env.step(oracle.act(obs, info))
+    finally:
+        rescue.cancel()
+        for pid in frozen:
+            _signal(pid, signal.SIGCONT)
+    assert not rescued.is_set(), "the step returned only when Chromium was resumed"
+    assert truncated and not terminated
+    assert env.observation_space.contains(obs)
+    event = info["record"]["error_events"][-1]
+    assert event["event_type"] == "browser" and "step_timeout_ms=2000" in event["message"]
+    assert "killed" in event["message"]
+    assert info["reason"].startswith("the browser failed")
+    assert _wait_gone(frozen, "-") == []  # killed by pid, not left stopped
+    _, info, terminated = _play(env, oracle, 1)
+    assert terminated and info["success"]
+    assert shared.driver_starts == starts + 1 and shared.processes.driver != old_driver
+
+
+def _signal(pid: int, sig: int) -> None:
+    with contextlib.suppress(OSError):
+        os.kill(pid, sig)
+
+
+def test_a_dead_driver_is_started_again_at_the_next_reset(make_env):
+    """Issue 19, case 8: the Playwright driver killed mid-episode, then between episodes:
+    the step is truncated, and every later reset works (never "raises forever")."""
+    env = make_env(obs_mode="tokens")
+    oracle = OracleAgent(env)
+    obs, info = env.reset(seed=2)
+    oracle.reset()
+    obs, *_, info = env.step(oracle.act(obs, info))
+    shared = shared_browser()
+    for round_ in range(2):
+        driver = shared.processes.driver
+        assert driver in _descendants(os.getpid()) and "node" in _cmdline(driver)[0]
+        os.kill(driver, signal.SIGKILL)
+        if round_ == 0:  # mid-episode: the next step fails and ends the episode
+            obs, _, terminated, truncated, info = env.step(oracle.act(obs, info))
+            assert truncated and not terminated
+            assert info["record"]["error_events"][-1]["event_type"] == "browser"
+        for seed in (2, 3):
+            _, info, terminated = _play(env, oracle, seed)
+            assert terminated and info["success"]
+        assert shared.processes.driver not in (None, driver)
+
+
+def test_a_crash_while_recording_screenshots_truncates_and_keeps_the_step(tmp_path):
+    """Issue 19, case 9: with a trace recording screenshots, the browser dies while the
+    recorder takes a step's screenshot. `step` does not raise: the episode ends truncated,
+    the trace holds that step with its browser error event, and the next reset works."""
+    trace = tmp_path / "trace.jsonl"
+    env = TraceRecorder(gym.make("WebTask-v0", obs_mode="tokens"), trace, screenshots=True)
+    try:
+        oracle = OracleAgent(env)
+        obs, info = env.reset(seed=4)
+        oracle.reset()
+        obs, *_, info = env.step(oracle.act(obs, info))
+        base = env.unwrapped
+        real = base.screenshot_png
+
+        def crash_then_shoot() -> bytes:
+            for pid in _our_chromium():
+                os.kill(pid, signal.SIGKILL)
+            _wait_gone(_our_chromium(), "-")
+            return real()
+
+        base.screenshot_png = crash_then_shoot
+        obs, _, terminated, truncated, info = env.step(oracle.act(obs, info))
+        base.screenshot_png = real
+        assert truncated and not terminated
+        assert info["reason"].startswith("the browser failed")
+        with pytest.raises(ConfigError, match="episode has ended"):
+            env.step(oracle.act(obs, info))
+        (episode,) = read_trace(trace)
+        last = episode.steps[-1]
+        assert [s.t for s in episode.steps] == [1, 2] and last.truncated
+        assert last.error_events[-1]["event_type"] == "browser"
+        assert last.obs.screenshot is None
+        # A browser that is already dead when the step runs: the same, no exception.
+        obs, info = env.reset(seed=4)
+        oracle.reset()
+        obs, *_, info = env.step(oracle.act(obs, info))
+        for pid in _our_chromium():
+            os.kill(pid, signal.SIGKILL)
+        obs, _, terminated, truncated, info = env.step(oracle.act(obs, info))
+        assert truncated and not terminated
+        assert read_trace(trace)[-1].steps[-1].truncated
+        _, info, terminated = _play(env, oracle, 4)
+        assert terminated and info["success"]
+    finally:
+        env.close()
+
+
 def test_a_failing_app_handler_shows_an_error_page_and_an_error_event(make_env):
     env = make_env(obs_mode="tokens")
     oracle = OracleAgent(env)
@@ -351,9 +479,18 @@ CHILD = textwrap.dedent(
         fresh.reset(seed=6)
         report["contexts"] = len(shared_browser().browser.contexts)
     elif mode == "close":
+        # The last env.close() closes the shared browser while the interpreter runs on.
         for env in envs:
             env.close()
-        report["contexts"] = len(shared_browser().browser.contexts)
+        report["browser_after_close"] = shared_browser().browser is not None
+        deadline = time.monotonic() + 60
+        while chromium() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        report["chromium_after_close"] = chromium()
+        again = gym.make("WebTask-v0", obs_mode="tokens")  # and a new env launches it again
+        again.reset(seed=3)
+        report["relaunched"] = bool(chromium())
+        again.close()
     print(json.dumps(report), flush=True)
     if mode == "hang":
         time.sleep(600)  # killed by the test
@@ -384,8 +521,9 @@ def test_no_chromium_survives_the_interpreter(mode):
     assert _wait_gone(report["pids"], marker) == []
     if mode == "del":
         assert report["contexts"] == 1  # the dropped envs' contexts were closed
-    if mode == "close":
-        assert report["contexts"] == 0
+    if mode == "close":  # issue 19, case 12
+        assert not report["browser_after_close"] and report["chromium_after_close"] == []
+        assert report["relaunched"]
 
 
 def test_no_chromium_survives_a_killed_interpreter():

@@ -260,3 +260,40 @@ def test_action_stream_never_raises_and_the_env_stays_usable(family, mode, tmp_p
 
 def test_the_streams_add_up_to_ten_thousand_actions():
     assert TOTAL >= 10_000
+
+
+def test_a_lone_surrogate_in_a_text_action_is_replaced_everywhere(tmp_path):
+    """Issue 19, case 10: any Python string is a text action. `type(i, "x\\ud800")` types
+    `x` and U+FFFD into the field; the observation, the step record and the trace hold no
+    surrogate, and the trace reads back."""
+    from webfactory_env.core.dom import EDITABLE
+
+    trace = tmp_path / "t.jsonl"
+    env = TraceRecorder(
+        gym.make("WebTask-v0", action_mode="text", obs_mode="text", task="buy_red_mug"), trace
+    )
+    try:
+        obs, info = env.reset(seed=0)
+        oracle = OracleAgent(env)
+        oracle.reset()
+
+        def editable() -> list[int]:
+            return [i for i, flags in enumerate(env.unwrapped.dom.flags) if flags & EDITABLE]
+
+        while not editable():  # the oracle walks to the checkout form
+            obs, *_, info = env.step(oracle.act(obs, info))
+        field = editable()[0]
+        for action in (f'type({field}, "x\ud800y")', 'done(false, "\udfff")'):
+            obs, _, _, _, info = env.step(action)
+            assert info["action_error"] is None
+            obs.encode("utf-8")  # the text observation
+            raw = info["record"]["action"]["raw"]
+            raw.encode("utf-8")
+            assert "\ufffd" in raw
+        assert "x\ufffdy" in env.unwrapped.dom.values[field]
+        steps = read_trace(trace)[0].steps[-2:]
+        assert steps[0].action.raw == f'type({field}, "x\ufffdy")'
+        assert steps[0].action.value == "x\ufffdy"
+        trace.read_text(encoding="utf-8", errors="strict")
+    finally:
+        env.close()

@@ -1,14 +1,21 @@
-"""The web-executor service: endpoints, validation, origin checks, dropped privileges."""
+"""The web-executor service: endpoints, validation, origin checks, dropped privileges, and
+(issue 19, cases 1-6) the real server under hostile and slow clients: redaction in every
+answer and log line, health checks while a client stalls, JSON for malformed HTTP, a clean
+page after a failed navigation, no egress beyond the allow-list, case-insensitive hosts."""
 
 from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -30,15 +37,15 @@ def _closed_to_nobody():
 CLOSED = _closed_to_nobody() if os.geteuid() == 0 else None
 
 
-@pytest.fixture(scope="module")
-def service():
+def _start(*args: str, stderr=subprocess.PIPE) -> tuple[subprocess.Popen[str], str]:
+    """`webfactory executor serve ARGS` on a free loopback port; (process, base URL)."""
     env = {**os.environ, "WEB_EXECUTOR_BIND_ADDR": "127.0.0.1:0"}
     # Root with an install `nobody` cannot read: the endpoints are tested with root kept.
     user = ["--user", "root"] if CLOSED is not None else []
     proc = subprocess.Popen(
-        [sys.executable, "-m", "webfactory_env.cli", "executor", "serve", *user],
+        [sys.executable, "-m", "webfactory_env.cli", "executor", "serve", *user, *args],
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=stderr,
         text=True,
         env=env,
     )
@@ -47,11 +54,24 @@ def service():
     while time.monotonic() < deadline and "listening on" not in line:
         line = proc.stdout.readline()
         if not line and proc.poll() is not None:
-            raise AssertionError(f"the service died: {proc.stderr.read()}")
-    url = line.strip().rsplit(" ", 1)[-1].rstrip("/")
-    yield url
+            raise AssertionError("the service died before listening")
+    return proc, line.strip().rsplit(" ", 1)[-1].rstrip("/")
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
     proc.terminate()
-    proc.wait(timeout=20)
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(scope="module")
+def service():
+    proc, url = _start()
+    yield url
+    _stop(proc)
 
 
 def _get(url):
@@ -147,3 +167,333 @@ def test_exhausted_selectors_get_422(service):
         },
     )
     assert status == 422 and out["error"] == "SelectorsExhausted" and out["attempts"] == 0
+
+
+# ------------------------------------------------- issue 19: the real server, hostile
+SECRET = "TOPSECRET-4242-XYZ"
+
+
+class Listener:
+    """A TCP and a UDP socket on one loopback port that record whatever reaches them."""
+
+    def __init__(self) -> None:
+        self.tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.tcp.bind(("127.0.0.1", 0))
+        self.tcp.listen(64)
+        self.port = self.tcp.getsockname()[1]
+        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.udp.bind(("127.0.0.1", self.port))
+        self.heard: list[str] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+        threading.Thread(target=self._receive, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.tcp.accept()
+            except OSError:
+                return
+            conn.settimeout(1)
+            try:
+                self.heard.append("tcp " + conn.recv(200).decode(errors="replace"))
+            except OSError:
+                self.heard.append("tcp")
+            conn.close()
+
+    def _receive(self) -> None:
+        while True:
+            try:
+                self.heard.append("udp " + repr(self.udp.recvfrom(64)[0][:16]))
+            except OSError:
+                return
+
+    def close(self) -> None:
+        self.tcp.close()
+        self.udp.close()
+
+
+PROBE_PAGE = """<!doctype html><html><body><main><p id=state>probing</p></main><script>
+const other = "127.0.0.1:%(other)d";
+const settle = (p) => Promise.race([p, new Promise(r => setTimeout(() => r("timeout"), 4000))]);
+const element = (tag, src) => new Promise(r => {
+  const e = document.createElement(tag); e.src = src;
+  e.onload = () => r("load"); e.onerror = () => r("error"); document.body.appendChild(e);
+});
+const probes = {
+  websocket: new Promise(r => { try { const w = new WebSocket("ws://" + other + "/ws");
+    w.onopen = () => r("open"); w.onerror = () => r("error"); } catch (e) { r("refused"); } }),
+  fetch_direct: fetch("http://" + other + "/direct").then(() => "reached", () => "blocked"),
+  fetch_302: fetch("/r302?to=fetch").then(x => "answered " + x.status, () => "blocked"),
+  img_302: element("img", "/r302?to=img"),
+  iframe_302: element("iframe", "/r302?to=frame"),
+  webtransport: (async () => { try { const t = new WebTransport("https://" + other + "/wt");
+    await t.ready; return "open"; } catch (e) { return "error"; } })(),
+};
+const names = Object.keys(probes);
+const done = Promise.all(names.map(n => settle(probes[n]))).then(results => {
+  const out = Object.fromEntries(names.map((n, i) => [n, results[i]]));
+  document.getElementById("state").textContent = JSON.stringify(out);
+});
+// The executor waits for `__wf.settled()` before its snapshot (the sites' own hook): the
+// browser's requests are served only while the executor is inside a browser call.
+window.__wf = {settled: () => done.then(() => true)};
+</script></body></html>"""
+
+
+class Site:
+    """The allowed origin of the tests: plain pages, redirects to the listener's port, a
+    page that keeps navigating away, and the probe page."""
+
+    def __init__(self, other: int) -> None:
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def _send(self, status: int, body: str, **headers: str) -> None:
+                data = body.encode()
+                self.send_response(status)
+                for k, v in {"Content-Type": "text/html", **headers}.items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                if self.path.startswith("/r302"):
+                    to = self.path.split("to=", 1)[-1]
+                    self._send(302, "", Location=f"http://127.0.0.1:{other}/{to}")
+                elif self.path == "/probe":
+                    self._send(200, PROBE_PAGE % {"other": other})
+                elif self.path == "/navloop":
+                    script = (
+                        f"setInterval(() => {{ location.href = 'http://127.0.0.1:{other}/x' }}, 20)"
+                    )
+                    self._send(200, f"<main>away</main><script>{script}</script>")
+                else:
+                    self._send(200, "<main><input name=q><p>allowed page</p></main>")
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture(scope="module")
+def listener():
+    made = Listener()
+    yield made
+    made.close()
+
+
+@pytest.fixture(scope="module")
+def site(listener):
+    made = Site(listener.port)
+    yield made
+    made.close()
+
+
+@pytest.fixture(scope="module")
+def hardened(site, tmp_path_factory):
+    """The service allowed onto the test site (named in upper case), with short header and
+    body timeouts, its log in a file."""
+    log = tmp_path_factory.mktemp("service") / "stderr.log"
+    with log.open("w") as stderr:
+        proc, url = _start(
+            "--allow-origin",
+            f"http://LOCALHOST:{site.port}",
+            "--header-timeout",
+            "2",
+            "--body-timeout",
+            "2",
+            stderr=stderr,
+        )
+    yield url, log
+    _stop(proc)
+
+
+def _raw(url: str, data: bytes, read_timeout: float = 60) -> bytes:
+    """Send raw bytes to the service; everything it answers until it closes."""
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=read_timeout) as sock:
+        sock.sendall(data)
+        chunks = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _status_and_json(raw: bytes) -> tuple[int, dict]:
+    head, _, body = raw.partition(b"\r\n\r\n")
+    assert b"content-type: application/json" in head.lower(), head
+    return int(head.split()[1]), json.loads(body)
+
+
+def test_redacted_values_never_come_back_in_any_answer_or_log_line(hardened):
+    """Case 1: a failing fill (the element is no field) answers 422 in our words, not
+    Playwright's call log; neither it nor a 400 about the payload echoes the value."""
+    url, log = hardened
+    fill = {"selector": "main", "value": SECRET, "redact": True}
+    status, out = _post(
+        f"{url}/execute", {"url": "https://site.webfactory.test/track", "fields": [fill]}
+    )
+    assert status == 422 and out["kind"] == "not_editable" and out["stage"] == "fill"
+    assert out["error"] == (
+        "fill 'main': the element is not an editable field"
+        " (input, textarea, select, contenteditable)"
+    )
+    status, out2 = _post(
+        f"{url}/execute",
+        {
+            "url": "https://site.webfactory.test/track",
+            "fields": [fill],
+            "submit": {"selector": SECRET, "kind": "tap"},
+        },
+    )
+    assert status == 400
+    # A selector that holds the value, on a page that shows it: still REDACTED.
+    status, out3 = _post(
+        f"{url}/execute",
+        {
+            "url": "https://site.webfactory.test/track",
+            "fields": [{"selector": f"#{SECRET}", "value": SECRET, "redact": True}],
+        },
+    )
+    assert status == 422 and "REDACTED" in json.dumps(out3)
+    for answer in (out, out2, out3):
+        text = json.dumps(answer)
+        assert SECRET not in text and "Call log" not in text
+    assert SECRET not in log.read_text()
+
+
+def test_health_checks_are_answered_while_clients_stall_and_the_browser_works(hardened):
+    """Case 2: one socket sent half a header, one nothing, and a payload keeps the browser
+    busy: 50 concurrent health checks are all answered; the stalled sockets get a 408 and
+    are closed, and so does a body that stops arriving."""
+    url, _ = hardened
+    host, port = url.removeprefix("http://").split(":")
+    stalled = [socket.create_connection((host, int(port))) for _ in range(2)]
+    stalled[0].sendall(b"POST /execute HTTP/1.1\r\nHost: x\r\nContent-Le")
+    busy = {
+        "url": "https://site.webfactory.test/track",
+        "fields": [{"selector": "[name=nope-zz]", "value": "x"}],
+    }
+    with ThreadPoolExecutor(60) as pool:
+        working = pool.submit(_post, f"{url}/execute", busy)
+        health = list(pool.map(lambda _: _get(f"{url}/healthz"), range(50)))
+        assert working.result()[0] == 422
+    assert health == [(200, {"status": "ok"})] * 50
+    for sock in stalled:
+        sock.settimeout(60)
+        answer = b"".join(iter(lambda s=sock: s.recv(65536), b""))
+        status, body = _status_and_json(answer)
+        assert status == 408 and "request head" in body["error"]
+        sock.close()
+    status, body = _status_and_json(
+        _raw(url, b'POST /execute HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"url"')
+    )
+    assert status == 408 and "body" in body["error"]
+
+
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        b"POST /execute HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}",
+        b"POST /execute HTTP/1.1\r\nHost: x\r\nContent-Length: 1e3\r\n\r\n{}",
+        b"GARBAGE\r\n\r\n",
+    ],
+    ids=["length-abc", "length-1e3", "no-request-line"],
+)
+def test_malformed_http_gets_a_400_with_a_json_body(hardened, request_bytes):
+    """Case 3: malformed requests get 400 and JSON, never a dropped connection."""
+    status, body = _status_and_json(_raw(hardened[0], request_bytes))
+    assert status == 400 and body["error"] == "malformed HTTP request"
+
+
+def test_deep_json_big_bodies_and_other_methods_get_json_errors(hardened):
+    url, _ = hardened
+    status, out = _post(f"{url}/execute", b"[" * 100_000)
+    assert status == 400 and "nested too deeply" in out["error"]
+    status, out = _post(f"{url}/execute", b'{"url": "' + b"x" * 300_000 + b'"}')
+    assert status == 413 and "at most" in out["error"]
+    for method in ("PUT", "DELETE", "HEAD"):
+        raw = _raw(
+            url, f"{method} /execute HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n".encode()
+        )
+        assert raw.split()[1] == b"405" and b"allow: POST" in raw.lower().replace(
+            b"allow: post", b"allow: POST"
+        )
+        if method != "HEAD":
+            assert (
+                json.loads(raw.partition(b"\r\n\r\n")[2])["error"]
+                == f"method {method} not allowed here"
+            )
+    status, schema = _get(f"{url}/openapi.json")
+    assert status == 200 and schema["openapi"].startswith("3.")
+    assert {"WebPayload", "WebOutcome", "ErrorBody"} <= set(schema["components"]["schemas"])
+    post = schema["paths"]["/execute"]["post"]
+    assert post["requestBody"]["content"]["application/json"]["schema"]["$ref"].endswith(
+        "/WebPayload"
+    )
+
+
+def test_a_failed_navigation_leaves_a_clean_page_for_the_next_requests(hardened, site):
+    """Case 4: a navigation refused mid-redirect, and a page that keeps navigating to a
+    refused address: the next valid requests all succeed."""
+    url, _ = hardened
+    status, out = _post(f"{url}/execute", {"url": f"http://localhost:{site.port}/r302?to=nav"})
+    assert status == 502 and out["kind"] == "refused"
+    _post(f"{url}/execute", {"url": f"http://localhost:{site.port}/navloop"})
+    valid = {
+        "url": "https://site.webfactory.test/track",
+        "fields": [{"selector": "[name=number]", "value": "TRK1"}],
+    }
+    results = [_post(f"{url}/execute", valid) for _ in range(3)]
+    assert [status for status, _ in results] == [200, 200, 200]
+
+
+def test_nothing_reaches_an_address_outside_the_allow_list(hardened, site, listener):
+    """Case 5: a page on the allowed origin tries another loopback port by WebSocket,
+    WebTransport, a direct fetch, and a same-origin fetch, image and frame answered with a
+    302 to that port: every attempt fails and the other port hears nothing."""
+    url, _ = hardened
+    probe = {"url": f"http://localhost:{site.port}/probe", "snapshot_selector": "#state"}
+    status, out = _post(f"{url}/execute", probe)
+    assert status == 200
+    report = json.loads(out["excerpt"].split(">", 1)[1].rsplit("<", 1)[0])
+    assert set(report) == {
+        "websocket",
+        "fetch_direct",
+        "fetch_302",
+        "img_302",
+        "iframe_302",
+        "webtransport",
+    }
+    assert report["websocket"] in ("error", "refused") and report["webtransport"] == "error"
+    assert report["fetch_direct"] == "blocked" and report["fetch_302"] == "blocked"
+    assert report["img_302"] == "error"
+    time.sleep(1)  # not a timing: a last chance for a straggler to show up in the listener
+    assert listener.heard == []
+
+
+def test_allowed_hosts_compare_case_insensitively(hardened, site):
+    """Case 6: allowed as LOCALHOST, reached as localhost, LocalHost, or 127.0.0.1 when the
+    allow-list says so, and nothing else."""
+    url, _ = hardened
+    for target in (
+        f"http://localhost:{site.port}/",
+        f"HTTP://LocalHost:{site.port}/ok",
+        f"http://localhost.:{site.port}/",
+    ):
+        status, out = _post(f"{url}/execute", {"url": target})
+        assert status == 200 and "allowed page" in out["excerpt"], (target, out)
+    status, out = _post(f"{url}/execute", {"url": f"http://localhost:{site.port + 1}/"})
+    assert status == 400 and out["fields"][0]["field"] == "url"
+    status, sandbox = _get(f"{url}/sandbox")
+    assert sandbox["allowed_origins"] == [
+        "https://site.webfactory.test",
+        f"http://localhost:{site.port}",
+    ]

@@ -11,6 +11,11 @@ An action that does not fit the page (a hidden, disabled, covered or read-only e
 verb the element does not take, an unknown option) is *invalid*: the env reports it in
 `info["action_error"]`, charges the invalid penalty and leaves the page untouched. Only an
 action of the wrong type or shape (not an array of three ints, not a string) raises.
+
+Text actions accept any Python string: code points UTF-8 cannot encode (lone surrogates, as
+a JSON decoder makes of a broken `\\ud800` escape) become U+FFFD before anything reads them
+(`core.text.clean_text`), so no page, observation or trace ever holds one; a surrogate pair
+written as two code points becomes the character it encodes.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from gymnasium import spaces
 from webfactory_env.core import dom as f
 from webfactory_env.core.dom import DomSnapshot
 from webfactory_env.core.errors import ConfigError
+from webfactory_env.core.text import clean_text
 from webfactory_env.executor.session import BrowserOp
 
 VERBS = (
@@ -122,7 +128,7 @@ def decode(
                 f"this env takes text actions such as 'click(3)'; got {type(action).__name__}."
                 " Make it with action_mode='multidiscrete' for numeric actions."
             )
-        return parse_text_action(action)
+        return parse_text_action(clean_text(action))
     try:
         arr = np.asarray(action)
     except Exception as exc:  # pragma: no cover - numpy accepts nearly anything

@@ -148,7 +148,29 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="ORIGIN",
-        help="another origin payload URLs may use (repeatable), e.g. http://127.0.0.1:8000",
+        help="another origin payload URLs may use (repeatable), e.g. http://127.0.0.1:8000;"
+        " the browser reaches it through a proxy that reaches nothing else",
+    )
+    c.add_argument(
+        "--header-timeout",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="close a connection whose request head has not arrived within S seconds (10)",
+    )
+    c.add_argument(
+        "--body-timeout",
+        type=float,
+        default=20.0,
+        metavar="S",
+        help="answer 408 when a request body has not arrived within S seconds (20)",
+    )
+    c.add_argument(
+        "--max-body",
+        type=int,
+        default=256 * 1024,
+        metavar="BYTES",
+        help="answer 413 to a larger request body (262144)",
     )
     c.set_defaults(func=cmd_executor_serve)
 
@@ -434,11 +456,14 @@ def _page_screenshots(site: Any, out: Path) -> list[str]:
 
 
 def cmd_executor_serve(args: argparse.Namespace) -> int:
-    from webfactory_env.service import serve
+    from webfactory_env.service import Limits, serve
 
     def ready(host: str, port: int) -> None:
-        print(f"web executor listening on http://{host}:{port}/", flush=True)
+        shown = f"[{host}]" if ":" in host else host
+        print(f"web executor listening on http://{shown}:{port}/", flush=True)
 
+    if min(args.header_timeout, args.body_timeout) <= 0 or args.max_body < 1:
+        raise _usage("--header-timeout and --body-timeout must be > 0, --max-body >= 1")
     serve(
         bind=args.bind,
         user=args.user,
@@ -446,6 +471,8 @@ def cmd_executor_serve(args: argparse.Namespace) -> int:
         seed=args.seed,
         allowed_origins=tuple(args.allow_origin),
         ready=ready,
+        limits=Limits(max_body=args.max_body, body_timeout_s=args.body_timeout),
+        header_timeout_s=args.header_timeout,
     )
     return 0
 
@@ -685,6 +712,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if verdict.ok:
         print(verdict.message)
         return 0
+    if verdict.malformed:  # a file not in its schema: bad input, like any other (exit 2)
+        print(f"error: {verdict.message}", file=sys.stderr)
+        return 2
     print(f"verification failed: {verdict.message}", file=sys.stderr)
     return 1
 
@@ -692,7 +722,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_view(args: argparse.Namespace) -> int:
     from webfactory_env.replay import write_report
 
-    print(f"wrote {write_report(args.source, args.out, episode=args.episode)}")
+    refused: list[str] = []
+    out = write_report(args.source, args.out, episode=args.episode, refused=refused)
+    for note in refused:  # a screenshot name pointing out of the bundle: not embedded
+        print(f"note: refused to embed screenshot {note}", file=sys.stderr)
+    print(f"wrote {out}")
     return 0
 
 

@@ -31,6 +31,9 @@ from webfactory_env.observation.encode import OBS_MODES
 from webfactory_env.reward import RewardSpec
 
 Pair = tuple[StrictInt, StrictInt]
+# Arguments about this machine, never recorded: a trace or bundle from elsewhere that sets
+# them (which Chromium to run!) is refused.
+LOCAL_ARGS = ("browser", "render_mode")
 
 
 class EnvConfig(BaseModel):
@@ -83,17 +86,29 @@ class EnvConfig(BaseModel):
     @classmethod
     def parse(cls, kwargs: Mapping[str, Any]) -> EnvConfig:
         """Validate keyword arguments; raise one `ConfigError` line naming what is wrong."""
-        given = {k: v for k, v in kwargs.items() if not (k == "reward" and v is None)}
-        if isinstance(given.get("variation"), Mapping):
-            given["variation"] = dict(given["variation"])
         try:
-            return cls.model_validate(given)
+            return cls.model_validate(_given(kwargs))
         except ValidationError as exc:
             for err in exc.errors():
                 original = (err.get("ctx") or {}).get("error")
                 if isinstance(original, ConfigError):
                     raise original from None  # already says how to fix it (an unknown name)
             raise ConfigError(_explain(exc)) from None
+
+    @classmethod
+    def first_problem(cls, kwargs: Mapping[str, Any]) -> tuple[str, str] | None:
+        """(argument, what is wrong with it) for the first bad argument, or None: for
+        arguments read from a file someone else wrote (a bundle's `env_kwargs`)."""
+        try:
+            cls.model_validate(_given(kwargs))
+        except ValidationError as exc:
+            err = exc.errors(include_url=False)[0]
+            where = ".".join(str(p) for p in err["loc"]) or "arguments"
+            original = (err.get("ctx") or {}).get("error")
+            if isinstance(original, ConfigError):
+                return where, str(original)
+            return where, _problem(err)
+        return None
 
     # ---------------------------------------------------------------- parts
     def observation(self) -> ObservationConfig:
@@ -120,24 +135,36 @@ class EnvConfig(BaseModel):
 
     def kwargs(self) -> dict[str, Any]:
         """JSON-ready keyword arguments that re-create this env (traces, replay)."""
-        out = self.model_dump(exclude={"browser", "render_mode"})
+        out = self.model_dump(exclude=set(LOCAL_ARGS))
         out["screenshot_size"] = list(self.screenshot_size)
         out["viewport"] = list(self.viewport)
         return out
+
+
+def _given(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    given = {k: v for k, v in kwargs.items() if not (k == "reward" and v is None)}
+    if isinstance(given.get("variation"), Mapping):
+        given["variation"] = dict(given["variation"])
+    return given
+
+
+def _problem(err: Any) -> str:
+    """What one pydantic error says, with what the argument got."""
+    if err["type"] == "extra_forbidden":
+        return f"unknown argument; the env takes: {', '.join(EnvConfig.model_fields)}"
+    got = err.get("input")
+    shown = repr(got) if not isinstance(got, dict) else "{...}"
+    return f"{err['msg'].removeprefix('Value error, ')} (got {shown[:60]})"
 
 
 def _explain(exc: ValidationError) -> str:
     problems = []
     for err in exc.errors()[:3]:
         where = ".".join(str(p) for p in err["loc"]) or "arguments"
-        got = err.get("input")
-        shown = repr(got) if not isinstance(got, dict) else "{...}"
-        message = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
-            known = ", ".join(EnvConfig.model_fields)
-            problems.append(f"unknown argument {where!r}; the env takes: {known}")
+            problems.append(f"unknown argument {where!r}; {_problem(err).split('; ', 1)[1]}")
         else:
-            problems.append(f"{where}: {message} (got {shown[:60]})")
+            problems.append(f"{where}: {_problem(err)}")
     return "invalid WebTask-v0 arguments: " + "; ".join(problems)
 
 

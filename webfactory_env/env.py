@@ -19,6 +19,7 @@ from webfactory_env.episode import (
     Episode,
     EpisodeArtifacts,
     StepRecord,
+    finish_episode,
     fresh,
     observation_digest,
     state_delta,
@@ -150,10 +151,8 @@ class WebTaskEnv(gym.Env):
         self.episode = None  # until the new task is in place, step() asks for a reset
         self.site, self.level_seed, self._choice = site, choice["level_seed"], choice
         self.app = site.new_app()
-        if self._session is None:
+        if self._session is None:  # an env dropped without close() gives its context back
             self._session = PageSession(self.config.session())
-            # An env dropped without close() still gives its browser context back (the
-            # browser itself is shared and ends with the interpreter).
             self._release = weakref.finalize(self, self._session.release)
             self._release.atexit = False
         self._dom = self._session.load(
@@ -195,7 +194,8 @@ class WebTaskEnv(gym.Env):
         info["subgoals_newly"] = list(out.outcome.newly)
         if ep.ended:
             # Artifacts while the page is still alive, before anyone tears it down.
-            info.update(self._finish(out.outcome.success, out.truncated, ran.crash))
+            args = (ep, self.session.screenshot_png, self._dom, out.outcome.success)
+            info.update(finish_episode(*args, out.truncated, ran.crash))
         # Callers keep what we return: never hand out the same arrays twice.
         obs = self._obs if op is not None and out.valid else fresh(self._obs)
         return obs, out.outcome.reward, out.terminated, out.truncated, info
@@ -247,6 +247,13 @@ class WebTaskEnv(gym.Env):
     def screenshot_png(self) -> bytes:
         return self.session.screenshot_png()
 
+    def end_on_crash(self, message: str) -> dict[str, Any] | None:
+        """The browser failed after `step` returned (a trace recorder's screenshot): end a
+        running episode as truncated; the `info` entries that change (see `Episode.crash`)."""
+        if self.episode is None or self._dom is None:
+            return None
+        return self.episode.crash(message, self._dom)
+
     def env_kwargs(self) -> dict[str, Any]:
         """Keyword arguments that re-create this env for the current episode (traces, replay)."""
         episode = {k: v for k, v in self._choice.items() if k != "level_seed"}
@@ -276,17 +283,6 @@ class WebTaskEnv(gym.Env):
         # Server latency and retry backoff pass on the logical clock, never for real.
         ep.clock_ms += result.latency_ms + result.backoff_ms
         return BrowserStep.of(sid, redact, result)
-
-    def _finish(self, success: bool, truncated: bool, crash: str | None) -> dict[str, Any]:
-        """Capture the episode's artifacts (`Episode.finish` classifies how it ended)."""
-        assert self._dom is not None and self.episode is not None
-        shot: bytes | None = None
-        if crash is None:
-            try:
-                shot = self.session.screenshot_png()
-            except BrowserCrashedError as exc:
-                self.episode.note_error("browser", str(exc))
-        return self.episode.finish(success, truncated, crash, shot, self._dom)
 
     def _encode(self, dom: DomSnapshot, record: StepRecord | None = None) -> Any:
         shoot = self._session.screenshot_array if self._session is not None else None

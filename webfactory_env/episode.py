@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from dataclasses import replace as _replace
 from typing import Any
@@ -20,6 +20,7 @@ import numpy as np
 
 from webfactory_env import actions as act
 from webfactory_env.core.dom import DomSnapshot
+from webfactory_env.core.errors import BrowserCrashedError
 from webfactory_env.core.predicates import AGENT_STATE
 from webfactory_env.executor.session import BrowserOp
 from webfactory_env.observation import StepContext, render_text
@@ -231,6 +232,16 @@ class Episode:
             last_error=record["error"] if record is not None else None,
         )
 
+    def crash(self, message: str, dom: DomSnapshot) -> dict[str, Any] | None:
+        """The browser failed after a step had returned (while a trace recorder took its
+        screenshot, say): an episode still running ends truncated, as on any crash. The
+        `info` entries that change, or None when the episode had already ended."""
+        self.note_error("browser", message)
+        if self.ended:
+            return None
+        self.ended = True
+        return {"truncated": True, **self.finish(False, True, message, None, dom)}
+
     def _answer(self, decoded: act.Decoded, dom_before: DomSnapshot) -> str:
         if self.action_mode == "multidiscrete" and 0 <= decoded.index < len(dom_before):
             # Numeric agents answer by pointing at the element that shows the answer.
@@ -258,6 +269,25 @@ class Episode:
         )
         self.artifacts, info = classify_ending(ending, shot, dom, self.errors)
         return info
+
+
+def finish_episode(
+    episode: Episode,
+    screenshot: Callable[[], bytes],
+    dom: DomSnapshot,
+    success: bool,
+    truncated: bool,
+    crash: str | None,
+) -> dict[str, Any]:
+    """Capture the ended episode's artifacts while the page is still alive (a screenshot,
+    unless the browser is what failed) and classify the ending; the `info` entries."""
+    shot: bytes | None = None
+    if crash is None:
+        try:
+            shot = screenshot()
+        except BrowserCrashedError as exc:
+            episode.note_error("browser", str(exc))
+    return episode.finish(success, truncated, crash, shot, dom)
 
 
 def error_event(kind: str, message: str, step: int) -> dict[str, Any]:
@@ -300,7 +330,7 @@ def step_record(s: StepFacts, secrets: list[str]) -> StepRecord:
         {
             "t": s.t,
             "action": {
-                "raw": s.action
+                "raw": act.clean_text(s.action)
                 if isinstance(s.action, str)
                 else [int(x) for x in np.asarray(s.action).reshape(-1)],
                 "described": act.describe(_shown(decoded, s.redact), s.dom_before)

@@ -46,6 +46,33 @@ class BundleError(WebfactoryError):
     """A replay bundle is missing, malformed or fails its checksums."""
 
 
+class MalformedFileError(WebfactoryError, ValueError):
+    """A file someone else wrote (a trace, a bundle's manifest, its `env_kwargs`) does not
+    have the shape it must have. `file` and `field` say where (the message, one line, names
+    both)."""
+
+    def __init__(self, file: str, field: str | None, message: str, line: int | None = None) -> None:
+        self.file = file
+        self.field = field
+        self.line = line
+        self.problem = one_line(message)
+        super().__init__(f"{file}{f':{line}' if line else ''}: {self.problem}")
+
+
+class MalformedTraceError(MalformedFileError, TraceError):
+    """A trace line that is not the trace schema."""
+
+
+class MalformedBundleError(MalformedFileError, BundleError):
+    """A bundle's manifest (or its `env_kwargs`) that is not the manifest schema."""
+
+
+def one_line(message: str, limit: int = 300) -> str:
+    """`message` on one line of at most `limit` characters (hostile input can be long)."""
+    text = " ".join(str(message).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def did_you_mean(name: str, choices: Iterable[str]) -> str:
     """Return ' Did you mean `x`?' for the closest choice, or an empty string."""
     close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.6)

@@ -10,16 +10,19 @@ import shutil
 import subprocess
 import threading
 import weakref
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from webfactory_env.core.errors import BrowserNotFoundError
+from webfactory_env.core.errors import BrowserCrashedError, BrowserNotFoundError
+from webfactory_env.executor.watchdog import Guard, Processes, children_of, cmdline
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Playwright
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 SYSTEM_CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
@@ -154,41 +157,136 @@ def launch_args(config: BrowserConfig) -> list[str]:
 _DISABLE = "--disable-features="
 
 
+class StepTimeoutError(BrowserCrashedError):
+    """A browser call did not finish within its limit (`SessionConfig.step_timeout_ms`)."""
+
+
+# Closing a context or the browser is bounded too: a frozen Chromium must not hang close().
+CLOSE_TIMEOUT_MS = 5_000
+
+
 class SharedBrowser:
     """The process-wide Playwright driver and Chromium, started on first use.
 
-    Every env's context lives in this one browser; a browser that died is relaunched on
-    the next `acquire`. Playwright's sync API is bound to the thread that started it.
+    Every env's context lives in this one browser. A browser that died is relaunched on the
+    next `acquire`, and so is the driver when it died or was killed (`bounded` kills both
+    by pid when a call hangs past its limit). Sessions `join` and `leave`: when the last
+    one leaves, the browser and the driver are closed. Playwright's sync API is bound to
+    the thread that started it.
     """
 
     def __init__(self) -> None:
+        self._manager: Any = None  # playwright's PlaywrightContextManager
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
         self._config: BrowserConfig | None = None
         self._thread: int | None = None
+        self.processes = Processes()
+        self.dead = False  # killed by the watchdog: relaunch driver and browser on acquire
+        self.users = 0
         self.launches = 0
+        self.driver_starts = 0
         self.sandboxed = False
         self.sandbox_note = ""
         # Contexts of envs garbage-collected where Playwright cannot be called (another
         # thread, or inside Playwright's own dispatcher): closed on the next `acquire`.
         self._orphans: list[BrowserContext] = []
 
-    def close_context(self, context: BrowserContext) -> None:
-        """Close `context` now if Playwright may be called here, else at the next `acquire`."""
+    # ------------------------------------------------------------------ users
+    def join(self) -> None:
+        """A session starts using the browser."""
+        self.users += 1
+
+    def leave(self) -> None:
+        """A session is done with the browser; the last one out closes it (and the driver)
+        when Playwright may be called here, else it goes at the next acquire or at exit."""
+        self.users = max(0, self.users - 1)
+        if self.users == 0 and self._callable_here():
+            self.close()
+
+    @contextlib.contextmanager
+    def keep_open(self) -> Iterator[SharedBrowser]:
+        """Hold the browser open between sessions (a test session, a benchmark)."""
+        self.join()
+        try:
+            yield self
+        finally:
+            self.leave()
+
+    def _callable_here(self) -> bool:
         import greenlet
 
         # A sync Playwright call from inside its dispatcher greenlet would wait on itself.
-        if threading.get_ident() == self._thread and greenlet.getcurrent().parent is None:
-            with contextlib.suppress(Exception):  # already gone: nothing to clean
-                context.close()
+        on_thread = self._thread is None or threading.get_ident() == self._thread
+        return on_thread and greenlet.getcurrent().parent is None
+
+    # -------------------------------------------------------- bounded calls
+    def bounded(
+        self,
+        fn: Callable[[], T],
+        timeout_ms: int,
+        on_hang: Callable[[], None] | None = None,
+        what: str = "a browser call",
+    ) -> T:
+        """`fn()` (a sync Playwright call), bounded: past `timeout_ms` `on_hang` runs (close
+        the hung page, say), and `KILL_AFTER_S` later Chromium and the driver are killed by
+        pid. A failure is `BrowserCrashedError`, a hang `StepTimeoutError` (with our own
+        message: Playwright's call log can echo the values typed). 0 means unbounded."""
+        from playwright.sync_api import Error as PlaywrightError
+
+        loop = getattr(self._manager, "_loop", None)
+        guard = None
+        if timeout_ms and loop is not None:
+            guard = Guard(loop, timeout_ms / 1000, on_hang or (lambda: None), self.kill)
+        try:
+            result = fn()
+        except PlaywrightError as exc:
+            if guard is not None and guard.fired:
+                raise self._timeout(what, timeout_ms, guard) from exc
+            first = (exc.message or type(exc).__name__).strip().splitlines()[0][:300]
+            raise BrowserCrashedError(f"{what} failed: {first}") from exc
+        finally:
+            if guard is not None:
+                guard.cancel()
+        if guard is not None and guard.fired:  # returned just as the watchdog fired
+            raise self._timeout(what, timeout_ms, guard)
+        return result
+
+    @staticmethod
+    def _timeout(what: str, timeout_ms: int, guard: Guard) -> StepTimeoutError:
+        action = (
+            "Chromium and the Playwright driver were killed and start afresh at the next reset"
+            if guard.killed
+            else "the page was closed and the next reset opens a fresh one"
+        )
+        return StepTimeoutError(
+            f"{what} did not finish within step_timeout_ms={timeout_ms} (a script in an"
+            f" endless loop, a frozen or crashed browser?); {action}"
+        )
+
+    def kill(self) -> None:
+        """Kill Chromium and the driver by pid (they are frozen, or gone wrong): every call
+        in flight fails, and the next `acquire` starts both again."""
+        self.dead = True
+        self.processes.kill()
+
+    # ------------------------------------------------------------- contexts
+    def close_context(self, context: BrowserContext, timeout_ms: int = CLOSE_TIMEOUT_MS) -> None:
+        """Close `context` now if Playwright may be called here, else at the next `acquire`."""
+        if self._callable_here() and self._thread is not None:
+            if not self.dead:
+                with contextlib.suppress(Exception):  # already gone: nothing to clean
+                    self.bounded(context.close, timeout_ms, what="closing a context")
         else:
             self._orphans.append(context)
 
     def close_orphans(self) -> None:
         """Close the contexts `close_context` had to leave for later."""
         while self._orphans:
-            with contextlib.suppress(Exception):
-                self._orphans.pop().close()
+            context = self._orphans.pop()
+            if not self.dead:
+                with contextlib.suppress(Exception):
+                    self.bounded(context.close, CLOSE_TIMEOUT_MS, what="closing a context")
 
     def acquire(self, config: BrowserConfig | None = None) -> Browser:
         config = config or BrowserConfig()
@@ -197,16 +295,16 @@ class SharedBrowser:
                 "webfactory envs in one process must be used from one thread (Playwright's"
                 " sync API is thread-bound); use a vector env with subprocesses instead."
             )
+        if self.dead or not self.processes.driver_alive():
+            self._discard_driver()  # killed, or died on its own: start again from scratch
         self.close_orphans()
         if self._browser is not None and self._browser.is_connected() and config == self._config:
             return self._browser
         if self._browser is not None:
             self._close_browser()
         if self._playwright is None:
-            from playwright.sync_api import sync_playwright
-
-            self._playwright = sync_playwright().start()
-            self._thread = threading.get_ident()
+            self._start_driver()
+        assert self._playwright is not None
         if config.cdp_endpoint:
             self._browser = self._playwright.chromium.connect_over_cdp(config.cdp_endpoint)
             self._config = config
@@ -226,6 +324,7 @@ class SharedBrowser:
             self._browser = self._launch(executable, config, [*args, "--no-sandbox"])
         self._config = config
         self.launches += 1
+        self.processes.find_browser()
         log.debug("launched %s (%s)", executable, self._browser.version)
         return self._browser
 
@@ -233,20 +332,50 @@ class SharedBrowser:
     def browser(self) -> Browser | None:
         return self._browser
 
+    # ------------------------------------------------------------- lifecycle
+    def _start_driver(self) -> None:
+        from playwright.sync_api import sync_playwright
+
+        self._manager = sync_playwright()
+        self._playwright = self._manager.start()
+        self._thread = threading.get_ident()
+        self.driver_starts += 1
+        self.dead = False
+        self.processes = Processes(driver=_driver_pid(self._manager))
+
+    def _discard_driver(self) -> None:
+        """Forget a driver that was killed or died (and its browser), killing what is left."""
+        log.warning("the Playwright driver or Chromium was killed or died; starting both again")
+        self.processes.kill()
+        self._orphans.clear()
+        self._browser = None
+        if self._playwright is not None:
+            with contextlib.suppress(Exception):  # its pipe is closed: stop() just cleans up
+                self._playwright.stop()
+        self._manager = self._playwright = None
+        self.processes = Processes()
+        self.dead = False
+
     def _close_browser(self) -> None:
         self._orphans.clear()  # closed with their browser
         browser, self._browser = self._browser, None
-        if browser is not None:
+        if browser is not None and not self.dead:
             with contextlib.suppress(Exception):  # already gone: nothing to clean
-                browser.close()
+                self.bounded(browser.close, CLOSE_TIMEOUT_MS, what="closing the browser")
 
     def close(self) -> None:
+        """Close the browser and stop the driver (both start again on the next acquire)."""
+        if self.dead or not self.processes.driver_alive():
+            self._discard_driver()
         self._close_browser()
         if self._playwright is not None:
+            playwright = self._playwright
             with contextlib.suppress(Exception):  # already gone: nothing to clean
-                self._playwright.stop()
-            self._playwright = None
+                self.bounded(playwright.stop, CLOSE_TIMEOUT_MS, what="stopping the driver")
+            self._manager = self._playwright = None
             self._thread = None
+        self.processes = Processes()
+        self.dead = False
 
     def _launch(self, executable: str, config: BrowserConfig, args: list[str]) -> Browser:
         assert self._playwright is not None
@@ -263,11 +392,26 @@ class SharedBrowser:
     def forget(self) -> None:
         """In a forked child: drop the parent's driver without touching it (it is the
         parent's); the child starts its own on first use."""
+        self._manager = None
         self._playwright = None
         self._browser = None
         self._config = None
         self._thread = None
         self._orphans = []
+        self.processes = Processes()
+        self.dead = False
+        self.users = 0
+
+
+def _driver_pid(manager: Any) -> int | None:
+    """The pid of the Playwright driver (Node.js) `manager` started, from Playwright's
+    transport, or else the newest child of ours that runs a Playwright driver."""
+    proc = getattr(getattr(getattr(manager, "_client", None), "_transport", None), "_proc", None)
+    pid = getattr(proc, "pid", None)
+    if isinstance(pid, int):
+        return pid
+    drivers = [c for c in children_of(os.getpid()) if "run-driver" in " ".join(cmdline(c))]
+    return max(drivers) if drivers else None
 
 
 _shared = SharedBrowser()

@@ -8,9 +8,7 @@ reset to a new site costs one `evaluate`, not a document load.
 
 from __future__ import annotations
 
-import asyncio
 import base64
-import contextlib
 import io
 import json
 import logging
@@ -18,6 +16,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
 
 import numpy as np
 from PIL import Image
@@ -26,7 +25,12 @@ from pydantic import ValidationError
 from webfactory_env.core.dom import DomSnapshot
 from webfactory_env.core.errors import BrowserCrashedError
 from webfactory_env.core.resources import read_text
-from webfactory_env.executor.browser import BrowserConfig, SharedBrowser, shared_browser
+from webfactory_env.executor.browser import (
+    BrowserConfig,
+    SharedBrowser,
+    StepTimeoutError,
+    shared_browser,
+)
 from webfactory_env.executor.drift import (
     LogicalClock,
     RetryEvent,
@@ -34,6 +38,7 @@ from webfactory_env.executor.drift import (
     derive_candidates,
     retry_candidates,
 )
+from webfactory_env.executor.egress import EgressProxy, origin_of, parse_origins
 from webfactory_env.sitegen.app import SiteApp, Transport, bootstrap_document
 from webfactory_env.sitegen.spec import AppEvent, Patch
 
@@ -66,9 +71,13 @@ class SessionConfig:
     # script in an endless loop, say): the page is then closed, the call fails with
     # `StepTimeoutError`, and the next `load` opens a fresh page. 0 turns the watchdog off.
     step_timeout_ms: int = 5_000
-    # Origins (scheme://host:port) whose requests go to the network; everything that is
-    # neither the fake origin nor one of these is aborted. Empty in the env.
+    # Origins (scheme://host:port) whose requests go to the network, through a proxy that
+    # reaches nothing else (`egress.EgressProxy`); everything that is neither the fake
+    # origin nor one of these is aborted. Empty in the env.
     allowed_origins: tuple[str, ...] = ()
+    # A fresh context and page every this many loads (resets): a renderer that mounts
+    # site after site keeps some of each in its heap; a new one starts empty. 0: never.
+    recycle_every: int = 100
 
 
 @dataclass(frozen=True)
@@ -89,10 +98,6 @@ class BrowserOp:
     value: str = ""
     point: tuple[float, float] | None = None
     label: str = ""  # the element's observed name: a clue if it must be found again
-
-
-class StepTimeoutError(BrowserCrashedError):
-    """A browser call of a step did not finish within `SessionConfig.step_timeout_ms`."""
 
 
 @dataclass
@@ -148,57 +153,102 @@ class PageSession:
         self.blocked: list[str] = []
         self.crashed = False
         self.timed_out = False
+        self.closed = False
+        self.loads = 0  # loads since this context was opened (see `recycle_every`)
         self._booted = False
-        self._open()
+        self._allowed = parse_origins(self.config.allowed_origins)
+        self._egress: EgressProxy | None = None
+        self._shared.join()
+        try:
+            self._open()
+        except BaseException:
+            self._shared.leave()
+            raise
 
     # ---------------------------------------------------------------- lifecycle
     def _open(self) -> None:
         browser = self._shared.acquire(self.config.browser)
         w, h = self.config.viewport
-        self._context: BrowserContext = browser.new_context(
-            viewport={"width": w, "height": h},
-            device_scale_factor=1,
-            locale=self.config.locale,
-            timezone_id=self.config.timezone,
-            reduced_motion="reduce",
-            color_scheme="light",
-            service_workers="block",
-            accept_downloads=False,
-            proxy=None if self.config.allowed_origins else NO_PROXY,  # type: ignore[arg-type]
+        limit = self.config.step_timeout_ms
+
+        def bounded(fn: Callable[[], Any], what: str) -> Any:
+            return self._shared.bounded(fn, limit, what=what)
+
+        self._context: BrowserContext = bounded(
+            lambda: browser.new_context(
+                viewport={"width": w, "height": h},
+                device_scale_factor=1,
+                locale=self.config.locale,
+                timezone_id=self.config.timezone,
+                reduced_motion="reduce",
+                color_scheme="light",
+                service_workers="block",
+                accept_downloads=False,
+                proxy=self._proxy(),  # type: ignore[arg-type]
+            ),
+            "opening a browser context",
         )
         self._context.set_default_timeout(self.config.timeout_ms)
-        self._context.add_init_script(read_text("sites", "runtime", "shims.js"))
-        self._context.route("**/*", self._on_route)
-        self._page: Page = self._context.new_page()
+        bounded(
+            lambda: self._context.add_init_script(read_text("sites", "runtime", "shims.js")),
+            "installing the page shims",
+        )
+        bounded(lambda: self._context.route("**/*", self._on_route), "routing requests")
+        self._page: Page = bounded(self._context.new_page, "opening a page")
         self._page.on("crash", self._on_crash)
-        self._cdp: CDPSession = self._context.new_cdp_session(self._page)
+        self._cdp: CDPSession = bounded(
+            lambda: self._context.new_cdp_session(self._page), "opening a CDP session"
+        )
         self._booted = False
         self.crashed = False
         self.timed_out = False
+        self.loads = 0
+
+    def _proxy(self) -> dict[str, str]:
+        """The proxy every request the route lets through must use: none that exists
+        (`NO_PROXY`), or, with allowed origins, one that reaches only them (`egress`)."""
+        if not self._allowed:
+            return NO_PROXY
+        if self._egress is None:
+            self._egress = EgressProxy(self._allowed, quiet=[urlsplit(ORIGIN).hostname or ""])
+        return {"server": self._egress.server, "bypass": "<-loopback>"}
 
     def _on_crash(self, _page: Any) -> None:
         self.crashed = True
 
     def reopen(self) -> None:
-        """Replace a dead page/context (relaunching the browser if it died)."""
-        self.close()
+        """Replace the page and context (relaunching the browser or driver if they died)."""
+        self._drop_context()
         self._open()
 
+    def _drop_context(self) -> None:
+        self._shared.close_context(self._context, self.config.step_timeout_ms or 5_000)
+
     def close(self) -> None:
-        with contextlib.suppress(Exception):  # already gone: nothing to clean
-            self._context.close()
+        """Close the context; the last session to close also closes the shared browser."""
+        if self.closed:
+            return
+        self.closed = True
+        self._drop_context()
+        self._shared.leave()
+        if self._egress is not None:
+            self._egress.close()
 
     def release(self) -> None:
         """`close`, from a finaliser: right away where Playwright may be called (its own
         thread, outside its dispatcher), otherwise on the shared browser's next `acquire`."""
+        if self.closed:
+            return
+        self.closed = True
         self._shared.close_context(self._context)
+        self._shared.leave()
 
     # ------------------------------------------------------------------ serving
     def _on_route(self, route: Route) -> None:
         url = route.request.url
         if not (url == ORIGIN or url.startswith(ORIGIN + "/")):
-            if any(url == o or url.startswith(o + "/") for o in self.config.allowed_origins):
-                route.continue_()
+            if self._allowed and origin_of(url) in self._allowed:
+                route.continue_()  # to the egress proxy, which checks every later hop too
                 return
             self.blocked.append(url[:200])
             route.abort("blockedbyclient")
@@ -235,58 +285,36 @@ class PageSession:
         route.fulfill(status=200, content_type="application/json", body=json.dumps(patch.to_json()))
 
     # --------------------------------------------------------------- operations
-    def _call(self, fn: Callable[[], Any], timeout_ms: int | None = None) -> Any:
-        """Run a Playwright call; a failure or a hang (past `timeout_ms`, by default the
-        step timeout) becomes `BrowserCrashedError`."""
-        from playwright.sync_api import Error as PlaywrightError
-
-        watchdog = self._arm_watchdog(timeout_ms or self.config.step_timeout_ms)
+    def call(self, fn: Callable[[], Any], timeout_ms: int | None = None, what: str = "") -> Any:
+        """Run a Playwright call on this page, bounded by `timeout_ms` (by default the step
+        timeout; see `SharedBrowser.bounded`): a failure or a hang is `BrowserCrashedError`
+        (`StepTimeoutError`), and the page counts as crashed until the next `load`."""
+        limit = self.config.step_timeout_ms if timeout_ms is None else timeout_ms
         try:
-            result = fn()
-        except PlaywrightError as exc:
+            return self._shared.bounded(
+                fn, limit, self._close_hung_page, what or "a call into the page"
+            )
+        except BrowserCrashedError as exc:
             self.crashed = True
-            if self.timed_out:
-                raise self._timeout_error() from exc
-            raise BrowserCrashedError(f"the browser page failed: {exc.message}") from exc
-        finally:
-            if watchdog is not None:
-                watchdog.cancel()
-        if self.timed_out:  # finished just as the watchdog fired: the page is closing anyway
-            raise self._timeout_error()
-        return result
+            self.timed_out = isinstance(exc, StepTimeoutError)
+            raise
 
-    def _arm_watchdog(self, timeout_ms: int) -> asyncio.TimerHandle | None:
-        """A timer on Playwright's event loop, which runs while a sync call waits: the only
-        place that can act while the page does not answer (the sync API has no timeout for
-        `evaluate`, mouse input or CDP calls)."""
-        loop = getattr(self._page, "_loop", None)
-        if not self.config.step_timeout_ms or loop is None:
-            return None
-        return loop.call_later(timeout_ms / 1000, self._on_hang)
-
-    def _on_hang(self) -> None:
+    def _close_hung_page(self) -> None:
         """Runs inside Playwright's event loop: close the hung page from the browser side
         (a renderer stuck in a script cannot answer), which fails the pending call."""
-        self.timed_out = self.crashed = True
         log.warning("a browser call hung; closing the page")
-        with contextlib.suppress(Exception):  # Playwright internals moved: the call hangs on
-            close = self._page._impl_obj.close(run_before_unload=False, reason="step timed out")
-            self._page._loop.create_task(close)
-
-    def _timeout_error(self) -> StepTimeoutError:
-        return StepTimeoutError(
-            f"the page did not respond within step_timeout_ms={self.config.step_timeout_ms}"
-            " (a script in an endless loop?); the page was closed and the next reset opens"
-            " a fresh one"
-        )
+        close = self._page._impl_obj.close(run_before_unload=False, reason="step timed out")
+        self._page._loop.create_task(close)
 
     def load(
         self, app: SiteApp, *, seed: int, observe: ObserveConfig, clock_ms: int = EPOCH_MS
     ) -> DomSnapshot:
         """Show `app`'s current page from scratch, with clock and random shims reset."""
         self._shared.close_orphans()  # contexts of envs collected since the last reset
-        if self.crashed or not self._alive():
+        every = self.config.recycle_every
+        if self.crashed or not self._alive() or (every and self.loads >= every):
             self.reopen()
+        self.loads += 1
         try:
             return self._mount(app, seed=seed, observe=observe, clock_ms=clock_ms)
         except BrowserCrashedError:
@@ -297,6 +325,8 @@ class PageSession:
             return self._mount(app, seed=seed, observe=observe, clock_ms=clock_ms)
 
     def _alive(self) -> bool:
+        if self._shared.dead or not self._shared.processes.driver_alive():
+            return False
         try:
             browser = self._context.browser
             return not self._page.is_closed() and (browser is None or browser.is_connected())
@@ -308,9 +338,9 @@ class PageSession:
     ) -> DomSnapshot:
         if not self._booted:
             self.app = None  # the first document is the bare runtime shell
-            self._call(
+            self.call(
                 lambda: self._page.goto(ORIGIN + "/", wait_until="domcontentloaded"),
-                self.config.timeout_ms,
+                what="loading the site's shell",
             )
             self._booted = True
         self.app = app
@@ -319,7 +349,7 @@ class PageSession:
 
     def _js(self, fn: str, args: list[Any]) -> Any:
         """Call a runtime entry point with JSON in and out (much cheaper than structured clone)."""
-        text = self._call(
+        text = self.call(
             lambda: self._page.evaluate(f"a => window.__wf.j.{fn}(a)", json.dumps(args))
         )
         return json.loads(text)
@@ -339,14 +369,14 @@ class PageSession:
         if op.verb == "click":
             assert op.point is not None
             x, y = op.point
-            self._call(lambda: page.mouse.click(x, y))
+            self.call(lambda: page.mouse.click(x, y))
             events = self._js("drain", [])
         elif op.verb == "press":
             if op.index >= 0:
                 res = self._act_with_drift(op, "focus", "", clock, retries)
                 ok, error = bool(res["ok"]), res.get("error")
             if ok:
-                self._call(lambda: page.keyboard.press(op.value or "Enter"))
+                self.call(lambda: page.keyboard.press(op.value or "Enter"))
             events = self._js("drain", [])
         else:
             res = self._act_with_drift(op, op.verb, op.value, clock, retries)
@@ -371,7 +401,7 @@ class PageSession:
             return res
         old = {**res["descriptor"], "label": op.label}
         requested = _describe_selector(old)
-        elements = self._call(
+        elements = self.call(
             lambda: self._page.evaluate(
                 read_text("sites", "runtime", "inspect.js"), {"op": "candidates"}
             )
@@ -429,12 +459,12 @@ class PageSession:
     def evaluate(self, expression: str, arg: Any = None) -> Any:
         """Run JavaScript in the page (tests and tools; agents never get this), with the
         context's `timeout_ms` rather than the step timeout."""
-        return self._call(lambda: self._page.evaluate(expression, arg), self.config.timeout_ms)
+        return self.call(lambda: self._page.evaluate(expression, arg), self.config.timeout_ms)
 
     # -------------------------------------------------------------- screenshots
     def screenshot_png(self) -> bytes:
         """Full-size PNG of the viewport."""
-        return self._call(lambda: self._page.screenshot(type="png"))
+        return self.call(lambda: self._page.screenshot(type="png"))
 
     def screenshot_array(self, size: tuple[int, int] | None = None) -> np.ndarray:
         """RGB uint8 array of the viewport, downscaled by the browser to (height, width)."""
@@ -444,7 +474,7 @@ class PageSession:
             return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
         out_h, out_w = size
         scale = max(out_w / w, out_h / h)
-        shot = self._call(
+        shot = self.call(
             lambda: self._cdp.send(
                 "Page.captureScreenshot",
                 {

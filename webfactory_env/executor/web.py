@@ -19,20 +19,29 @@ to `on_event`; when all fail, `SelectorsExhausted` carries the attempt count and
 selector tried. Values marked `redact` never appear in outcomes, events or logs, and
 emails, card and account numbers in selectors, summaries and excerpts become pseudonyms
 (`core.pii`).
+
+A browser call that fails is `ExecutionError`: our own message (the stage, the selector
+tried, the kind of failure — `timeout`, `navigation` with Chromium's `net::ERR_…` code,
+`not_editable`, `hung`, `crashed`), never Playwright's text, whose call log echoes the
+values typed. The page is then replaced, so the next payload starts on a clean one.
+Origins compare as browsers do (`egress.origin_of`: case-insensitive hosts, default ports).
 """
 
 from __future__ import annotations
 
+import functools
 import logging
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from webfactory_env.core.errors import ConfigError
+from webfactory_env.core.errors import BrowserCrashedError, ConfigError, WebfactoryError
 from webfactory_env.core.pii import scrub_patterns, scrub_selector
 from webfactory_env.core.resources import read_text
+from webfactory_env.executor.browser import StepTimeoutError
 from webfactory_env.executor.drift import (
     BACKOFF_MS,
     RETRY_EVENT,
@@ -44,12 +53,14 @@ from webfactory_env.executor.drift import (
     selector_words,
     words,
 )
+from webfactory_env.executor.egress import origin_of, parse_origins, show
 from webfactory_env.executor.session import ORIGIN, PageSession, SessionConfig
 
 log = logging.getLogger("webfactory.executor_web")
 
 __all__ = [
     "BACKOFF_MS",
+    "ExecutionError",
     "LogicalClock",
     "PayloadError",
     "RetryEvent",
@@ -111,6 +122,71 @@ class WebOutcome(BaseModel):
     logical_ms: int
 
 
+class ExecutionError(WebfactoryError):
+    """A browser call of a payload failed. Our own words only: `stage` (navigate, fill,
+    submit, snapshot), `kind` (see the module docstring), the selector tried (personal data
+    pseudonymised) and, for navigations, Chromium's `net::ERR_…` code."""
+
+    STATUS = {
+        "navigation": 502,
+        "refused": 502,
+        "timeout": 504,
+        "hung": 504,
+        "crashed": 503,
+        "not_editable": 422,
+        "failed": 422,
+    }
+
+    def __init__(
+        self, stage: str, kind: str, reason: str, selector: str | None = None, code: str = ""
+    ) -> None:
+        self.stage, self.kind, self.reason = stage, kind, reason
+        self.selector, self.code = selector, code
+        target = f" {selector!r}" if selector else ""
+        super().__init__(f"{stage}{target}: {reason}")
+
+    @property
+    def status(self) -> int:
+        return self.STATUS.get(self.kind, 500)
+
+    def to_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"error": str(self), "kind": self.kind, "stage": self.stage}
+        if self.selector:
+            body["selector"] = self.selector
+        if self.code:
+            body["code"] = self.code
+        return body
+
+
+_NET_ERROR = re.compile(r"net::ERR_[A-Z0-9_]+")
+
+
+def explain(stage: str, selector: str | None, exc: BrowserCrashedError, ms: int) -> ExecutionError:
+    """What went wrong, in our words, from the failure of a bounded call (`exc`, whose cause
+    is Playwright's error: only its class and a `net::ERR_` code are read from it)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    cause = exc.__cause__
+    text = str(getattr(cause, "message", "") or "")
+    shown = scrub_selector(selector) if selector else None
+    if isinstance(exc, StepTimeoutError):
+        return ExecutionError(stage, "hung", "the page stopped answering; it was closed", shown)
+    if isinstance(cause, PlaywrightTimeout):
+        what = "the element was not ready (visible, enabled, editable)" if shown else "it"
+        return ExecutionError(stage, "timeout", f"{what} did not finish within {ms} ms", shown)
+    code = m.group(0) if (m := _NET_ERROR.search(text)) else ""
+    if code:
+        return ExecutionError(stage, "navigation", f"the page could not load ({code})", shown, code)
+    if "Element is not an <input>" in text:
+        reason = "the element is not an editable field (input, textarea, select, contenteditable)"
+        return ExecutionError(stage, "not_editable", reason, shown)
+    if any(w in text for w in ("has been closed", "crash", "Connection closed", "disconnected")):
+        return ExecutionError(stage, "crashed", "the browser page closed or crashed", shown)
+    if "Download is starting" in text:
+        return ExecutionError(stage, "navigation", "the URL is a download, not a page", shown)
+    return ExecutionError(stage, "failed", "the browser could not do it", shown)
+
+
 class PayloadError(ConfigError):
     """The payload does not follow the contract; `errors` are pydantic's field errors."""
 
@@ -134,10 +210,11 @@ class WebExecutor:
         excerpt_chars: int = 4000,
         timeout_ms: int = 5000,
     ) -> None:
-        extra = tuple(o.rstrip("/") for o in allowed_origins)
+        extra = tuple(show(o) for o in parse_origins(allowed_origins))
         self.allowed_origins = (ORIGIN, *extra)
         self.session = session or PageSession(
-            SessionConfig(allowed_origins=extra, timeout_ms=timeout_ms), transport="fetch"
+            SessionConfig(allowed_origins=extra, timeout_ms=timeout_ms, step_timeout_ms=timeout_ms),
+            transport="fetch",
         )
         if site is not None:
             self.session.app = site.new_app()
@@ -145,6 +222,7 @@ class WebExecutor:
         self.on_event = on_event
         self.excerpt_chars = excerpt_chars
         self.timeout_ms = timeout_ms
+        self._foreign = False  # the page shows an allowed origin's page, not the site's
 
     def close(self) -> None:
         self.session.close()
@@ -153,15 +231,63 @@ class WebExecutor:
     def execute(self, payload: WebPayload | dict[str, Any]) -> WebOutcome:
         p = self._validate(payload)
         self._check_url(p.url)
+        if self._foreign:
+            # The last payload ended on a page we did not make: whatever it still runs
+            # (a timer that navigates away, say) must not touch this payload.
+            self._foreign = False
+            self._recover()
+        refused_before = len(self._refused())
+        try:
+            outcome = self._run(p)
+            self._foreign = origin_of(outcome.final_url) != origin_of(ORIGIN)
+            return outcome
+        except ExecutionError as exc:
+            if exc.stage == "navigate" and len(self._refused()) > refused_before:
+                exc = ExecutionError(
+                    "navigate",
+                    "refused",
+                    "a request of the navigation (a redirect, say) went"
+                    " outside the allowed origins and was refused",
+                    code=exc.code,
+                )
+            self._recover()
+            raise exc from None
+        except SelectorsExhausted:
+            self._recover()
+            raise
+
+    def _refused(self) -> list[str]:
+        egress = getattr(self.session, "_egress", None)
+        return egress.refused if egress is not None else []
+
+    def _recover(self) -> None:
+        """A fresh page for the next payload (a failed navigation can leave the old one
+        mid-navigation); a browser that died is relaunched here too."""
+        try:
+            self.session.reopen()
+        except WebfactoryError as exc:  # the next payload tries again
+            log.warning("could not open a fresh page: %s", type(exc).__name__)
+
+    def _do(self, stage: str, fn: Callable[[], Any], selector: str | None = None) -> Any:
+        """One bounded browser call of a payload; a failure is `ExecutionError`. Calls with
+        Playwright's own timeout get a little longer from the watchdog, so theirs says."""
+        try:
+            return self.session.call(fn, self.timeout_ms + 2_000, what=stage)
+        except BrowserCrashedError as exc:
+            raise explain(stage, selector, exc, self.timeout_ms) from None
+
+    def _run(self, p: WebPayload) -> WebOutcome:
         page = self.session.page
         secrets = [f.value for f in p.fields if f.redact and f.value]
         retries: list[RetryEvent] = []
-        page.goto(p.url, wait_until="domcontentloaded", timeout=self.timeout_ms)
+        ms = self.timeout_ms
+        self._do("navigate", lambda: page.goto(p.url, wait_until="domcontentloaded", timeout=ms))
         self._settle()
         results = []
         for f in p.fields:
             selector, attempts = self._locate(f.selector, retries)
-            page.locator(selector).first.fill(f.value, timeout=self.timeout_ms)
+            fill = functools.partial(page.locator(selector).first.fill, f.value, timeout=ms)
+            self._do("fill", fill, selector)
             self._settle()
             # Selectors in an outcome may be persisted as capability memory, and summaries are
             # logged: neither carries literal personal data (emails, card, account numbers).
@@ -179,11 +305,15 @@ class WebExecutor:
             selector, _ = self._locate(p.submit.selector, retries)
             target = page.locator(selector).first
             if p.submit.kind == "click":
-                target.click(timeout=self.timeout_ms)
+                self._do("submit", lambda: target.click(timeout=ms), selector)
             else:
-                target.evaluate(
-                    "el => { const f = el.form || el.closest('form') || el;"
-                    " f.requestSubmit ? f.requestSubmit() : f.submit(); }"
+                self._do(
+                    "submit",
+                    lambda: target.evaluate(
+                        "el => { const f = el.form || el.closest('form') || el;"
+                        " f.requestSubmit ? f.requestSubmit() : f.submit(); }"
+                    ),
+                    selector,
                 )
             self._settle()
             self.clock.advance(p.submit.wait_after_ms)
@@ -196,7 +326,7 @@ class WebExecutor:
                 "max": self.excerpt_chars,
             }
         )
-        title = page.title()
+        title = self._do("snapshot", page.title)
         for secret in secrets:
             title = title.replace(secret, "REDACTED")
         return WebOutcome(
@@ -226,10 +356,11 @@ class WebExecutor:
 
     def _check_url(self, url: str) -> None:
         parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
+        if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
             raise ConfigError(f"url {url!r} must be an absolute http(s) URL")
-        origin = f"{parts.scheme}://{parts.netloc}"
-        if origin not in self.allowed_origins:
+        if parts.username is not None or parts.password is not None:
+            raise ConfigError(f"url {url!r} must not carry a user name or password")
+        if origin_of(url) not in {origin_of(o) for o in self.allowed_origins}:
             raise ConfigError(
                 f"url {url!r} is not on an allowed origin; allowed: "
                 f"{', '.join(self.allowed_origins)}"
@@ -237,18 +368,33 @@ class WebExecutor:
 
     def _settle(self) -> None:
         """Wait until the page's pending requests to the site's app are answered."""
-        self.session.page.evaluate(
-            "() => window.__wf && window.__wf.settled ? window.__wf.settled() : true"
+        page = self.session.page
+        self._do(
+            "settle",
+            lambda: page.evaluate(
+                "() => window.__wf && window.__wf.settled ? window.__wf.settled() : true"
+            ),
         )
 
     def _inspect(self, arg: dict[str, Any]) -> Any:
-        return self.session.page.evaluate(read_text("sites", "runtime", "inspect.js"), arg)
+        page = self.session.page
+        script = read_text("sites", "runtime", "inspect.js")
+        return self._do("snapshot", lambda: page.evaluate(script, arg))
 
     def _count(self, selector: str) -> int:
         try:
-            return self.session.page.locator(selector).count()
-        except Exception:  # a selector Playwright cannot parse matches nothing
-            return 0
+            return int(self.session.call(self.session.page.locator(selector).count, what="count"))
+        except BrowserCrashedError as exc:
+            from playwright.sync_api import Error as PlaywrightError
+
+            if (
+                isinstance(exc.__cause__, PlaywrightError)
+                and not isinstance(exc, StepTimeoutError)
+                and self.session._alive()
+            ):
+                self.session.crashed = False  # a selector Playwright cannot parse: no match
+                return 0
+            raise explain("locate", selector, exc, self.timeout_ms) from None
 
     def _locate(self, requested: str, retries: list[RetryEvent]) -> tuple[str, int]:
         if self._count(requested) > 0:

@@ -157,16 +157,22 @@ def observation_space(config: ObservationConfig) -> spaces.Space:
 
 
 _WORD_IDS: dict[tuple[str, int], int] = {}
+_WORD_IDS_MAX = 20_000  # a few MB: the words of the sites seen lately
 
 
 def _word_id(word: str, vocab_size: int) -> int:
     key = (word, vocab_size)
     wid = _WORD_IDS.get(key)
     if wid is None:
-        h = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+        # surrogatepass: the same bytes as plain UTF-8 for any text that has them at all.
+        raw = word.encode("utf-8", "surrogatepass")
+        h = int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "little")
         wid = 1 + h % (vocab_size - 1)  # 0 is padding
-        if len(_WORD_IDS) < 200_000:
-            _WORD_IDS[key] = wid
+        if len(_WORD_IDS) >= _WORD_IDS_MAX:
+            # Every new site brings new words: start over rather than grow for ever (a
+            # long run meets millions). Refilling costs one hash per word, once.
+            _WORD_IDS.clear()
+        _WORD_IDS[key] = wid
     return wid
 
 

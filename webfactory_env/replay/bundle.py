@@ -38,7 +38,13 @@ import gymnasium as gym
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from webfactory_env.__about__ import __version__
-from webfactory_env.core.errors import BundleError, ConfigError
+from webfactory_env.core.errors import (
+    BundleError,
+    ConfigError,
+    MalformedBundleError,
+    MalformedTraceError,
+    one_line,
+)
 from webfactory_env.core.resources import read_text, resource_root
 from webfactory_env.dsl import DSL_VERSION
 from webfactory_env.env import WebTaskEnv
@@ -89,10 +95,13 @@ class BundleManifest(BaseModel):
 
 @dataclass(frozen=True)
 class Problem:
-    """Why a bundle's files cannot be trusted: the file, and what is wrong with it."""
+    """Why a bundle's files cannot be trusted: the file, and what is wrong with it.
+    `malformed`: not the shape the file must have (rather than modified or missing)."""
 
     file: str
     message: str
+    field: str | None = None
+    malformed: bool = False
 
     def __str__(self) -> str:
         return f"{self.file}: {self.message}"
@@ -304,6 +313,7 @@ def open_bundle(path: str | Path) -> Iterator[Path]:
     with tempfile.TemporaryDirectory(prefix="wf-bundle-") as tmp:
         try:
             with tarfile.open(path, "r:gz") as tar:
+                _check_members(path, tar)
                 tar.extractall(tmp, filter="data")  # refuses absolute paths, '..', devices
         except (tarfile.TarError, OSError, EOFError, gzip.BadGzipFile) as exc:
             raise BundleError(f"{path.name}: not a readable {ARCHIVE_SUFFIX} ({exc})") from None
@@ -313,15 +323,34 @@ def open_bundle(path: str | Path) -> Iterator[Path]:
         yield root
 
 
+# A bundle is tens of KB (a few MB with screenshots): an archive that unpacks to more is
+# refused before anything is written (a gzip bomb).
+MAX_MEMBERS = 20_000
+MAX_UNPACKED_BYTES = 512 * 1024 * 1024
+
+
+def _check_members(path: Path, tar: tarfile.TarFile) -> None:
+    total = 0
+    for count, member in enumerate(tar, 1):  # reads headers only; nothing is extracted yet
+        total += max(member.size, 0)
+        if count > MAX_MEMBERS or total > MAX_UNPACKED_BYTES:
+            raise BundleError(
+                f"{path.name}: refused: it unpacks to more than {MAX_MEMBERS} files or"
+                f" {MAX_UNPACKED_BYTES >> 20} MB, far beyond any replay bundle"
+            )
+
+
 def check_files(root: Path) -> Problem | None:
     """The first file that is not as the bundle's writer left it, or None."""
     raw = (root / MANIFEST).read_bytes()
     try:
         data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return Problem(MANIFEST, f"corrupt: not JSON ({exc})")
+    except RecursionError:
+        return Problem(MANIFEST, "corrupt: not JSON (nested too deeply)", malformed=True)
+    except ValueError as exc:  # not UTF-8, not JSON, a 5,000-digit number
+        return Problem(MANIFEST, f"corrupt: not JSON ({one_line(str(exc), 120)})", malformed=True)
     if not isinstance(data, dict):
-        return Problem(MANIFEST, "corrupt: not a JSON object")
+        return Problem(MANIFEST, "corrupt: not a JSON object", malformed=True)
     if raw.decode("utf-8") != manifest_text(data):
         return Problem(MANIFEST, "modified: not in the form it was written in")
     if data.get("manifest_sha256") != _self_hash(data):
@@ -329,8 +358,8 @@ def check_files(root: Path) -> Problem | None:
     try:
         manifest = BundleManifest.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        return Problem(MANIFEST, f"invalid: {'.'.join(map(str, err['loc']))}: {err['msg']}")
+        field, message = _first_error(exc)
+        return Problem(MANIFEST, f"invalid: {field}: {message}", field, malformed=True)
     if manifest.bundle_format.split(".")[0] != BUNDLE_FORMAT.split(".")[0]:
         return Problem(
             MANIFEST,
@@ -355,15 +384,29 @@ def load_manifest(root: Path) -> BundleManifest:
     try:
         return BundleManifest.model_validate_json((root / MANIFEST).read_bytes())
     except ValidationError as exc:
-        raise BundleError(f"{MANIFEST} is not a valid bundle manifest: {exc}") from None
+        field, message = _first_error(exc)
+        raise MalformedBundleError(
+            MANIFEST, field, f"not a valid bundle manifest: {field}: {message}"
+        ) from None
 
 
 def bundle_trace(root: Path) -> EpisodeTrace:
     """The bundle's one episode."""
-    episodes = read_trace(root / TRACE_FILE)
+    try:
+        episodes = read_trace(root / TRACE_FILE)
+    except MalformedTraceError as exc:  # named inside the bundle, not the temporary directory
+        raise MalformedTraceError(TRACE_FILE, exc.field, exc.problem, exc.line) from None
     if len(episodes) != 1:
-        raise BundleError(f"{TRACE_FILE} must hold exactly one episode, found {len(episodes)}")
+        raise MalformedBundleError(
+            TRACE_FILE, None, f"must hold exactly one episode, found {len(episodes)}"
+        )
     return episodes[0]
+
+
+def _first_error(exc: ValidationError) -> tuple[str, str]:
+    """(field, message) of the first problem pydantic found, never echoing the input."""
+    err = exc.errors(include_url=False, include_input=False)[0]
+    return ".".join(map(str, err["loc"])) or "(top level)", one_line(err["msg"], 200)
 
 
 # -------------------------------------------------------------------------- hashes

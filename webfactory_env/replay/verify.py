@@ -1,9 +1,16 @@
 """`verify_bundle`: prove a replay bundle re-executes exactly, or name where it stops doing so.
 
-In order: every file's checksum; the site re-created from the manifest (digest and static
-pages); the bundled task source recompiled (digest); then the recorded raw actions
-re-executed in a fresh env, comparing per step validity, route, observation digest, reward,
-subgoals, state deltas and episode end. The first difference is the verdict.
+In order: every file's checksum; the manifest's `env_kwargs` (the env's own argument
+checks, and nothing about this machine: a bundle cannot choose which browser runs); the site
+re-created from the manifest (digest, variation and static pages); the bundled task source
+recompiled (digest); then the recorded raw actions re-executed in a fresh env, comparing per
+step validity, route, observation digest, reward, subgoals, state deltas and episode end;
+last, the manifest's summary (`steps`, `success`, `return`) against the re-executed episode.
+The first difference is the verdict.
+
+Bundles come from other people: a file that is not the shape it must have is `malformed`
+(the CLI exits 2 with one line naming the file and field), one that was changed or does
+not re-execute is a failed verification (exit 1).
 
 Screenshots stored in a bundle are not compared: their bytes depend on the machine's fonts,
 and what an agent saw is already pinned by the observation digest (which, in the pixel
@@ -14,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -23,10 +31,18 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from webfactory_env.core.errors import BundleError, TraceError, WebfactoryError
+from webfactory_env.config import LOCAL_ARGS, EnvConfig
+from webfactory_env.core.errors import (
+    BundleError,
+    MalformedFileError,
+    TraceError,
+    WebfactoryError,
+    one_line,
+)
 from webfactory_env.dsl import DslError, parse_task_source
 from webfactory_env.env import WebTaskEnv
 from webfactory_env.replay.bundle import (
+    MANIFEST,
     TASK_SOURCE,
     BundleManifest,
     build_hash,
@@ -54,6 +70,7 @@ class Verdict:
     step: int | None = None
     field: str | None = None
     notes: tuple[str, ...] = ()
+    malformed: bool = False  # a file is not the shape it must have (not merely changed)
 
 
 class _Diverged(Exception):
@@ -76,26 +93,79 @@ def verify_bundle(
         with open_bundle(path) as root:
             problem = check_files(root)
             if problem is not None:
-                return Verdict(False, str(problem), file=problem.file)
+                return Verdict(
+                    False,
+                    str(problem),
+                    file=problem.file,
+                    field=problem.field,
+                    malformed=problem.malformed,
+                )
             manifest = load_manifest(root)
             if manifest.build_hash != build_hash():
                 notes.append(
                     f"recorded by build {manifest.build_hash}, replaying on {build_hash()}"
                 )
+            kwargs = _check_env_kwargs(manifest)
             episode = bundle_trace(root)
             site = _check_site(root, manifest)
             task_path = _check_task(root, manifest, site)
-            steps = _replay(manifest, episode.header.obs.digest, episode.steps, task_path, on_step)
+            replayed = _replay(
+                manifest, kwargs, episode.header.obs.digest, episode.steps, task_path, on_step
+            )
+            _check_summary(manifest, replayed)
     except _Diverged as exc:
         v = exc.verdict
-        return Verdict(False, v.message, v.steps, v.file, v.step, v.field, tuple(notes))
+        return Verdict(
+            False, v.message, v.steps, v.file, v.step, v.field, tuple(notes), v.malformed
+        )
+    except MalformedFileError as exc:  # a manifest or trace not in its schema
+        return Verdict(
+            False, str(exc), file=exc.file, field=exc.field, notes=tuple(notes), malformed=True
+        )
     except (BundleError, TraceError) as exc:  # a corrupt archive, an unreadable trace
         return Verdict(False, str(exc), file=Path(path).name, notes=tuple(notes))
-    return Verdict(True, f"verified {steps} steps", steps, notes=tuple(notes))
+    return Verdict(True, f"verified {replayed.steps} steps", replayed.steps, notes=tuple(notes))
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """How the re-executed episode ended."""
+
+    steps: int
+    success: bool
+    total_return: float
 
 
 def _fail(message: str, **kw: Any) -> _Diverged:
     return _Diverged(Verdict(False, message, **kw))
+
+
+def _check_env_kwargs(manifest: BundleManifest) -> dict[str, Any]:
+    """The recorded env's arguments, if they are arguments this env takes from a file."""
+    kwargs = dict(manifest.env_kwargs)
+    for key in sorted(kwargs):
+        if key in LOCAL_ARGS:
+            raise _malformed(
+                f"env_kwargs.{key}",
+                "is about the recording machine and cannot come from a bundle; delete it",
+            )
+    problem = EnvConfig.first_problem(kwargs)
+    if problem is not None:
+        field, message = problem
+        raise _malformed(f"env_kwargs.{field}", message)
+    return kwargs
+
+
+def _malformed(field: str, message: str) -> _Diverged:
+    return _Diverged(
+        Verdict(
+            False,
+            f"{MANIFEST}: {field}: {one_line(message)}",
+            file=MANIFEST,
+            field=field,
+            malformed=True,
+        )
+    )
 
 
 def _check_site(root: Path, manifest: BundleManifest) -> Site:
@@ -104,7 +174,24 @@ def _check_site(root: Path, manifest: BundleManifest) -> Site:
         fixed = manifest.env_kwargs.get("variation")
         site = generate_site(manifest.family, manifest.seed, manifest.difficulty, fixed)
     except WebfactoryError as exc:
-        raise _fail(f"site cannot be re-created: {exc}", field="site") from None
+        # An unknown family or axis, a negative seed: the manifest names what no site has.
+        raise _malformed(_site_field(manifest), str(exc)) from None
+    recorded = {k: str(v) for k, v in manifest.variation.items()}
+    if recorded != dict(site.spec.variation):
+        axis = next(
+            (
+                k
+                for k in sorted(set(recorded) | set(site.spec.variation))
+                if recorded.get(k) != site.spec.variation.get(k)
+            ),
+            "variation",
+        )
+        raise _fail(
+            f"{MANIFEST}: variation differs from the re-created site's at {axis}: manifest"
+            f" {recorded.get(axis)!r}, site {site.spec.variation.get(axis)!r}",
+            file=MANIFEST,
+            field="variation",
+        )
     if site.digest != manifest.site_digest:
         raise _fail(
             f"site digest differs: bundled {manifest.site_digest}, re-created {site.digest}"
@@ -122,6 +209,15 @@ def _check_site(root: Path, manifest: BundleManifest) -> Site:
                 f"{what} ({rel}) differs from what this build renders", file=rel, field="site"
             )
     return site
+
+
+def _site_field(manifest: BundleManifest) -> str:
+    """Which of the manifest's fields no site can be made from (after that failed)."""
+    try:
+        generate_site(manifest.family, manifest.seed, manifest.difficulty)
+    except WebfactoryError:
+        return "family, seed or difficulty"
+    return "env_kwargs.variation"
 
 
 def _check_task(root: Path, manifest: BundleManifest, site: Site) -> Path:
@@ -149,12 +245,13 @@ def _check_task(root: Path, manifest: BundleManifest, site: Site) -> Path:
 
 def _replay(
     manifest: BundleManifest,
+    env_kwargs: Mapping[str, Any],
     reset_digest: str,
     recorded: tuple[StepEvent, ...],
     task: Path,
     on_step: Callable[[int, int], None] | None,
-) -> int:
-    kwargs = {**manifest.env_kwargs, "task": str(task)}
+) -> Replayed:
+    kwargs = {**env_kwargs, "task": str(task)}
     with _env(kwargs) as env:
         base: WebTaskEnv = env.unwrapped  # type: ignore[assignment]
         _obs, info = env.reset(seed=manifest.seed)
@@ -194,7 +291,33 @@ def _replay(
                 raise _fail(f"step {rec.t}: {message}", step=rec.t, field=field, steps=i)
             if on_step is not None:
                 on_step(rec.t, len(recorded))
-    return len(recorded)
+        success = bool(info["success"]) if recorded else False
+        total = float(info["record"]["reward"]["R"]) if recorded else 0.0
+    return Replayed(len(recorded), success, total)
+
+
+def _check_summary(manifest: BundleManifest, replayed: Replayed) -> None:
+    """The manifest's summary must describe the episode that re-executed: anyone can edit
+    `success` and recompute the checksums, no one can make the steps agree with it."""
+    checks: list[tuple[str, Any, Any]] = [
+        ("steps", manifest.steps, replayed.steps),
+        ("success", manifest.success, replayed.success),
+        ("return", manifest.episode_return, replayed.total_return),
+    ]
+    for field, claimed, actual in checks:
+        same = (
+            math.isclose(claimed, actual, rel_tol=0, abs_tol=1e-9)
+            if field == "return"
+            else claimed == actual
+        )
+        if not same:
+            raise _fail(
+                f"{MANIFEST}: {field} differs: the manifest says {_show(claimed)},"
+                f" the re-executed episode gives {_show(actual)}",
+                file=MANIFEST,
+                field=field,
+                steps=replayed.steps,
+            )
 
 
 @contextlib.contextmanager
@@ -202,7 +325,9 @@ def _env(kwargs: Mapping[str, Any]) -> Iterator[gym.Env[Any, Any]]:
     try:
         env = gym.make("WebTask-v0", **kwargs)
     except WebfactoryError as exc:
-        raise _fail(f"the recorded env cannot be re-created: {exc}", field="env_kwargs") from None
+        raise _fail(
+            f"the recorded env cannot be re-created: {one_line(str(exc))}", field="env_kwargs"
+        ) from None
     try:
         yield env
     finally:

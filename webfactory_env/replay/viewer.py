@@ -8,12 +8,19 @@ inline (images as data URIs): the file opens anywhere, offline, and fetches noth
 
 Every string that comes from a trace is HTML-escaped here, server-side; the script only
 shows and hides frames, so trace content never reaches a JavaScript string or `innerHTML`.
+
+Traces and bundles come from other people, and a screenshot is named by the trace: only a
+file named `<sha256>.png` that is really inside the bundle's (or the trace's) `screens/`
+directory, after following links, is embedded. Any other name — `../`, an absolute path, a
+link out of the bundle — is refused, drawn as a wireframe, and listed in the report and in
+`refused`.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import re
 from collections.abc import Iterable
 from html import escape
 from pathlib import Path
@@ -25,16 +32,22 @@ from webfactory_env.trace.recorder import SCREENS_DIR, EpisodeTrace, read_trace
 from webfactory_env.trace.schema import ObsRecord, StepEvent
 
 MAX_TEXT = 60
+SCREENSHOT_NAME = re.compile(r"[0-9a-f]{64}")
 
 
-def write_report(source: str | Path, out: str | Path, *, episode: int = 1) -> Path:
-    """Write the viewer for a trace file or a bundle (episode `episode`, 1-based, of a trace)."""
+def write_report(
+    source: str | Path, out: str | Path, *, episode: int = 1, refused: list[str] | None = None
+) -> Path:
+    """Write the viewer for a trace file or a bundle (episode `episode`, 1-based, of a trace).
+    Screenshot names it would not embed (outside the bundle) are appended to `refused`."""
     source, out = Path(source), Path(out)
+    refused = refused if refused is not None else []
     if not source.exists():
         raise ConfigError(f"{source} does not exist; give a trace (.jsonl) or a replay bundle")
     if source.is_dir() or source.name.endswith(".tar.gz"):
         with open_bundle(source) as root:
-            html = render_report(bundle_trace(root), (root / TRACE_FILE).parent / SCREENS_DIR)
+            screens = Screens((root / TRACE_FILE).parent / SCREENS_DIR, refused)
+            html = render_report(bundle_trace(root), screens)
     else:
         episodes = read_trace(source)
         if not episodes:
@@ -43,14 +56,46 @@ def write_report(source: str | Path, out: str | Path, *, episode: int = 1) -> Pa
             raise ConfigError(
                 f"{source} holds {len(episodes)} episode(s); choose --episode 1..{len(episodes)}"
             )
-        html = render_report(episodes[episode - 1], source.parent / SCREENS_DIR)
+        screens = Screens(source.parent / SCREENS_DIR, refused)
+        html = render_report(episodes[episode - 1], screens)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(html, encoding="utf-8")
     return out
 
 
-def render_report(ep: EpisodeTrace, screens: Path | None = None) -> str:
+class Screens:
+    """The screenshots a report may embed: `<sha256>.png` files inside `directory`."""
+
+    def __init__(self, directory: Path, refused: list[str] | None = None) -> None:
+        self.directory = directory
+        self.refused = refused if refused is not None else []
+
+    def png(self, name: str) -> bytes | None:
+        """The PNG named `name`, or None (missing, or refused and recorded in `refused`)."""
+        if not SCREENSHOT_NAME.fullmatch(name):
+            self._refuse(name, "not a screenshot name (64 hex digits)")
+            return None
+        path = self.directory / f"{name}.png"
+        if not path.exists():
+            return None
+        try:
+            path.resolve().relative_to(self.directory.resolve())
+        except (ValueError, OSError):
+            self._refuse(name, "links outside the bundle")
+            return None
+        return path.read_bytes() if path.is_file() else None
+
+    def _refuse(self, name: str, why: str) -> None:
+        note = f"{name[:200]!r}: {why}"
+        if note not in self.refused:
+            self.refused.append(note)
+        return None
+
+
+def render_report(ep: EpisodeTrace, screens: Screens | Path | None = None) -> str:
     """The HTML report of one episode; screenshots are read from `screens/<hash>.png`."""
+    if isinstance(screens, Path):
+        screens = Screens(screens)
     head = ep.header
     vw, vh = head.executor.viewport
     observations = ep.observations()
@@ -85,6 +130,13 @@ def render_report(ep: EpisodeTrace, screens: Path | None = None) -> str:
     site, task = head.site_build, head.task
     title = f"{task.name} — {site.family} seed {site.seed}"
     torn = '<p class="warn">This trace breaks off: the recorder stopped mid-episode.</p>'
+    refused = (
+        '<p class="warn">Screenshots not embedded (outside the bundle): '
+        + escape("; ".join(screens.refused))
+        + "</p>"
+        if screens is not None and screens.refused
+        else ""
+    )
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>"
@@ -94,7 +146,7 @@ def render_report(ep: EpisodeTrace, screens: Path | None = None) -> str:
         f'<span id="step-count">{total} step{"s" if total != 1 else ""}</span> · '
         f"return {ep.total_return:+.3f} · site {escape(site.digest[:12])} · "
         f"task {escape(task.compiled_digest[:12])} · run {escape(head.run_id)}</p>"
-        f"{torn if ep.torn else ''}"
+        f"{torn if ep.torn else ''}{refused}"
         '<nav><button id="prev" type="button">← prev</button> '
         f'<span id="pos">{escape(f"Step 1 / {total}" if total else end_label)}</span>'
         ' <button id="next" type="button">next →</button>'
@@ -185,13 +237,13 @@ def _screen(
     obs: ObsRecord,
     box: tuple[int, int, int, int] | None,
     viewport: tuple[int, int],
-    screens: Path | None,
+    screens: Screens | None,
     alt: str,
 ) -> str:
     vw, vh = viewport
-    png = screens / f"{obs.screenshot}.png" if screens is not None and obs.screenshot else None
-    if png is not None and png.is_file():
-        data = base64.b64encode(png.read_bytes()).decode("ascii")
+    png = screens.png(obs.screenshot) if screens is not None and obs.screenshot else None
+    if png is not None:
+        data = base64.b64encode(png).decode("ascii")
         inner = f'<img alt="{escape(alt)}" src="data:image/png;base64,{data}">'
     else:  # no screenshot: draw the observed elements' boxes
         inner = (

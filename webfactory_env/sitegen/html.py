@@ -146,7 +146,7 @@ class Renderer:
         if found is None:
             base = re.sub(r"[^a-z0-9]+", "-", sid.split("=", 1)[0].lower()).strip("-")[:40]
             found = f"{base}-{short_hash(self.salt + '|t|' + sid, 4).lower()}"
-            if len(_TESTIDS) > 100_000:  # bounded: sites come and go
+            if len(_TESTIDS) > 20_000:  # bounded (a few MB): sites come and go
                 _TESTIDS.clear()
             _TESTIDS[key] = found
         return found

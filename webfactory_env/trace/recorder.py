@@ -5,12 +5,18 @@ Each episode starts with a header line and each step appends one event line (see
 stepped, and a partial trace stays readable (`read_trace` drops a torn last line). With
 `screenshots=True` a full-size PNG of every observation is stored next to the trace as
 `screens/<sha256>.png` and referenced by that hash.
+
+Recording never raises out of `step`: a browser that fails while the recorder takes the
+step's screenshot ends the episode as truncated, as any crash does (the step is written
+with its `browser` error event); a trace or screenshot that cannot be written (a full
+disk) is logged, said in `info["trace_error"]`, and the episode goes on.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -21,7 +27,8 @@ import gymnasium as gym
 from pydantic import ValidationError
 
 from webfactory_env.__about__ import __version__
-from webfactory_env.core.errors import TraceError
+from webfactory_env.core.errors import BrowserCrashedError, MalformedTraceError, TraceError
+from webfactory_env.core.text import clean_text
 from webfactory_env.env import WebTaskEnv
 from webfactory_env.episode import STEP_MS
 from webfactory_env.trace.redact import Redactor, plan_privacy
@@ -46,6 +53,7 @@ from webfactory_env.trace.schema import (
 )
 
 SCREENS_DIR = "screens"
+log = logging.getLogger(__name__)
 
 
 class EpisodeLog:
@@ -70,6 +78,8 @@ class EpisodeLog:
         self.redactor = Redactor()
         self._satisfied_at: dict[str, int] = {}
         self._planned = False
+        self.crash: str | None = None  # the browser failed while a screenshot was taken
+        self.write_error: str | None = None  # a screenshot file could not be written
 
     def _learn_plan(self) -> None:
         """What the task's plan will type into secret and personal-data fields, known before
@@ -171,6 +181,25 @@ class EpisodeLog:
                     raw = raw.replace(json.dumps(value), f"{{{{value:{slot}}}}}")
             raw = self.redactor.scrub_text(raw)
         t = int(record["t"])
+        obs = self._obs(info)  # first: a browser that fails here ends the episode
+        error_events = list(record.get("error_events", []))
+        error = record["error"]
+        if self.crash is not None:
+            changed = self.env.end_on_crash(self.crash)
+            if changed is not None and isinstance(info, dict):
+                info.update(changed)
+            truncated = truncated or changed is not None
+            error_events.append(
+                {
+                    "event_type": "browser",
+                    "message": self.crash,
+                    "step": t,
+                    "has_error": True,
+                    "while": "recording the screenshot",
+                }
+            )
+            error = error or self.crash
+            self.crash = None  # said once; the next episode starts afresh
         reward = record["reward"]
         newly = list(reward["subgoals"])
         for subgoal in newly:
@@ -194,7 +223,7 @@ class EpisodeLog:
                 confidence=action.get("confidence"),
             ),
             valid=bool(record["valid"]),
-            error=scrub(record["error"]),
+            error=scrub(error),
             reward=RewardInfo(
                 r=float(reward["r"]),
                 R=float(reward["R"]),
@@ -207,10 +236,11 @@ class EpisodeLog:
             deltas=scrub(_jsonable(record["deltas"])),
             events=scrub(_jsonable(record["events"])),
             app_errors=scrub(_jsonable(record["app_errors"])),
+            error_events=scrub(_jsonable(error_events)),
             terminated=bool(terminated),
             truncated=bool(truncated),
             success=bool(info.get("success")),
-            obs=self._obs(info),
+            obs=obs,
         )
 
     def _label(self, subgoal: str) -> SubgoalLabel:
@@ -235,20 +265,33 @@ class EpisodeLog:
 
     def _obs(self, info: Mapping[str, Any]) -> ObsRecord:
         dom = self.redactor.scrub(self.env.dom.to_json())
-        shot = None
-        if self.screens is not None:
-            png = _paint_over(self.env.screenshot_png(), self._private_boxes())
-            shot = hashlib.sha256(png).hexdigest()
-            path = self.screens / f"{shot}.png"
-            if not path.exists():
-                self.screens.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(png)
+        shot = self._screenshot() if self.screens is not None and self.crash is None else None
         return ObsRecord(
             digest=str(info["obs_digest"]),
             route=self.redactor.scrub(str(info["route"])),
             dom=CompactDom.model_validate(dom),
             screenshot=shot,
         )
+
+    def _screenshot(self) -> str | None:
+        """Store the page's screenshot (private parts painted over); its hash, or None when
+        the browser failed (noted in `crash`) or the file could not be written."""
+        assert self.screens is not None
+        try:
+            png = _paint_over(self.env.screenshot_png(), self._private_boxes())
+        except BrowserCrashedError as exc:
+            self.crash = self.redactor.scrub_text(str(exc))
+            return None
+        shot = hashlib.sha256(png).hexdigest()
+        path = self.screens / f"{shot}.png"
+        try:
+            if not path.exists():
+                self.screens.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(png)
+        except OSError as exc:
+            self.write_error = f"screenshot {path} not written: {exc}"
+            return None
+        return shot
 
     def _private_boxes(self) -> list[tuple[int, int, int, int]]:
         """Boxes of the observed elements that are secret fields or show a secret or a
@@ -315,16 +358,23 @@ class TraceRecorder(gym.Wrapper[Any, Any, Any, Any]):
     def screens_dir(self) -> Path:
         return self.path.parent / SCREENS_DIR
 
-    def _write(self, line: TraceHeader | StepEvent | EpisodeEnd) -> None:
-        if self._file is None:
-            torn = self.path.exists() and not _ends_with_newline(self.path)
-            self._file = self.path.open("a", encoding="utf-8")
-            if torn:
-                self._file.write("\n")  # end the torn line a crashed writer left
-        self._file.write(dump_line(line))
-        self._file.flush()
-        if self.fsync:
-            os.fsync(self._file.fileno())
+    def _write(self, line: TraceHeader | StepEvent | EpisodeEnd) -> str | None:
+        """Append `line`; what went wrong (a full disk, say) instead of raising, or None."""
+        try:
+            if self._file is None:
+                torn = self.path.exists() and not _ends_with_newline(self.path)
+                self._file = self.path.open("a", encoding="utf-8")
+                if torn:
+                    self._file.write("\n")  # end the torn line a crashed writer left
+            self._file.write(dump_line(line))
+            self._file.flush()
+            if self.fsync:
+                os.fsync(self._file.fileno())
+        except OSError as exc:
+            message = f"trace {self.path} not written: {exc}"
+            log.error("%s", message)
+            return message
+        return None
 
     def reset(self, **kwargs: Any) -> Any:
         obs, info = self.env.reset(**kwargs)
@@ -338,15 +388,22 @@ class TraceRecorder(gym.Wrapper[Any, Any, Any, Any]):
             episode=self.episodes,
             screens=self.screens_dir if self.screenshots else None,
         )
-        self._write(self._log.header(info))
+        problem = self._write(self._log.header(info)) or self._log.write_error
+        self._log.crash = None  # a failed reset screenshot: the first step meets the browser
+        if problem:
+            info["trace_error"] = problem
         return obs, info
 
     def step(self, action: Any) -> Any:
         if self._log is None:
             raise TraceError("call reset() before step(): a trace starts with an episode header")
         obs, reward, terminated, truncated, info = self.env.step(action)
-        self._write(self._log.step(info, terminated, truncated))
-        return obs, reward, terminated, truncated, info
+        self._log.write_error = None
+        line = self._log.step(info, terminated, truncated)  # ends the episode on a crash
+        problem = self._write(line) or self._log.write_error
+        if problem:
+            info["trace_error"] = problem
+        return obs, reward, terminated, line.truncated, info
 
     def end_episode(self, reason: str) -> None:
         """Write that the agent stopped this episode before the env ended it, and why
@@ -398,7 +455,9 @@ class EpisodeTrace:
 def dump_line(line: TraceHeader | StepEvent | EpisodeEnd) -> str:
     """One trace line: canonical JSON (sorted keys, exact floats) and a newline."""
     data = line.model_dump(mode="json")
-    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+    # Page text the env did not write (a site's own broken string) must not stop a trace.
+    return clean_text(text)
 
 
 def write_trace(path: str | Path, episodes: Iterable[EpisodeTrace]) -> None:
@@ -416,7 +475,8 @@ def read_trace(path: str | Path) -> list[EpisodeTrace]:
     """Every episode of a trace file, validated against the schema.
 
     A line that is not JSON — what a crash mid-write leaves — ends its episode (marked
-    `torn`); anything else that does not fit the schema raises `TraceError` naming the line.
+    `torn`); anything else that does not fit the schema raises `MalformedTraceError` (a
+    `TraceError`) naming the file, the line and the field, in one line.
     """
     file = Path(path)
     try:
@@ -424,7 +484,9 @@ def read_trace(path: str | Path) -> list[EpisodeTrace]:
     except FileNotFoundError:
         raise TraceError(f"trace {str(file)!r} does not exist") from None
     except UnicodeDecodeError as exc:
-        raise TraceError(f"{file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise MalformedTraceError(
+            str(file), None, f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from None
     episodes: list[EpisodeTrace] = []
     header: TraceHeader | None = None
     steps: list[StepEvent] = []
@@ -438,29 +500,38 @@ def read_trace(path: str | Path) -> list[EpisodeTrace]:
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
+        where = str(file)
         try:
             data = json.loads(line)
         except json.JSONDecodeError:
             torn = True
             continue
+        except (RecursionError, ValueError) as exc:  # nested too deeply, a 5,000-digit int
+            problem = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+            raise MalformedTraceError(where, None, f"not a trace line: {problem}", lineno) from None
         if isinstance(data, dict) and data.get("type") == "header":
             _check_version(file, lineno, data.get("schema_version"))
         try:
             parsed = LINE_ADAPTER.validate_python(data)
         except ValidationError as exc:
-            problem = _first_error(exc)
-            raise TraceError(f"{file}:{lineno}: not a valid trace line: {problem}") from None
+            field, problem = _first_error(exc)
+            shown = f"{field}: {problem}" if field else problem
+            raise MalformedTraceError(
+                where, field, f"not a valid trace line: {shown}", lineno
+            ) from None
         if isinstance(parsed, TraceHeader):
             finish()
             header, steps, torn, end = parsed, [], False, None
         elif header is None:
-            raise TraceError(f"{file}:{lineno}: a step before any episode header")
+            raise MalformedTraceError(where, None, "a step before any episode header", lineno)
         elif end is not None:
-            raise TraceError(f"{file}:{lineno}: a line after the episode's end line")
+            raise MalformedTraceError(where, None, "a line after the episode's end line", lineno)
         elif isinstance(parsed, EpisodeEnd):
             end = parsed
         elif torn:
-            raise TraceError(f"{file}:{lineno}: a step after a broken line; the trace is corrupt")
+            raise MalformedTraceError(
+                where, None, "a step after a broken line; the trace is corrupt", lineno
+            )
         else:
             steps.append(parsed)
     finish()
@@ -484,10 +555,10 @@ def _check_version(file: Path, lineno: int, version: Any) -> None:
         )
 
 
-def _first_error(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    where = ".".join(str(p) for p in err["loc"])
-    return f"{where}: {err['msg']}" if where else err["msg"]
+def _first_error(exc: ValidationError) -> tuple[str | None, str]:
+    """(field, message) of the first schema violation."""
+    err = exc.errors(include_url=False)[0]
+    return ".".join(str(p) for p in err["loc"]) or None, err["msg"]
 
 
 def _episodes_in(path: Path) -> int:

@@ -185,6 +185,11 @@ class StepEvent(_Model):
     deltas: dict[str, Any] = Field(description="app-state paths that changed, new values")
     events: list[dict[str, Any]]
     app_errors: list[dict[str, Any]]
+    error_events: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="the step's failures as events: event_type agent, executor, app or browser"
+        " (a browser that crashed or hung, also while the recorder took its screenshot)",
+    )
     terminated: bool
     truncated: bool
     success: bool
