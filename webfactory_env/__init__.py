@@ -35,4 +35,5 @@ def action_masks(env: Any) -> Any:
         return np.stack(env.env_method("action_masks"))
     return env.get_wrapper_attr("action_masks")()
 
+
 __all__ = ["__version__", "action_masks"]
