@@ -5,11 +5,12 @@ Framework-free torch: `PointerNet(obs) -> (PointerOutput)` on a dict of batched 
 shaped like `WebTask-v0`'s `tokens` observation. SB3 (`policies.sb3`) and BC (`policies.bc`)
 wrap it.
 
-Per element: word, tag and role embeddings, flags and box, plus two content features,
-the share of its words that appear in the goal and the best share of a value slot's words
-it shows. Elements are modulated by the goal (FiLM), mixed by one self-attention layer,
-and pooled by attention with the goal as query into a context vector. Slots: their words
-and the goal words around where they appear in the goal. The action is factored as
+Per element: word, tag and role embeddings, flags and box, plus content features: the
+share of its words that appear in the goal, the best share of a value slot's words it
+shows, and its rank among the rows of its role (all, and those showing goal words).
+Elements are modulated by the goal (FiLM), mixed by one self-attention layer, and pooled
+by attention with the goal as query into a context vector. Slots: their words and the
+goal words around where they appear in the goal. The action is factored as
 p(verb) · p(element | verb) · p(slot | verb, element): element and slot logits come from
 each row's own vector, so the chosen row follows its content wherever it is on the page.
 """
@@ -120,7 +121,7 @@ class PointerNet(nn.Module):
         self.tasks = nn.Embedding(TASK_IDS, d) if config.task_embedding else None
         self.goal_pos = nn.Embedding(1024, d)
         self.element_in = nn.Sequential(
-            nn.Linear(3 * d + len(FLAG_COLUMNS) + 4 + 2, 2 * d), nn.ReLU(), nn.Linear(2 * d, d)
+            nn.Linear(3 * d + len(FLAG_COLUMNS) + 4 + 4, 2 * d), nn.ReLU(), nn.Linear(2 * d, d)
         )
         self.goal_in = nn.Sequential(nn.Linear(2 * d, d), nn.ReLU(), nn.Linear(d, d))
         self.film = nn.Linear(d, 2 * d)
@@ -161,6 +162,16 @@ class PointerNet(nn.Module):
         slot_share = shown / slot_on.float().sum(-1)[..., None].clamp(min=1)  # (B, S, N)
         best_slot = slot_share.max(1).values.clamp(max=1.0) if s_count else goal_share * 0
 
+        # Order on the page, by content: how many rows of the same role come before this
+        # one, among all and among those that show goal words ("the first mug listed").
+        role = obs["role"].long()
+        same = (role[:, :, None] == role[:, None, :]) & real[:, None, :]  # (B, N, N)
+        before = torch.ones(n, n, device=text.device).tril(-1).bool()[None]
+        matches = (goal_share > 0)[:, None, :]
+        rank_all = (same & before).float().sum(-1)
+        rank_goal = (same & before & matches).float().sum(-1)
+        order = torch.stack([1 / (1 + rank_all), (goal_share > 0).float() / (1 + rank_goal)], -1)
+
         word_vec = _masked_mean(self.words(text), words_on, 2)  # (B, N, D)
         feats = torch.cat(
             [
@@ -171,6 +182,7 @@ class PointerNet(nn.Module):
                 obs["bbox"].float(),
                 goal_share[..., None],
                 best_slot[..., None],
+                order,
             ],
             -1,
         )
