@@ -4,7 +4,7 @@ plain PPO and the random baseline, on medium tasks and a multi-task mix.
     nice -n 10 .venv/bin/python benchmarks/learning.py [--only TASK ...] [--out runs/learning]
 
 Each medium task (4-12 oracle steps, values drawn per level seed) and the mix get three
-entries, on the same held-out level seeds (100000-100029; training draws from 0-9999):
+entries, on the same held-out level seeds (100000-100019; training draws from 0-9999):
 
 - **recipe**: the goal-conditioned pointer policy (`webfactory_env.policies.sb3`) with
   joint masks (`action_mode="discrete"`), behaviour-cloned from oracle demonstrations
@@ -14,8 +14,10 @@ entries, on the same held-out level seeds (100000-100029; training draws from 0-
 
 Every run's budget is fixed (`BUDGET`) and stays under 30 minutes of wall time on a
 2-core machine. Results: `<out>/<name>/<entry>/` (curves, summaries, models),
-`<out>/results.json`, a Markdown table on stdout, and the README's figure
-`docs/img/learning_curves.png` (held-out success per task against timesteps).
+`<out>/<name>/<entry>.json` (with the machine's load before and after), `<out>/results.json`,
+a Markdown table on stdout, and the README's figure `docs/img/learning_curves.png`
+(held-out success per task against timesteps). `--only NAME` runs part of it (several may
+run side by side); `--report` only redraws the table and figure.
 """
 
 from __future__ import annotations
@@ -35,21 +37,21 @@ from webfactory_env.training.sb3 import TrainConfig, read_curve, train
 ROOT = Path(__file__).resolve().parent.parent
 # name -> (family, task) pairs; the mix trains one policy on all of them.
 TASKS: dict[str, tuple[tuple[str, str], ...]] = {
-    "shop_apply_coupon": (("shop", "shop_apply_coupon"),),
-    "shop_track_parcel": (("shop", "shop_track_parcel"),),
-    "trip_reference_after_2fa": (("travel", "trip_reference_after_2fa"),),
-    "cancel_refundable_trip": (("travel", "cancel_refundable_trip"),),
+    "shop_apply_coupon": (("shop", "shop_apply_coupon"),),  # 7 steps, a coupon per level
+    "trip_reference_after_2fa": (("travel", "trip_reference_after_2fa"),),  # 7, login+city
+    "shop_track_parcel": (("shop", "shop_track_parcel"),),  # 4, a tracking number
 }
 TASKS["mix"] = tuple(pair for pairs in TASKS.values() for pair in pairs)
 
 # The fixed budget of every run (timesteps are PPO environment steps after cloning).
 BUDGET = {
-    "timesteps": 1536,
-    "demo_episodes": 60,
+    "timesteps": 1024,
+    "demo_episodes": 80,
     "demo_episodes_mix": 120,
-    "eval_every": 768,
-    "max_steps": 20,
-    "eval_seeds": SeedRange(100_000, 30),
+    "bc_updates": 600,
+    "eval_every": 512,
+    "max_steps": 16,
+    "eval_seeds": SeedRange(100_000, 20),
 }
 
 
@@ -76,6 +78,7 @@ def configs(name: str, out: Path, budget: dict[str, Any]) -> dict[str, TrainConf
         policy="pointer",
         action_mode="discrete",
         demo_episodes=budget["demo_episodes_mix" if mix else "demo_episodes"],
+        bc_updates=budget["bc_updates"],
         learning_rate=1e-4,
         ent_coef=0.0,
         n_epochs=2,
@@ -86,22 +89,21 @@ def configs(name: str, out: Path, budget: dict[str, Any]) -> dict[str, TrainConf
 
 
 def load_avg() -> str:
+    """The machine's 1/5/15-minute load averages (next to every figure)."""
     try:
-        return Path("/proc/loadavg").read_text().split(" ", 3)[0:3].__str__()
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
     except OSError:
         return "n/a"
 
 
-def run(names: list[str], out: Path, budget: dict[str, Any]) -> dict[str, Any]:
-    results: dict[str, Any] = {}
-    results_file = out / "results.json"
-    if results_file.is_file():
-        results = json.loads(results_file.read_text())
+def run(names: list[str], out: Path, budget: dict[str, Any]) -> None:
+    """Run every entry of `names` not run before; each writes `<out>/<name>/<entry>.json`
+    (so several invocations with `--only` may run side by side)."""
     for name in names:
         for entry, config in configs(name, out, budget).items():
-            key = f"{name}/{entry}"
-            if key in results:
-                print(f"{key}: done before, kept")
+            done = out / name / f"{entry}.json"
+            if done.is_file():
+                print(f"{name}/{entry}: done before, kept")
                 continue
             before = load_avg()
             t0 = time.perf_counter()
@@ -115,14 +117,19 @@ def run(names: list[str], out: Path, budget: dict[str, Any]) -> dict[str, Any]:
                 "curve": str(config.out / "learning_curve.csv"),
             }
             if result.baselines:
-                row["random"] = result.baselines["random"].success_rate
-                results[f"{name}/random"] = {
-                    "success": result.baselines["random"].success_rate,
-                    "timesteps": 0,
-                }
-            results[key] = row
-            out.mkdir(parents=True, exist_ok=True)
-            results_file.write_text(json.dumps(results, indent=2) + "\n")
+                rnd = result.baselines["random"]
+                (out / name / "random.json").write_text(
+                    json.dumps({"success": rnd.success_rate, "timesteps": 0}, indent=2) + "\n"
+                )
+            done.write_text(json.dumps(row, indent=2) + "\n")
+
+
+def collect(out: Path) -> dict[str, Any]:
+    """Every finished entry under `out`, as {"name/entry": row}."""
+    results = {}
+    for file in sorted(out.glob("*/*.json")):
+        results[f"{file.parent.name}/{file.stem}"] = json.loads(file.read_text())
+    (out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
     return results
 
 
@@ -177,7 +184,7 @@ def plot(results: dict[str, Any], names: list[str], path: Path) -> Path | None:
         ax.set_ylim(-0.03, 1.03)
         ax.set_xlabel("PPO timesteps (recipe: after cloning)")
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("held-out success (30 levels)")
+    axes[0].set_ylabel(f"held-out success ({BUDGET['eval_seeds'].count} levels)")
     axes[0].legend(fontsize=7, loc="center right")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -191,10 +198,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", nargs="*", choices=list(TASKS), help="tasks to run (default all)")
     p.add_argument("--out", type=Path, default=Path("runs/learning"))
     p.add_argument("--plot", type=Path, default=ROOT / "docs" / "img" / "learning_curves.png")
+    p.add_argument("--report", action="store_true", help="only print the table and plot")
     a = p.parse_args(argv)
     os.environ.setdefault("PYTHONHASHSEED", "0")
     names = a.only or list(TASKS)
-    results = run(names, a.out, BUDGET)
+    if not a.report:
+        run(names, a.out, BUDGET)
+    results = collect(a.out)
     every = [n for n in TASKS if f"{n}/recipe" in results or f"{n}/ppo" in results]
     print(table(results, every))
     png = plot(results, every, a.plot)

@@ -50,22 +50,6 @@ def _tensors(obs: dict) -> dict:
     return {k: torch.as_tensor(v) for k, v in obs.items()}
 
 
-def test_element_scores_follow_their_rows_when_the_page_is_reordered():
-    torch.manual_seed(0)
-    net = PointerNet().eval()
-    obs = _synthetic()
-    perm = np.random.default_rng(1).permutation(8)
-    moved = dict(obs)
-    for key in ("tag", "role", "text", "bbox", "flags", "mask"):
-        moved[key] = obs[key][:, perm]
-    with torch.no_grad():
-        a = net(_tensors(obs)).element[0]
-        b = net(_tensors(moved)).element[0]
-    # Row i of the moved page is row perm[i] of the original: same score, same place (rows
-    # of one role also carry their rank among that role's rows; here each role is alone).
-    assert torch.allclose(b, a[perm], atol=1e-5)
-
-
 def test_behaviour_cloning_points_at_the_row_that_shows_the_goal_value():
     torch.manual_seed(0)
     net = PointerNet(PointerConfig(dim=32))

@@ -7,7 +7,8 @@ wrap it.
 
 Per element: word, tag and role embeddings, flags and box, plus content features: the
 share of its words that appear in the goal, the best share of a value slot's words it
-shows, and its rank among the rows of its role (all, and those showing goal words).
+shows, how specific its goal words are on this page (and its neighbours' in page order),
+and its rank among the rows of its role (all, and those showing goal words).
 Elements are modulated by the goal (FiLM), mixed by one self-attention layer, and pooled
 by attention with the goal as query into a context vector. Slots: their words and the
 goal words around where they appear in the goal. The action is factored as
@@ -121,7 +122,7 @@ class PointerNet(nn.Module):
         self.tasks = nn.Embedding(TASK_IDS, d) if config.task_embedding else None
         self.goal_pos = nn.Embedding(1024, d)
         self.element_in = nn.Sequential(
-            nn.Linear(3 * d + len(FLAG_COLUMNS) + 4 + 4, 2 * d), nn.ReLU(), nn.Linear(2 * d, d)
+            nn.Linear(3 * d + len(FLAG_COLUMNS) + 4 + 6, 2 * d), nn.ReLU(), nn.Linear(2 * d, d)
         )
         self.goal_in = nn.Sequential(nn.Linear(2 * d, d), nn.ReLU(), nn.Linear(d, d))
         self.film = nn.Linear(d, 2 * d)
@@ -162,6 +163,22 @@ class PointerNet(nn.Module):
         slot_share = shown / slot_on.float().sum(-1)[..., None].clamp(min=1)  # (B, S, N)
         best_slot = slot_share.max(1).values.clamp(max=1.0) if s_count else goal_share * 0
 
+        # How specific an element's goal words are (1 / how many words on the page are
+        # that word): "Denver" once beats "trip" on every card; and the same for its
+        # neighbours in page order (the reference shown next to the goal's city).
+        page_count = torch.zeros(b, vocab, device=text.device)
+        page_count.scatter_add_(1, text.reshape(b, -1), words_on.reshape(b, -1).float())
+        counts = page_count.gather(1, text.reshape(b, -1)).reshape(text.shape).clamp(min=1)
+        specific = (in_goal.float() / counts).max(-1).values  # (B, N)
+        padded = F.pad(specific, (3, 3))
+        near = (
+            torch.stack(
+                [padded[:, 3 + o : 3 + o + n] * (1 - abs(o) / 4) for o in (-3, -2, -1, 1, 2, 3)], -1
+            )
+            .max(-1)
+            .values
+        )
+
         # Order on the page, by content: how many rows of the same role come before this
         # one, among all and among those that show goal words ("the first mug listed").
         role = obs["role"].long()
@@ -183,6 +200,8 @@ class PointerNet(nn.Module):
                 goal_share[..., None],
                 best_slot[..., None],
                 order,
+                specific[..., None],
+                near[..., None],
             ],
             -1,
         )

@@ -71,7 +71,7 @@ class TrainConfig:
     # oracle episodes on train seeds to record into `out/demos` first (0: none).
     demos: tuple[Path, ...] = ()
     demo_episodes: int = 0
-    bc_epochs: int = 30
+    bc_updates: int = 600
     difficulty: str = "easy"
     variation: Mapping[str, str] | None = None
     timesteps: int = 6000
@@ -476,7 +476,7 @@ def train(config: TrainConfig) -> TrainResult:
 
             t0 = time.perf_counter()
             data = Demonstrations.load(demos, gamma=config.gamma)
-            stats = clone(model.policy, data, epochs=config.bc_epochs, seed=config.seed)
+            stats = clone(model.policy, data, updates=config.bc_updates, seed=config.seed)
             bc_s = time.perf_counter() - t0
             say(
                 f"behaviour cloning: {data.episodes} demonstrations, {len(data)} steps, "
@@ -662,7 +662,9 @@ def parse_args(argv: Sequence[str] | None = None) -> TrainConfig:
         default=d.demo_episodes,
         help="record this many oracle episodes on train seeds and clone them first",
     )
-    p.add_argument("--bc-epochs", type=int, default=d.bc_epochs)
+    p.add_argument(
+        "--bc-updates", type=int, default=d.bc_updates, help="behaviour cloning minibatch steps"
+    )
     p.add_argument("--family", default=d.family)
     p.add_argument("--task", default=d.task)
     p.add_argument("--difficulty", default=d.difficulty)
@@ -712,7 +714,7 @@ def parse_args(argv: Sequence[str] | None = None) -> TrainConfig:
         tasks=tuple(tasks),
         demos=tuple(a.demos),
         demo_episodes=a.demo_episodes,
-        bc_epochs=a.bc_epochs,
+        bc_updates=a.bc_updates,
         family=a.family,
         task=a.task,
         difficulty=a.difficulty,
