@@ -73,7 +73,8 @@ def test_instrumentation_never_reaches_the_page_or_the_agent(make_env):
         assert "data-wf" not in html and "item:SKU" not in html and "add-to-cart:" not in html
         trace_dom = json.dumps(env.unwrapped.dom.to_json())
         assert "nav:/" not in trace_dom and "item:" not in trace_dom
-        assert set(obs) == {"tag", "role", "text", "bbox", "flags", "mask", "screenshot"}
+        page = {"tag", "role", "text", "bbox", "flags", "mask", "screenshot"}
+        assert set(obs) == page | {"goal", "slots", "task_id"}  # the goal's own words
         obs, _, terminated, truncated, info = env.step(oracle.act(obs, info))
         if terminated or truncated:
             break
@@ -137,7 +138,7 @@ def test_invalid_actions_cost_the_penalty_and_never_raise(make_env):
 
 
 def test_scroll_back_and_done(make_env):
-    env = make_env(obs_mode="tokens")
+    env = make_env(obs_mode="tokens", done_actions="always")
     obs, info = env.reset(seed=4)
     dom = env.unwrapped.dom
     env.step(np.array([VERB_INDEX["click"], dom.index_of("nav:/shop"), 0]))

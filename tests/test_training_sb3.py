@@ -86,3 +86,46 @@ def test_train_and_held_out_seed_ranges_must_be_disjoint(tmp_path: Path) -> None
 
     with pytest.raises(ConfigError, match="overlap"):
         TrainConfig(train_seeds=SeedRange(0, 100), eval_seeds=SeedRange(50, 10), out=tmp_path)
+
+
+def test_the_shipped_recipe_beats_the_random_baseline_on_a_medium_task(tmp_path: Path) -> None:
+    """The shipped recipe, small: clone 16 oracle demonstrations of a medium task whose
+    value (a tracking number) is drawn per level, fine-tune with MaskablePPO, and solve
+    held-out levels that the random baseline (what an untrained masked policy samples)
+    does not. Deterministic: fixed seeds, one in-process env, one torch thread."""
+    config = TrainConfig(
+        algo="maskable-ppo",
+        policy="pointer",
+        action_mode="discrete",
+        family="shop",
+        task="shop_track_parcel",
+        demo_episodes=16,
+        bc_updates=200,
+        timesteps=32,
+        n_steps=32,
+        batch_size=32,
+        n_epochs=1,
+        learning_rate=1e-4,
+        ent_coef=0.0,
+        envs=1,
+        vec_env="dummy",
+        eval_seeds=SeedRange(100_000, 10),
+        eval_every=10**9,
+        eval_sampled=False,
+        max_steps=8,
+        seed=0,
+        verbose=False,
+        out=tmp_path,
+    )
+    result = train(config)
+    random = result.baselines["random"].success_rate
+    # Measured with these seeds: random 0.00; cloned 1.00, fine-tuned 1.00.
+    assert random <= 0.1
+    assert result.curve[0]["success_rate"] >= random + 0.6  # cloning alone
+    assert result.final.success_rate >= random + 0.6
+    # The zip carries its env settings for `webfactory eval`.
+    from webfactory_env.evaluation.agents import parse_agent
+
+    agent = parse_agent(f"sb3:{tmp_path / 'model.zip'}")
+    assert agent.env_kwargs["action_mode"] == "discrete"
+    assert agent.env_kwargs["max_steps"] == 8

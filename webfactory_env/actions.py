@@ -75,6 +75,11 @@ class ActionConfig:
     max_values: int = 16
     mode: str = "multidiscrete"
     max_actions: int = 512  # `discrete` mode: size of the action space
+    done_actions: str = "auto"  # `auto`: done verbs only for answer/infeasible tasks
+
+    def offers_done(self, expects_answer: bool) -> bool:
+        """Whether done_success/done_fail are offered to a task (always in `text` mode)."""
+        return self.done_actions == "always" or self.mode == "text" or expects_answer
 
 
 @dataclass(frozen=True)
@@ -104,11 +109,25 @@ _TEXT_CHARSET = frozenset(chr(c) for c in range(32, 127)) | set("\n\t’‘“�
 
 
 def decode(
-    action: Any, config: ActionConfig, values: Sequence[str], menu: Sequence[Decoded] = ()
+    action: Any,
+    config: ActionConfig,
+    values: Sequence[str],
+    menu: Sequence[Decoded] = (),
+    task: Any = None,
 ) -> Decoded | str:
-    """The action in env terms, or an explanation of why it is out of range.
+    """The action in env terms, or an explanation of why it is out of range or not offered
+    (a done verb to a `task` that does not end with one; see `done_refusal`).
 
     `menu` is the current enumeration of valid actions (`discrete` mode)."""
+    decoded = _decode(action, config, values, menu)
+    if isinstance(decoded, Decoded) and task is not None:
+        return done_refusal(decoded, config, bool(task.expects_answer)) or decoded
+    return decoded
+
+
+def _decode(
+    action: Any, config: ActionConfig, values: Sequence[str], menu: Sequence[Decoded]
+) -> Decoded | str:
     if config.mode == "discrete":
         try:
             k = int(np.asarray(action).reshape(()))
@@ -509,18 +528,22 @@ def check(d: Decoded, dom: DomSnapshot) -> tuple[BrowserOp | None, str | None]:
     return None, f"unknown verb {v!r}"  # pragma: no cover
 
 
-def action_masks(dom: DomSnapshot, values: Sequence[str], config: ActionConfig) -> np.ndarray:
+def action_masks(
+    dom: DomSnapshot, values: Sequence[str], config: ActionConfig, offer_done: bool = True
+) -> np.ndarray:
     """Per-dimension masks, concatenated (the layout sb3-contrib's MaskablePPO expects).
 
     MultiDiscrete masks cannot express joint validity: a verb is allowed when it is valid
-    for some element, an element when some verb is valid on it.
+    for some element, an element when some verb is valid on it. (The `discrete` mode's
+    masks are joint: every allowed index is a valid action.) Done verbs are allowed only
+    when `offer_done`.
     """
     n_el, n_val = config.max_elements, config.max_values
     verb_ok = np.zeros(len(VERBS), bool)
     elem_ok = np.zeros(n_el, bool)
     slot_ok = np.zeros(n_val, bool)
     slot_ok[: min(len(values), n_val)] = True
-    for name in ("scroll_down", "scroll_up", "back", *DONE_VERBS):
+    for name in ("scroll_down", "scroll_up", "back", *(DONE_VERBS if offer_done else ())):
         _, err = check(Decoded(name, 0), dom)
         verb_ok[VERB_INDEX[name]] = err is None
     for i in range(min(len(dom), n_el)):
@@ -569,11 +592,44 @@ def enumerate_actions(
     return menu
 
 
-def discrete_masks(dom: DomSnapshot, menu: Sequence[Decoded], config: ActionConfig) -> np.ndarray:
+def discrete_masks(
+    dom: DomSnapshot, menu: Sequence[Decoded], config: ActionConfig, offer_done: bool = True
+) -> np.ndarray:
     mask = np.zeros(config.max_actions, bool)
     for k, d in enumerate(menu):
-        mask[k] = check(d, dom)[1] is None
+        mask[k] = check(d, dom)[1] is None and (offer_done or d.verb not in DONE_VERBS)
     return mask
+
+
+def menu_rows(menu: Sequence[Decoded], values: Sequence[str]) -> list[tuple[int, int, int]]:
+    """The menu as (verb, element, slot) rows, the layout of the multidiscrete action: the
+    element is 0 for page actions, the slot 0 unless the verb types or selects a value."""
+    slot_of = {v: j for j, v in reversed(list(enumerate(values)))}
+    rows = []
+    for d in menu:
+        element = d.index if d.verb in ELEMENT_VERBS or d.text else 0
+        slot = slot_of.get(d.value, 0) if d.value is not None else 0
+        rows.append((VERB_INDEX[d.verb], max(element, 0), slot))
+    return rows
+
+
+def menu_array(menu: Sequence[Decoded], values: Sequence[str], size: int) -> np.ndarray:
+    """The observation's `menu`: `menu_rows` padded with -1 to `size` rows."""
+    out = np.full((size, 3), -1, np.int64)
+    rows = menu_rows(menu[:size], values)
+    if rows:
+        out[: len(rows)] = np.asarray(rows, np.int64)
+    return out
+
+
+def done_refusal(d: Decoded, config: ActionConfig, expects_answer: bool) -> str | None:
+    """Why a done verb is refused (not offered to this task), or None."""
+    if d.verb in DONE_VERBS and not config.offers_done(expects_answer):
+        return (
+            "done is not offered to this task (it ends when its goal holds, or after "
+            "max_steps); make the env with done_actions='always' to offer it"
+        )
+    return None
 
 
 def describe(d: Decoded, dom: DomSnapshot) -> str:
@@ -609,14 +665,22 @@ class ActionMenu:
             self._for = dom
         return self._menu
 
+    def rows(
+        self, dom: DomSnapshot | None, values: Sequence[str], expects_answer: bool, size: int
+    ) -> np.ndarray:
+        """The observation's `menu` for `dom` (`menu_array`): (verb, element, slot) rows."""
+        return menu_array(self.actions(dom, values, expects_answer), values, size)
+
     def masks(self, dom: DomSnapshot, values: Sequence[str], expects_answer: bool) -> np.ndarray:
         """Which actions are valid now: per-dimension masks (verbs, elements, value slots)
         in `multidiscrete` mode, one per index in `discrete`."""
+        offer = self.config.offers_done(expects_answer)
         if self.config.mode == "discrete":
-            return discrete_masks(dom, self.actions(dom, values, expects_answer), self.config)
+            menu = self.actions(dom, values, expects_answer)
+            return discrete_masks(dom, menu, self.config, offer)
         if self.config.mode == "text":
             raise ConfigError(
                 "text actions have no mask; use action_mode='multidiscrete' "
                 "or 'discrete' for masked policies"
             )
-        return action_masks(dom, values, self.config)
+        return action_masks(dom, values, self.config, offer)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from webfactory_env.__about__ import __version__
-from webfactory_env.core.errors import WebfactoryError
+from webfactory_env.core.errors import UnknownNameError, WebfactoryError
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -252,12 +252,23 @@ def build_parser() -> argparse.ArgumentParser:
         " behind any OpenAI-compatible chat endpoint: vLLM, llama.cpp, Ollama, ...)",
     )
     c.add_argument("--suite", help="a suite name (see `webfactory suites list`)")
+    c.add_argument(
+        "--task",
+        help="instead of --suite: one task on held-out level seeds 100000, 100001, ...",
+    )
+    c.add_argument("--family", help="with --task: its site family (default: the task's own)")
     c.add_argument("--episodes", type=int, help="run the suite's first N episodes")
     c.add_argument(
         "--out", help="the results file (e.g. results.json); results.md/.png go next to it"
     )
-    c.add_argument("--max-steps", type=int, default=64, help="step budget per episode")
-    c.add_argument("--obs-mode", default="tokens", help="tokens, pixels or tokens+pixels")
+    c.add_argument(
+        "--max-steps",
+        type=int,
+        help="step budget per episode (default: the model's own, else 64)",
+    )
+    c.add_argument(
+        "--obs-mode", help="tokens, pixels or tokens+pixels (default: the model's, else tokens)"
+    )
     c.add_argument(
         "--robustness",
         metavar="AXES",
@@ -767,6 +778,27 @@ def cmd_suites_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _task_suite(task: str, family: str | None, episodes: int | None) -> Any:
+    """A one-task suite on held-out level seeds (100000 on), for `eval --task`."""
+    from webfactory_env.suites import Suite
+    from webfactory_env.tasks import library_tasks
+
+    if family is None:
+        known = {t.name: t.family for t in library_tasks()}
+        if task not in known:
+            raise UnknownNameError("task", task, sorted(known))
+        family = known[task]
+    return Suite(
+        name=f"{task}-held-out",
+        description=f"{task} on held-out level seeds",
+        family=family,
+        tasks=(task,),
+        seed_start=100_000,
+        seed_count=max(int(episodes or 1), 1),
+        split="test",
+    )
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from webfactory_env.evaluation import (
         evaluate,
@@ -789,11 +821,18 @@ def cmd_eval(args: argparse.Namespace) -> int:
         else:
             sys.stdout.write(schema_text())
         return 0
-    missing = [f"--{k}" for k in ("agent", "suite", "episodes", "out") if getattr(args, k) is None]
+    if args.task and args.suite:
+        raise _usage("give --suite or --task, not both")
+    if args.family and not args.task:
+        raise _usage("--family goes with --task (a suite names its own families)")
+    wanted = ("agent", "episodes", "out") if args.task else ("agent", "suite", "episodes", "out")
+    missing = [f"--{k}" for k in wanted if getattr(args, k) is None]
     if missing:
         raise _usage(f"webfactory eval needs {', '.join(missing)} (see webfactory eval --help)")
     # Every mistake is reported before the first (slow) episode.
-    suite = get_suite(args.suite)
+    suite = (
+        _task_suite(args.task, args.family, args.episodes) if args.task else get_suite(args.suite)
+    )
     if args.episodes < 1:
         raise _usage("--episodes must be at least 1")
     list(suite.episode_specs(args.episodes))  # more than the suite holds: says so

@@ -61,6 +61,14 @@ class EnvConfig(BaseModel):
     max_actions: StrictInt = Field(512, ge=8, le=100_000)
     step_timeout_ms: StrictInt = Field(5_000, ge=0, le=600_000)
     instruction_style: Literal["goal", "goal+hints", "recipe"] = "goal"
+    # Which text the `tokens` observation's goal arrays hold: `instruction` (what
+    # info["instruction"] says, per `instruction_style`), `goal` (the goal in words),
+    # `recipe` (the step-by-step instruction) or `none` (no goal arrays).
+    goal_source: Literal["instruction", "goal", "recipe", "none"] = "instruction"
+    goal_tokens: StrictInt = Field(48, ge=1, le=1024)
+    # Whether done_success/done_fail are offered: `auto` only to tasks that end with an
+    # answer or by declaring the task infeasible (always in `text` mode); `always`.
+    done_actions: Literal["auto", "always"] = "auto"
 
     @field_validator("obs_mode")
     @classmethod
@@ -119,11 +127,18 @@ class EnvConfig(BaseModel):
             self.vocab_size,
             self.screenshot_size,
             max_chars=self.max_chars,
+            goal_tokens=0 if self.goal_source == "none" else self.goal_tokens,
+            max_values=self.max_values,
+            menu_size=self.max_actions if self.action_mode == "discrete" else 0,
         )
 
     def actions(self) -> act.ActionConfig:
         return act.ActionConfig(
-            self.max_elements, self.max_values, self.action_mode, self.max_actions
+            self.max_elements,
+            self.max_values,
+            self.action_mode,
+            self.max_actions,
+            self.done_actions,
         )
 
     def session(self) -> SessionConfig:
@@ -132,6 +147,14 @@ class EnvConfig(BaseModel):
             browser=self.browser or BrowserConfig(),
             step_timeout_ms=self.step_timeout_ms,
         )
+
+    def goal_text(self, task: Any, level_seed: int) -> str:
+        """The text the goal arrays hold for `task` on level `level_seed` (`goal_source`)."""
+        if self.goal_source == "none":
+            return ""
+        if self.goal_source == "instruction":
+            return str(task.text_for(self.instruction_style, level_seed))
+        return str(task.text_for(self.goal_source, level_seed))
 
     def kwargs(self) -> dict[str, Any]:
         """JSON-ready keyword arguments that re-create this env (traces, replay)."""
@@ -169,6 +192,7 @@ def _explain(exc: ValidationError) -> str:
 
 
 RESET_OPTIONS = ("family", "task", "difficulty", "level_seed", "variation")
+EPISODE_FIELDS = ("family", "task", "difficulty", "variation")  # defaults of reset options
 
 
 def episode_choice(

@@ -11,7 +11,7 @@ import gymnasium as gym
 import numpy as np
 
 from webfactory_env import actions as act
-from webfactory_env.config import EnvConfig, episode_choice
+from webfactory_env.config import EPISODE_FIELDS, EnvConfig, episode_choice
 from webfactory_env.core.dom import DomSnapshot
 from webfactory_env.core.errors import BrowserCrashedError, ConfigError
 from webfactory_env.episode import (
@@ -27,7 +27,7 @@ from webfactory_env.episode import (
 )
 from webfactory_env.executor.browser import BrowserConfig
 from webfactory_env.executor.session import EPOCH_MS, ObserveConfig, PageSession
-from webfactory_env.observation import encode_observation, observation_space
+from webfactory_env.observation import encode_goal, encode_observation, observation_space
 from webfactory_env.reward import RewardSpec
 from webfactory_env.sitegen import SiteApp, generate_site
 from webfactory_env.sitegen.registry import Site
@@ -41,46 +41,42 @@ class WebTaskEnv(gym.Env):
     """A generated website in headless Chromium, with a task compiled from the DSL.
 
     ## Description
-    Each episode shows one seeded, procedurally generated site (a shop, travel booking, a
-    kanban board, account flows, a forum) in a real browser and one task compiled against
-    it. The agent acts on page elements; rewards come from the task's compiled goal and
-    subgoals over the site's Python state.
+    A seeded site in a real browser, a task compiled against it, rewards from its goal.
 
     ## Action Space
     `MultiDiscrete([10, max_elements, max_values])`: a verb (click, type, select, submit,
-    press_enter, scroll_down, scroll_up, back, done_success, done_fail), an element, a value
-    slot (`info["values"]`); `action_masks()` for MaskablePPO; `text` mode takes calls like
-    `click(3)`. Invalid actions cost `invalid_penalty`, change nothing, say why in `action_error`.
+    press_enter, scroll_down, scroll_up, back, done_success, done_fail), an element row of
+    the observation, and a slot of the task's value table (`info["values"]`, for type and
+    select); `action_masks()` gives per-dimension masks. `action_mode="discrete"`: one index
+    per valid action, joint masks. Done verbs are offered (`done_actions="auto"`) only to
+    tasks that end with an answer or as infeasible. `text` mode takes calls like `click(3)`.
+    Invalid actions cost `invalid_penalty`, change nothing, say why in `info["action_error"]`.
 
     ## Observation Space
-    Fixed-shape arrays per visible element (`tag`, `role`, hashed `text`, `bbox`, `flags`,
-    `mask`) and/or a downscaled RGB `screenshot`; or, in `text` mode, goal, values, last
-    action's result and the page as an indexed tree within `max_chars` (`observation.text`).
+    A `Dict` of fixed-shape arrays: per visible element `tag`, `role`, hashed `text` word
+    ids, `bbox` (viewport fractions), `flags`, padding `mask`; the goal: `goal` (word ids of
+    the text `goal_source` picks, by default `info["instruction"]`), `slots` (word ids of
+    each value slot), `task_id`; in `discrete` mode the `menu`, (verb, element, slot) per
+    action; in pixel modes an RGB `screenshot`. `obs_mode`: tokens, pixels, tokens+pixels,
+    text (goal, values, last action's result, the page as an indexed tree).
 
     ## Rewards
-    `step_penalty` each step; `invalid_penalty` for invalid actions; `subgoal_reward` once per
-    subgoal, after its prerequisites; `undo_penalty` when credited progress is undone;
-    `success_reward` when the goal holds, every conjunct at once, made by the task's own
-    transitions (`docs/ground-truth.md`). See `RewardSpec`.
+    `step_penalty` a step, `invalid_penalty` per invalid action, `subgoal_reward` once per
+    subgoal after its prerequisites, `undo_penalty` when credited progress is undone,
+    `success_reward` when the goal holds (`docs/ground-truth.md`). See `RewardSpec`.
 
-    ## Starting State
-    The site's start page, with a fixed clock and seeded randomness; `reset(seed=N)` shows
-    the site of level seed N; `options` may set `family`, `task`, `difficulty`, `level_seed`.
-
-    ## Episode End
-    Terminated on success or when the agent acts `done_success`/`done_fail`; truncated
-    after `max_steps` steps, or when the browser fails (it crashed, or the page hung for
-    `step_timeout_ms`): then `info["reason"]` says so and the next reset opens a new page.
+    ## Starting State / Episode End
+    The start page of level seed N (`reset(seed=N)`; `options`: `family`, `task`,
+    `difficulty`, `level_seed`). Terminated on success or a done verb; truncated after
+    `max_steps`, or when the browser fails (`info["reason"]` says how).
 
     ## Arguments
-    Validated by `EnvConfig` (one `ConfigError` line per mistake): `family`, `task` (library
-    name or `.task` path), `difficulty`, `obs_mode`, `max_elements`, `max_tokens`,
-    `vocab_size`, `screenshot_size` (H, W), `viewport` (W, H), `max_steps`, `max_values`,
-    `reward` (`RewardSpec` or dict), `render_mode` (`"rgb_array"`), `browser`
-    (`BrowserConfig`), `variation` (axes to fix, e.g. `{"theme": "dark"}`), `action_mode`,
-    `max_chars`, `max_actions`, `step_timeout_ms` (how long a browser call may hang),
-    `instruction_style` (what `info["instruction"]` says: `goal`, the task's goal in words
-    with its values, one wording per level seed; `goal+hints`; or `recipe`, step by step).
+    `EnvConfig` validates them (one `ConfigError` line per mistake), says what each does:
+    `family`, `task`, `difficulty`, `obs_mode`, `max_elements`, `max_tokens`, `vocab_size`,
+    `screenshot_size`, `viewport`, `max_steps`, `max_values`, `reward`, `render_mode`,
+    `browser`, `variation`, `action_mode`, `max_chars`, `max_actions`, `step_timeout_ms`,
+    `instruction_style` (`goal`, `goal+hints`, `recipe`), `goal_source`, `goal_tokens`,
+    `done_actions`.
 
     ## Version History
     - v0: first release; goals pinned to entities with provenance since compiler 0.3.
@@ -110,6 +106,9 @@ class WebTaskEnv(gym.Env):
         max_actions: int = 512,
         step_timeout_ms: int = 5_000,
         instruction_style: str = "goal",
+        goal_source: str = "instruction",
+        goal_tokens: int = 48,
+        done_actions: str = "auto",
     ) -> None:
         self.config = EnvConfig.parse({k: v for k, v in locals().items() if k != "self"})
         self.render_mode = render_mode
@@ -119,9 +118,7 @@ class WebTaskEnv(gym.Env):
         self.action_space = act.action_space(self.action_config)
         self.reward_spec = self.config.reward
         self.max_steps = max_steps
-        self._defaults = self.config.model_dump(
-            include={"family", "task", "difficulty", "variation"}
-        )
+        self._defaults = self.config.model_dump(include={*EPISODE_FIELDS})
         # Fail on a bad family/task/difficulty/variation now, not at the first reset.
         compile_for_site(task, generate_site(family, 0, difficulty, variation))
         self._observe = ObserveConfig(max_elements=max_elements)
@@ -178,7 +175,8 @@ class WebTaskEnv(gym.Env):
             raise ConfigError("the episode has ended; call reset() before stepping again")
         # Before counting the step: an action that is no action at all raises a user error
         # (InvalidActionError) and must leave the episode as it was.
-        decoded = act.decode(action, self.action_config, self.task.values, self._actions())
+        task = self.task
+        decoded = act.decode(action, self.action_config, task.values, self._actions(), task)
         ep.begin_step()
         dom_before = self._dom
         op, refused = (
@@ -201,9 +199,8 @@ class WebTaskEnv(gym.Env):
         return obs, out.outcome.reward, out.terminated, out.truncated, info
 
     def render(self) -> Any:  # an RGB array in "rgb_array" mode, else None
-        if self.render_mode != "rgb_array" or self._session is None:
-            return None
-        return self._session.screenshot_array()
+        on = self.render_mode == "rgb_array" and self._session is not None
+        return self._session.screenshot_array() if on and self._session else None
 
     def close(self) -> None:
         if self._release is not None:
@@ -286,8 +283,15 @@ class WebTaskEnv(gym.Env):
 
     def _encode(self, dom: DomSnapshot, record: StepRecord | None = None) -> Any:
         shoot = self._session.screenshot_array if self._session is not None else None
-        ctx = self.episode.context(self.config, self.level_seed, record) if self.episode else None
-        return encode_observation(dom, self.obs_config, shoot, ctx)
+        cfg, task, ep, level = self.obs_config, self.task, self.episode, self.level_seed
+        assert task is not None and ep is not None
+        if cfg.mode == "text":  # the goal, the values and how the last step went
+            return encode_observation(
+                dom, cfg, shoot, context=ep.context(self.config, level, record)
+            )
+        goal = encode_goal(self.config.goal_text(task, level), task.values, task.name, cfg)
+        menu = self._menu.rows(dom, task.values, task.expects_answer, cfg.menu_size)
+        return encode_observation(dom, cfg, shoot, goal, menu)
 
     def _info(self, record: StepRecord | None) -> dict[str, Any]:
         assert self.task is not None and self.site is not None and self._dom is not None

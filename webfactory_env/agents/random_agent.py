@@ -15,7 +15,10 @@ class RandomAgent:
     """Samples a valid verb, then a valid element and value slot, from a seeded generator.
 
     With `allow_done=False` it never ends an episode on its own, so its episodes show what
-    undirected exploration achieves within the step budget.
+    undirected exploration achieves within the step budget. With `allow_done=True` it
+    samples what an untrained masked policy samples: uniformly among the choices each
+    dimension's mask allows (`multidiscrete`), or among the valid actions (`discrete`);
+    the env offers done verbs only where they belong (`done_actions`).
     """
 
     def __init__(self, env: gym.Env[Any, Any], seed: int | None = 0, allow_done: bool = False):
@@ -29,8 +32,16 @@ class RandomAgent:
     def reset(self) -> None:
         pass
 
-    def act(self, obs: Any = None, info: dict[str, Any] | None = None) -> np.ndarray:
+    def act(self, obs: Any = None, info: dict[str, Any] | None = None) -> Any:
         mask = self.env.action_masks()
+        if self.env.action_config.mode == "discrete":
+            menu = self.env._actions()
+            allowed = [
+                k
+                for k in np.flatnonzero(mask)
+                if self.allow_done or k >= len(menu) or menu[k].verb not in DONE_VERBS
+            ]
+            return int(self.rng.choice(allowed)) if allowed else 1  # 1: done_fail
         n_verbs = len(VERBS)
         n_el = self.env.action_config.max_elements
         verbs = np.flatnonzero(mask[:n_verbs])

@@ -252,8 +252,30 @@ def _algorithm_order(file: Path) -> list[str]:
     return [first, *order]
 
 
+# The env settings a model zip carries (`training.sb3` saves them) that evaluation reuses;
+# the family, task and levels come from the suite.
+CARRIED = (
+    "obs_mode",
+    "action_mode",
+    "done_actions",
+    "max_steps",
+    "max_elements",
+    "max_tokens",
+    "max_values",
+    "max_actions",
+    "vocab_size",
+    "goal_source",
+    "goal_tokens",
+    "instruction_style",
+)
+
+
 def env_kwargs_for(model: Any) -> dict[str, Any]:
-    """WebTask-v0 keyword arguments whose spaces match the model's (best effort)."""
+    """WebTask-v0 keyword arguments whose spaces match the model's: the env settings the
+    zip carries, else read off its spaces (best effort)."""
+    carried = getattr(model, "webfactory_env", None)
+    if isinstance(carried, dict) and isinstance(carried.get("env_kwargs"), dict):
+        return {k: v for k, v in carried["env_kwargs"].items() if k in CARRIED}
     obs_space, act_space = model.observation_space, model.action_space
     kwargs: dict[str, Any] = {}
     if isinstance(obs_space, spaces.Dict):
@@ -262,6 +284,8 @@ def env_kwargs_for(model: Any) -> dict[str, Any]:
         kwargs["obs_mode"] = (
             "tokens+pixels" if tokens and pixels else "pixels" if pixels else "tokens"
         )
+        if tokens and "goal" not in parts:
+            kwargs["goal_source"] = "none"  # a model trained before goal observations
         if tokens:
             text = parts["text"]
             assert isinstance(text, spaces.Box)

@@ -198,8 +198,8 @@ def evaluate(
     agent: AgentSpec | str,
     episodes: int,
     *,
-    max_steps: int = 64,
-    obs_mode: str = "tokens",
+    max_steps: int | None = None,
+    obs_mode: str | None = None,
     perturbations: Sequence[tuple[str, str]] = (),
     reference: bool = True,
     on_episode: Callable[[int, int, EpisodeResult], None] | None = None,
@@ -210,16 +210,21 @@ def evaluate(
     `perturbations` ((axis, value) pairs) adds the paired robustness runs; `reference`
     runs the oracle on every episode the agent solved, to count its detours; `trace`
     records the agent's own episodes (not the reference or robustness runs) to a JSONL file.
+    `max_steps` and `obs_mode` default to the settings a model was trained with (else 64,
+    tokens).
     """
     suite = get_suite(suite) if isinstance(suite, str) else suite
     if episodes < 1:
         raise ConfigError("--episodes must be at least 1")
-    if max_steps < 1:
-        raise ConfigError("--max-steps must be at least 1")
     plan = list(suite.episode_specs(episodes))  # says how many the suite has, if too many
     agent = parse_agent(agent) if isinstance(agent, str) else agent
     oracle = parse_agent("oracle")
-    env_kwargs: dict[str, Any] = {"obs_mode": obs_mode, **agent.env_kwargs}
+    env_kwargs: dict[str, Any] = {"obs_mode": "tokens", **agent.env_kwargs}
+    if obs_mode is not None:
+        env_kwargs["obs_mode"] = obs_mode
+    max_steps = int(env_kwargs.pop("max_steps", 64) if max_steps is None else max_steps)
+    if max_steps < 1:
+        raise ConfigError("--max-steps must be at least 1")
     env = gym.make(
         "WebTask-v0",
         family=plan[0].family,

@@ -109,6 +109,11 @@ class ObservationConfig:
     vocab_size: int = 4096
     screenshot_size: tuple[int, int] = (128, 128)  # (height, width)
     max_chars: int = 8000  # the `text` mode's length cap
+    # The goal arrays (`observation.goal`): words of the goal text, 0 for none; value slots.
+    goal_tokens: int = 0
+    max_values: int = 16
+    # The `discrete` action mode's menu rows (0: no menu in the observation).
+    menu_size: int = 0
 
     def __post_init__(self) -> None:
         if self.mode not in OBS_MODES:
@@ -119,6 +124,8 @@ class ObservationConfig:
             raise ConfigError("max_elements must be between 1 and 4096")
         if not 1 <= self.max_tokens <= 256:
             raise ConfigError("max_tokens must be between 1 and 256")
+        if not 0 <= self.goal_tokens <= 1024:
+            raise ConfigError("goal_tokens must be between 0 and 1024")
         if not 16 <= self.vocab_size <= 2**24:
             raise ConfigError("vocab_size must be between 16 and 16777216")
         h, w = self.screenshot_size
@@ -150,6 +157,10 @@ def observation_space(config: ObservationConfig) -> spaces.Space:
             flags=spaces.Box(0, 1, (n, len(FLAG_COLUMNS)), np.uint8),
             mask=spaces.Box(0, 1, (n,), np.uint8),
         )
+        from webfactory_env.observation.goal import goal_space, menu_space
+
+        parts.update(goal_space(config))
+        parts.update(menu_space(config))
     if config.pixels:
         h, w = config.screenshot_size
         parts["screenshot"] = spaces.Box(0, 255, (h, w, 3), np.uint8)

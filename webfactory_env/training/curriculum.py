@@ -1,13 +1,20 @@
-"""A success-gated curriculum for MaskablePPO: easy tasks first, harder families and
-difficulty levels once the policy solves the current stage on held-out levels.
+"""A success-gated curriculum for MaskablePPO: easy tasks first, then medium tasks of
+several families, once the policy solves the current stage on held-out levels.
 
 `notebooks/curriculum.ipynb` runs it and plots the results; from Python:
 
-    stages = [Stage("shop", "shop_open_cart"), Stage("shop", "shop_open_cart", "medium")]
-    run = run_curriculum(CurriculumConfig(stages=tuple(stages)))
+    stages = (
+        Stage("shop", "shop_open_cart", also=(("travel", "best_rated_hotel_in_city"),)),
+        Stage("shop", "shop_track_parcel", also=(("travel", "trip_reference_after_2fa"),)),
+    )
+    run = run_curriculum(CurriculumConfig(stages=stages))
 
-One model trains throughout (every stage shares the env's observation and action spaces);
-the `Curriculum` wrapper tells each reset which family, task and difficulty to show.
+One goal-conditioned policy (`policy="pointer"`, the default: it reads which task and
+which values each episode wants from the observation) trains throughout; every stage
+shares the env's spaces. A stage may hold several tasks of several families: the
+`Curriculum` wrapper draws one per reset (and, with `review`, a task of an earlier stage).
+With `demo_episodes`, each stage starts by cloning oracle demonstrations of its tasks
+(`policies.bc`), then PPO fine-tunes. `policy="mlp"` is SB3's MultiInputPolicy.
 """
 
 from __future__ import annotations
@@ -28,18 +35,26 @@ from webfactory_env.training.sb3 import Evaluation, evaluate, policy_actor, rand
 
 @dataclass(frozen=True)
 class Stage:
-    """One rung of the curriculum: a family, a library task and a difficulty."""
+    """One rung of the curriculum: a family, a library task and a difficulty, and `also`
+    more (family, task) pairs trained and measured with it."""
 
     family: str
     task: str
     difficulty: str = "easy"
+    also: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def tasks(self) -> tuple[tuple[str, str], ...]:
+        return ((self.family, self.task), *self.also)
 
     @property
     def label(self) -> str:
-        return f"{self.family}/{self.task} ({self.difficulty})"
+        names = " + ".join(f"{f}/{t}" for f, t in self.tasks)
+        return f"{names} ({self.difficulty})"
 
-    def reset_options(self) -> dict[str, Any]:
-        return {"family": self.family, "task": self.task, "difficulty": self.difficulty}
+    def reset_options(self, pick: int = 0) -> dict[str, Any]:
+        family, task = self.tasks[pick % len(self.tasks)]
+        return {"family": family, "task": task, "difficulty": self.difficulty}
 
 
 class Curriculum(gym.Wrapper[Any, Any, Any, Any]):
@@ -54,12 +69,17 @@ class Curriculum(gym.Wrapper[Any, Any, Any, Any]):
         stages: tuple[Stage, ...],
         seeds: SeedRange = TRAIN_SEEDS,
         seed: int | None = None,
+        review: float = 0.0,
     ) -> None:
         super().__init__(env)
         self.stages = stages
         self.stage = 0
         self.seeds = seeds
+        self.review = review  # chance that a reset shows a task of an earlier stage
         self._rng = np.random.default_rng(seed)
+
+    def action_masks(self) -> np.ndarray:
+        return self.env.get_wrapper_attr("action_masks")()
 
     def set_stage(self, index: int) -> None:
         if not 0 <= index < len(self.stages):
@@ -71,8 +91,11 @@ class Curriculum(gym.Wrapper[Any, Any, Any, Any]):
     ) -> tuple[Any, dict[str, Any]]:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
+        stage = self.stages[self.stage]
+        if self.stage and self._rng.random() < self.review:
+            stage = self.stages[int(self._rng.integers(self.stage))]
         merged = {
-            **self.stages[self.stage].reset_options(),
+            **stage.reset_options(int(self._rng.integers(len(stage.tasks)))),
             "level_seed": int(self.seeds.start + self._rng.integers(self.seeds.count)),
             **(options or {}),
         }
@@ -95,10 +118,19 @@ class CurriculumConfig:
     batch_size: int = 64
     learning_rate: float = 1e-3
     ent_coef: float = 0.01
+    policy: str = "pointer"  # or "mlp" (SB3's MultiInputPolicy)
+    action_mode: str = "discrete"
+    review: float = 0.25
+    # Oracle demonstrations cloned at the start of each stage (0: PPO alone).
+    demo_episodes: int = 0
+    bc_updates: int = 300
+    workdir: Path | None = None  # where demonstrations are recorded (default: a temp dir)
 
     def __post_init__(self) -> None:
         if not self.stages:
             raise ConfigError("a curriculum needs at least one stage")
+        if self.policy not in ("pointer", "mlp"):
+            raise ConfigError(f"policy is 'pointer' or 'mlp', not {self.policy!r}")
         if self.chunk < 1 or self.stage_budget < self.chunk:
             raise ConfigError("chunk must be >= 1 and stage_budget >= chunk")
 
@@ -134,16 +166,24 @@ def run_curriculum(
         "task": first.task,
         "difficulty": first.difficulty,
         "obs_mode": "tokens",
+        "action_mode": config.action_mode if config.policy == "pointer" else "multidiscrete",
         "max_steps": config.max_steps,
         "step_timeout_ms": 20_000,  # a busy machine should not cut episodes short
     }
-    train_env = Curriculum(gym.make("WebTask-v0", **kwargs), config.stages, seed=config.seed)
+    train_env = Curriculum(
+        gym.make("WebTask-v0", **kwargs), config.stages, seed=config.seed, review=config.review
+    )
     venv = DummyVecEnv([lambda: Monitor(train_env)])
     eval_env = gym.make("WebTask-v0", **kwargs)
     seeds = list(config.eval_seeds.seeds)
     try:
+        policy: Any = "MultiInputPolicy"
+        if config.policy == "pointer":
+            from webfactory_env.policies.sb3 import PointerPolicy
+
+            policy = PointerPolicy
         model = MaskablePPO(
-            "MultiInputPolicy",
+            policy,
             venv,
             n_steps=config.n_steps,
             batch_size=config.batch_size,
@@ -154,10 +194,13 @@ def run_curriculum(
             device="cpu",
             verbose=0,
         )
+        model.webfactory_env = {"env_kwargs": kwargs}  # `webfactory eval` makes this env
         run = CurriculumRun(config, model)
 
         def held_out(stage: Stage, act: Any) -> Evaluation:
-            return evaluate(eval_env, act, seeds, options=stage.reset_options())
+            # The stage's tasks take the held-out seeds in turn.
+            plan = [(seed, stage.reset_options(i)) for i, seed in enumerate(seeds)]
+            return evaluate(eval_env, act, plan)
 
         for stage in config.stages:
             run.random[stage.label] = held_out(
@@ -167,6 +210,22 @@ def run_curriculum(
         for index, stage in enumerate(config.stages):
             # The episode under way finishes on the old stage; every reset after shows this one.
             venv.env_method("set_stage", index)
+            if config.demo_episodes and config.policy == "pointer":
+                clone_stage(model, config, index)
+                ev = held_out(stage, policy_actor(model))
+                run.rows.append(
+                    {
+                        "timesteps": timesteps,
+                        "stage": index,
+                        "stage_label": stage.label,
+                        "success_rate": ev.success_rate,
+                        "mean_steps": ev.mean_steps,
+                        "cloned": True,
+                    }
+                )
+                say(f"{timesteps:>6} steps  {stage.label}: cloned, success {ev.success_rate:.2f}")
+                if ev.success_rate >= config.advance_at:
+                    continue
             spent = 0
             while spent < config.stage_budget:
                 model.learn(config.chunk, reset_num_timesteps=False)
@@ -189,3 +248,26 @@ def run_curriculum(
     finally:
         venv.close()
         eval_env.close()
+
+
+def clone_stage(model: Any, config: CurriculumConfig, index: int) -> None:
+    """Record oracle demonstrations of stage `index`'s tasks (and the earlier stages', so
+    that cloning does not forget them) and clone them into the model's policy."""
+    import tempfile
+
+    from webfactory_env.policies.bc import Demonstrations, clone
+    from webfactory_env.training.sb3 import TrainConfig, record_demos
+
+    root = Path(config.workdir or tempfile.mkdtemp(prefix="curriculum-demos-"))
+    dirs = []
+    for i, stage in enumerate(config.stages[: index + 1]):
+        demo = TrainConfig(
+            tasks=stage.tasks,
+            difficulty=stage.difficulty,
+            demo_episodes=config.demo_episodes,
+            max_steps=config.max_steps,
+            policy="pointer",
+            verbose=False,
+        )
+        dirs.append(record_demos(demo, root / f"stage{i}"))
+    clone(model.policy, Demonstrations.load(dirs), updates=config.bc_updates, seed=config.seed)

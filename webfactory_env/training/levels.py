@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,10 +67,21 @@ class LevelSeeds(gym.Wrapper[Any, Any, Any, Any]):
     that is seeded once sees a fixed sequence of levels.
     """
 
-    def __init__(self, env: gym.Env[Any, Any], seeds: SeedRange, seed: int | None = None):
+    def __init__(
+        self,
+        env: gym.Env[Any, Any],
+        seeds: SeedRange,
+        seed: int | None = None,
+        tasks: Sequence[tuple[str, str]] = (),
+    ):
         super().__init__(env)
         self.seeds = seeds
+        self.tasks = tuple(tasks)  # (family, task) pairs to draw from, for a multi-task mix
         self._rng = np.random.default_rng(seed)
+
+    def action_masks(self) -> np.ndarray:
+        """The env's action masks (so `wrapper.action_masks()` works too)."""
+        return self.env.get_wrapper_attr("action_masks")()
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -79,4 +91,7 @@ class LevelSeeds(gym.Wrapper[Any, Any, Any, Any]):
         options = dict(options or {})
         if options.get("level_seed") is None:
             options["level_seed"] = int(self.seeds.start + self._rng.integers(self.seeds.count))
+        if self.tasks and "task" not in options:
+            family, task = self.tasks[int(self._rng.integers(len(self.tasks)))]
+            options.update(family=family, task=task)
         return self.env.reset(seed=seed, options=options)

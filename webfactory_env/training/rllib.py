@@ -8,9 +8,14 @@ instance in this process; `--address auto` joins a running cluster instead (see 
 every node needs this package and Chromium, which `scripts/setup` installs). Each env runner
 is a Ray actor with its own env, and so its own Chromium; the driver only learns.
 
-RLlib's default model takes flat vectors, so the env-to-module pipeline starts with RLlib's
-`FlattenObservations` connector; the env itself is registered unchanged, apart from the
-`LevelSeeds` wrapper that keeps every runner on the train range of level seeds.
+The default policy is the goal-conditioned pointer network as an RLModule
+(`webfactory_env.policies.rllib.PointerRLModule`) with action masks: the env runners add
+the env's `action_masks()` to each observation (`MaskInObservation`) and the module masks
+its logits, in `discrete` (joint masks) or `multidiscrete` action mode. `--policy default`
+keeps RLlib's default model on flattened observations (no masks). The env is otherwise
+registered unchanged, apart from the `LevelSeeds` wrapper that keeps every runner on the
+train range of level seeds. Each iteration reports the success rate of the episodes it
+finished (`success_rate`, a custom metric); checkpoints go to `--out`.
 """
 
 from __future__ import annotations
@@ -39,12 +44,29 @@ def env_creator(env_config: Mapping[str, Any]) -> gym.Env[Any, Any]:
     kwargs = dict(env_config)
     start, count = kwargs.pop("train_seeds", (0, 10_000))
     seed = int(kwargs.pop("seed", 0))
+    masks = bool(kwargs.pop("masks_in_obs", False))
     worker = int(getattr(env_config, "worker_index", 0))
     vector = int(getattr(env_config, "vector_index", 0))
-    env = gym.make("WebTask-v0", **kwargs)
-    return LevelSeeds(
-        env, SeedRange(int(start), int(count)), seed=seed * 1_000_003 + worker * 1_000 + vector
+    env: gym.Env[Any, Any] = LevelSeeds(
+        gym.make("WebTask-v0", **kwargs),
+        SeedRange(int(start), int(count)),
+        seed=seed * 1_000_003 + worker * 1_000 + vector,
     )
+    if masks:
+        from webfactory_env.policies.rllib import MaskInObservation
+
+        env = MaskInObservation(env)
+    return env
+
+
+def log_success(*, episode: Any, metrics_logger: Any = None, **_: Any) -> None:
+    """RLlib callback: the success rate of the last 20 finished episodes."""
+    infos = episode.get_infos()
+    last = infos[-1] if infos else {}
+    if metrics_logger is not None:
+        metrics_logger.log_value(
+            "success_rate", float(bool(last.get("success"))), reduce="mean", window=20
+        )
 
 
 def register() -> str:
@@ -63,6 +85,12 @@ class RLlibConfig:
     task: str = "shop_open_cart"
     difficulty: str = "easy"
     max_steps: int = 8
+    # "pointer": the goal-conditioned PointerRLModule with action masks; "default":
+    # RLlib's default model on flattened observations, without masks.
+    policy: str = "pointer"
+    action_mode: str = "discrete"
+    out: str | None = None  # checkpoints: <out>/checkpoint (None: none saved)
+    checkpoint_every: int = 0  # also every N iterations (0: only at the end)
     train_seeds: SeedRange = TRAIN_SEEDS
     env_runners: int = 2
     iterations: int = 3
@@ -81,6 +109,12 @@ class RLlibConfig:
     def __post_init__(self) -> None:
         if self.env_runners < 1 or self.iterations < 1:
             raise ConfigError("env_runners and iterations must be at least 1")
+        if self.policy not in ("pointer", "default"):
+            raise ConfigError(f"--policy is pointer or default, not {self.policy!r}")
+        if self.action_mode not in ("discrete", "multidiscrete"):
+            raise ConfigError(
+                f"--action-mode is discrete or multidiscrete, not {self.action_mode!r}"
+            )
 
     def env_config(self) -> dict[str, Any]:
         return {
@@ -88,10 +122,12 @@ class RLlibConfig:
             "task": self.task,
             "difficulty": self.difficulty,
             "obs_mode": "tokens",
+            "action_mode": self.action_mode,
             "max_steps": self.max_steps,
             "step_timeout_ms": 20_000,  # a busy node should not cut episodes short
             "train_seeds": [self.train_seeds.start, self.train_seeds.count],
             "seed": self.seed,
+            "masks_in_obs": self.policy == "pointer",
         }
 
 
@@ -187,6 +223,9 @@ def build_algorithm(config: RLlibConfig) -> Any:
     def flatten(env: Any = None, spaces: Any = None, device: Any = None) -> Any:
         return FlattenObservations()
 
+    runners: dict[str, Any] = {}
+    if config.policy == "default":
+        runners["env_to_module_connector"] = flatten
     ppo = (
         PPOConfig()
         .environment(ENV_NAME, env_config=config.env_config())
@@ -195,8 +234,9 @@ def build_algorithm(config: RLlibConfig) -> Any:
             num_env_runners=config.env_runners,
             num_envs_per_env_runner=1,
             num_cpus_per_env_runner=1,
-            env_to_module_connector=flatten,
+            **runners,
         )
+        .callbacks(on_episode_end=log_success)
         .learners(num_learners=0)
         .training(
             train_batch_size_per_learner=config.train_batch_size,
@@ -208,6 +248,14 @@ def build_algorithm(config: RLlibConfig) -> Any:
         .debugging(seed=config.seed)
         .reporting(metrics_num_episodes_for_smoothing=20)
     )
+    if config.policy == "pointer":
+        from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+        from webfactory_env.policies.rllib import PointerRLModule
+
+        ppo = ppo.rl_module(
+            rl_module_spec=RLModuleSpec(module_class=PointerRLModule, model_config={"dim": 64})
+        )
     return ppo.build_algo()
 
 
@@ -223,7 +271,9 @@ def _metric(result: Mapping[str, Any], *path: str) -> Any:
 def iteration_row(iteration: int, result: Mapping[str, Any]) -> dict[str, Any]:
     """The figures of one `algo.train()` result that `train` reports."""
     ret = _metric(result, "env_runners", "episode_return_mean")
+    success = _metric(result, "env_runners", "success_rate")
     return {
+        "success_rate": None if success is None else float(success),
         "iteration": iteration,
         "timesteps": _metric(result, "num_env_steps_sampled_lifetime")
         or _metric(result, "env_runners", "num_env_steps_sampled_lifetime"),
@@ -243,14 +293,24 @@ def train(config: RLlibConfig) -> list[dict[str, Any]]:
         for i in range(config.iterations):
             row = iteration_row(i + 1, algo.train())
             rows.append(row)
+            last = i + 1 == config.iterations
+            if config.out and (
+                last or (config.checkpoint_every and (i + 1) % config.checkpoint_every == 0)
+            ):
+                row["checkpoint"] = str(
+                    algo.save_to_path(os.path.abspath(os.path.join(config.out, "checkpoint")))
+                )
             if config.verbose:
-                ret = row["episode_return_mean"]
+                ret, rate = row["episode_return_mean"], row["success_rate"]
                 shown = "n/a" if ret is None else f"{ret:.3f}"
+                success = "n/a" if rate is None else f"{rate:.2f}"
                 print(
-                    f"iteration {row['iteration']}: episode return mean {shown} "
-                    f"({row['timesteps']} env steps, {row['episodes']} episodes)",
+                    f"iteration {row['iteration']}: success rate {success}, episode return "
+                    f"mean {shown} ({row['timesteps']} env steps, {row['episodes']} episodes)",
                     flush=True,
                 )
+                if "checkpoint" in row:
+                    print(f"saved checkpoint {row['checkpoint']}", flush=True)
     finally:
         stop_algorithm(algo)
     return rows
@@ -266,6 +326,10 @@ def parse_args(argv: Sequence[str] | None = None) -> RLlibConfig:
     p.add_argument("--task", default=d.task)
     p.add_argument("--difficulty", default=d.difficulty)
     p.add_argument("--max-steps", type=int, default=d.max_steps)
+    p.add_argument("--policy", choices=("pointer", "default"), default=d.policy)
+    p.add_argument("--action-mode", choices=("discrete", "multidiscrete"), default=d.action_mode)
+    p.add_argument("--out", default=d.out, help="directory for checkpoints")
+    p.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every)
     p.add_argument("--train-seeds", default=str(d.train_seeds), help="first-last or start:count")
     p.add_argument("--env-runners", type=int, default=d.env_runners)
     p.add_argument("--iterations", type=int, default=d.iterations)
@@ -292,6 +356,10 @@ def parse_args(argv: Sequence[str] | None = None) -> RLlibConfig:
         task=a.task,
         difficulty=a.difficulty,
         max_steps=a.max_steps,
+        policy=a.policy,
+        action_mode=a.action_mode,
+        out=a.out,
+        checkpoint_every=a.checkpoint_every,
         train_seeds=SeedRange.parse(a.train_seeds),
         env_runners=a.env_runners,
         iterations=a.iterations,
@@ -322,8 +390,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    last = rows[-1]["episode_return_mean"]
-    print(f"final episode return mean: {'n/a' if last is None else f'{last:.3f}'}")
+    last, rate = rows[-1]["episode_return_mean"], rows[-1]["success_rate"]
+    print(
+        f"final success rate {'n/a' if rate is None else f'{rate:.2f}'}, episode return mean "
+        f"{'n/a' if last is None else f'{last:.3f}'}"
+    )
     return 0
 
 

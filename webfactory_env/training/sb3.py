@@ -38,6 +38,7 @@ from webfactory_env.env import WebTaskEnv
 from webfactory_env.training.levels import EVAL_SEEDS, TRAIN_SEEDS, LevelSeeds, SeedRange
 
 ALGOS = ("ppo", "maskable-ppo")
+POLICIES = ("mlp", "pointer")
 VEC_ENVS = ("subproc", "dummy")
 CURVE_COLUMNS = (
     "timesteps",
@@ -56,8 +57,21 @@ class TrainConfig:
     """One training run. The defaults are the README's few-minute CPU run."""
 
     algo: str = "maskable-ppo"
+    # `mlp`: SB3's MultiInputPolicy; `pointer`: the goal-conditioned pointer policy
+    # (webfactory_env.policies.sb3.PointerPolicy, MaskablePPO only).
+    policy: str = "mlp"
     family: str = "shop"
     task: str = "shop_open_cart"
+    # A multi-task mix: (family, task) pairs drawn per episode (overrides family/task).
+    tasks: tuple[tuple[str, str], ...] = ()
+    obs_mode: str = "tokens"
+    action_mode: str = "multidiscrete"
+    done_actions: str = "auto"
+    # Behaviour cloning before PPO (pointer policy): oracle datasets to clone, or how many
+    # oracle episodes on train seeds to record into `out/demos` first (0: none).
+    demos: tuple[Path, ...] = ()
+    demo_episodes: int = 0
+    bc_updates: int = 600
     difficulty: str = "easy"
     variation: Mapping[str, str] | None = None
     timesteps: int = 6000
@@ -88,10 +102,23 @@ class TrainConfig:
     def __post_init__(self) -> None:
         if self.algo not in ALGOS:
             raise UnknownNameError("algorithm", self.algo, ALGOS)
+        if self.policy not in POLICIES:
+            raise UnknownNameError("policy", self.policy, POLICIES)
+        if self.policy == "pointer" and self.algo != "maskable-ppo":
+            raise ConfigError("the pointer policy trains with --algo maskable-ppo")
+        if (self.demos or self.demo_episodes) and self.policy != "pointer":
+            raise ConfigError("behaviour cloning (--demos, --demo-episodes) needs --policy pointer")
+        if self.action_mode == "text" or self.obs_mode not in ("tokens", "tokens+pixels"):
+            raise ConfigError(
+                "SB3 training takes --obs-mode tokens or tokens+pixels and --action-mode "
+                f"multidiscrete or discrete (got {self.obs_mode}, {self.action_mode})"
+            )
         if self.vec_env not in VEC_ENVS:
             raise UnknownNameError("vector env", self.vec_env, VEC_ENVS)
-        if self.timesteps < 1 or self.envs < 1 or self.eval_every < 1:
-            raise ConfigError("timesteps, envs and eval_every must be at least 1")
+        if self.timesteps < 0 or self.envs < 1 or self.eval_every < 1:
+            raise ConfigError("timesteps must be >= 0; envs and eval_every at least 1")
+        if self.timesteps == 0 and not (self.demos or self.demo_episodes):
+            raise ConfigError("--timesteps 0 trains nothing; give demonstrations to clone")
         if self.train_seeds.overlaps(self.eval_seeds):
             raise ConfigError(
                 f"the held-out seeds {self.eval_seeds} overlap the train seeds "
@@ -100,21 +127,44 @@ class TrainConfig:
 
     def env_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of `gymnasium.make("WebTask-v0", ...)` for this run."""
+        family, task = self.tasks[0] if self.tasks else (self.family, self.task)
         return {
-            "family": self.family,
-            "task": self.task,
+            "family": family,
+            "task": task,
             "difficulty": self.difficulty,
             "variation": dict(self.variation) if self.variation else None,
-            "obs_mode": "tokens",
+            "obs_mode": self.obs_mode,
+            "action_mode": self.action_mode,
+            "done_actions": self.done_actions,
             "max_steps": self.max_steps,
             "max_elements": self.max_elements,
             "step_timeout_ms": self.step_timeout_ms,
         }
 
+    @property
+    def task_list(self) -> tuple[tuple[str, str], ...]:
+        """The (family, task) pairs trained on."""
+        return self.tasks or ((self.family, self.task),)
+
+    def eval_plan(self) -> list[tuple[int, dict[str, Any]]]:
+        """Held-out episodes: (level seed, reset options); a mix deals its tasks round-robin."""
+        tasks = self.task_list
+        return [
+            (seed, {"family": tasks[i % len(tasks)][0], "task": tasks[i % len(tasks)][1]})
+            for i, seed in enumerate(self.eval_seeds.seeds)
+        ]
+
+    @property
+    def rollout(self) -> int:
+        """Timesteps per PPO update: SB3 trains in whole rollouts of this many steps."""
+        return self.n_steps * self.envs
+
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
         out.update(
             out=str(self.out),
+            demos=[str(p) for p in self.demos],
+            tasks=[list(t) for t in self.tasks],
             train_seeds=str(self.train_seeds),
             eval_seeds=str(self.eval_seeds),
             variation=dict(self.variation) if self.variation else None,
@@ -161,13 +211,14 @@ def make_env(config: TrainConfig, rank: int = 0) -> Callable[[], gym.Env[Any, An
     kwargs = config.env_kwargs()
     seeds = config.train_seeds
     level_seed = config.seed * 1_000 + rank
+    tasks = config.tasks
 
     def factory() -> gym.Env[Any, Any]:
         from stable_baselines3.common.monitor import Monitor
 
         # "module:id" imports webfactory_env in workers started fresh (forkserver/spawn).
         env = gym.make("webfactory_env:WebTask-v0", **kwargs)
-        return Monitor(LevelSeeds(env, seeds, seed=level_seed))
+        return Monitor(LevelSeeds(env, seeds, seed=level_seed, tasks=tasks))
 
     return factory
 
@@ -183,7 +234,7 @@ def make_vec_env(config: TrainConfig) -> Any:
 
 
 def make_model(config: TrainConfig, venv: Any) -> Any:
-    """A PPO or MaskablePPO learner with `MultiInputPolicy` on `venv`."""
+    """A PPO or MaskablePPO learner on `venv`: `MultiInputPolicy`, or the pointer policy."""
     kwargs: dict[str, Any] = {
         "n_steps": config.n_steps,
         "batch_size": config.batch_size,
@@ -198,26 +249,96 @@ def make_model(config: TrainConfig, venv: Any) -> Any:
     if config.algo == "maskable-ppo":
         from sb3_contrib import MaskablePPO
 
+        if config.policy == "pointer":
+            from webfactory_env.policies.sb3 import PointerPolicy
+
+            return MaskablePPO(PointerPolicy, venv, **kwargs)
         return MaskablePPO("MultiInputPolicy", venv, **kwargs)
     from stable_baselines3 import PPO
 
     return PPO("MultiInputPolicy", venv, **kwargs)
 
 
+def config_warnings(config: TrainConfig) -> list[str]:
+    """What the user should know before a run: a step budget below the oracle's plan
+    length, and timesteps rounded up to whole rollouts."""
+    from webfactory_env.sitegen import generate_site
+    from webfactory_env.tasks import compile_for_site
+
+    out = []
+    for family, task in config.task_list:
+        seed = config.train_seeds.start
+        plan = compile_for_site(task, generate_site(family, seed, config.difficulty)).plan
+        if config.max_steps < len(plan):
+            out.append(
+                f"--max-steps {config.max_steps} is below {task}'s oracle plan length "
+                f"({len(plan)} steps on level {seed}): episodes end before it can succeed"
+            )
+    rollout = config.rollout
+    if config.timesteps % rollout:
+        rounded = -(-config.timesteps // rollout) * rollout
+        out.append(
+            f"--timesteps {config.timesteps} is rounded up to {rounded}: PPO trains in whole "
+            f"rollouts of --n-steps x --envs = {rollout} steps"
+        )
+    return out
+
+
+def record_demos(config: TrainConfig, out: Path) -> Path:
+    """Record `demo_episodes` oracle episodes on train seeds (a `webfactory dataset`
+    directory), in a subprocess so that its browser is its own; reuse a finished one."""
+    import subprocess
+
+    from webfactory_env.replay.dataset import read_index
+
+    if (out / "index.jsonl").is_file() and len(read_index(out)) >= config.demo_episodes:
+        return out
+    code = (
+        "import sys, json; from pathlib import Path; "
+        "from webfactory_env.replay import write_dataset; "
+        "from webfactory_env.suites import Suite; a = json.loads(sys.argv[1]); "
+        "fams, tasks = zip(*a['tasks']); "
+        "s = Suite(name='demos', description='oracle demonstrations on train seeds', "
+        "family=fams[0] if len(set(fams)) == 1 else 'mixed', tasks=tasks, "
+        "families=fams if len(set(fams)) > 1 else (), seed_start=a['start'], "
+        "seed_count=a['count'], difficulty=a['difficulty'], split='train'); "
+        "write_dataset(s, 'oracle', a['episodes'], Path(a['out']), obs_mode=a['obs_mode'], "
+        "max_steps=a['max_steps'])"
+    )
+    args = {
+        "tasks": [list(t) for t in config.task_list],
+        "start": config.train_seeds.start,
+        "count": config.train_seeds.count,
+        "difficulty": config.difficulty,
+        "episodes": config.demo_episodes,
+        "out": str(out),
+        "obs_mode": "tokens",
+        "max_steps": max(config.max_steps, 32),
+    }
+    if out.exists():
+        import shutil
+
+        shutil.rmtree(out)
+    subprocess.run([sys.executable, "-c", code, json.dumps(args)], check=True)
+    return out
+
+
 # ------------------------------------------------------------------------ evaluation
 def evaluate(
     env: gym.Env[Any, Any],
     act: Actor,
-    seeds: Iterable[int],
+    seeds: Iterable[int | tuple[int, Mapping[str, Any]]],
     options: Mapping[str, Any] | None = None,
 ) -> Evaluation:
-    """Play one episode on each level seed and count the successes."""
+    """Play one episode on each level seed (or (seed, reset options)) and count the
+    successes."""
     unwrapped = env.unwrapped
     if not isinstance(unwrapped, WebTaskEnv):
         raise TypeError("evaluate() needs a WebTask-v0 environment")
     successes, returns, steps = [], [], []
-    for seed in seeds:
-        obs, info = env.reset(seed=int(seed), options=dict(options or {}))
+    for entry in seeds:
+        seed, extra = entry if isinstance(entry, tuple) else (entry, {})
+        obs, info = env.reset(seed=int(seed), options={**dict(options or {}), **extra})
         total, n, success = 0.0, 0, False
         while True:
             obs, reward, terminated, truncated, info = env.step(act(obs, unwrapped))
@@ -256,8 +377,9 @@ def policy_actor(model: Any, deterministic: bool = True) -> Actor:
 
 
 def random_actor(env: gym.Env[Any, Any], seed: int = 0) -> Actor:
-    """The package's random agent: uniform over valid actions, never `done`."""
-    agent = RandomAgent(env, seed=seed, allow_done=False)
+    """What an untrained masked policy samples: uniformly among the allowed choices of
+    each dimension of the masks (done included where the env offers it)."""
+    agent = RandomAgent(env, seed=seed, allow_done=True)
     return lambda obs, _env: agent.act(obs)
 
 
@@ -275,7 +397,7 @@ def _copy_space(space: gym.Space[Any]) -> gym.Space[Any]:
 
 
 def random_baselines(
-    env: gym.Env[Any, Any], seeds: Sequence[int], seed: int = 0
+    env: gym.Env[Any, Any], seeds: Sequence[Any], seed: int = 0
 ) -> dict[str, Evaluation]:
     """Both random baselines on the held-out seeds."""
     return {
@@ -329,7 +451,12 @@ def train(config: TrainConfig) -> TrainResult:
     out = Path(config.out)
     out.mkdir(parents=True, exist_ok=True)
     say = print if config.verbose else (lambda *a, **k: None)
-    seeds = list(config.eval_seeds.seeds)
+    for line in config_warnings(config):
+        print(f"warning: {line}", file=sys.stderr)
+    seeds: list[Any] = list(config.eval_plan())
+    demos = list(config.demos)
+    if config.demo_episodes:
+        demos.append(record_demos(config, out / "demos"))
     eval_env = gym.make("WebTask-v0", **config.env_kwargs())
     venv = None
     try:
@@ -343,6 +470,18 @@ def train(config: TrainConfig) -> TrainResult:
                 )
         venv = make_vec_env(config)
         model = make_model(config, venv)
+        bc_s = 0.0
+        if demos:
+            from webfactory_env.policies.bc import Demonstrations, clone
+
+            t0 = time.perf_counter()
+            data = Demonstrations.load(demos, gamma=config.gamma)
+            stats = clone(model.policy, data, updates=config.bc_updates, seed=config.seed)
+            bc_s = time.perf_counter() - t0
+            say(
+                f"behaviour cloning: {data.episodes} demonstrations, {len(data)} steps, "
+                f"{stats.accuracy:.2f} of their actions picked ({bc_s:.0f} s)"
+            )
         curve: list[dict[str, float]] = []
         csv_path = out / "learning_curve.csv"
         started = time.perf_counter()
@@ -376,11 +515,20 @@ def train(config: TrainConfig) -> TrainResult:
                 f"{sampled_rate:.2f} sampled  ({wall:.0f} s)"
             )
 
-        model.learn(
-            total_timesteps=config.timesteps, callback=_callback_class()(record, config.eval_every)
-        )
-        wall = time.perf_counter() - started
+        if config.timesteps:
+            model.learn(
+                total_timesteps=config.timesteps,
+                callback=_callback_class()(record, config.eval_every),
+            )
+        else:
+            record(0)  # behaviour cloning alone: one point
+        wall = time.perf_counter() - started + bc_s
         files = {"model": out / "model.zip", "curve": csv_path, "summary": out / "summary.json"}
+        # The zip carries its env settings: `webfactory eval` makes the same env from them.
+        model.webfactory_env = {
+            "env_kwargs": config.env_kwargs(),
+            "tasks": [list(t) for t in config.task_list],
+        }
         model.save(files["model"])
         final_row = curve[-1]
         final = Evaluation(
@@ -438,7 +586,11 @@ def plot_curve(result: TrainResult, path: Path) -> Path | None:
         return None
     c = result.config
     steps = [r["timesteps"] for r in result.curve]
-    fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=100)
+    fig, (ax, ax_ret) = plt.subplots(1, 2, figsize=(10.0, 4.0), dpi=100)
+    ax_ret.plot(steps, [r["mean_return"] for r in result.curve], "o-", label="policy (greedy)")
+    ax_ret.set_xlabel("training timesteps")
+    ax_ret.set_ylabel("mean return, held-out levels")
+    ax_ret.grid(alpha=0.3)
     ax.plot(steps, [r["success_rate"] for r in result.curve], "o-", label="policy (greedy)")
     if result.config.eval_sampled:
         ax.plot(
@@ -457,10 +609,13 @@ def plot_curve(result: TrainResult, path: Path) -> Path | None:
         ax.axhline(
             ev.success_rate, color=colour, linestyle=":", label=f"{label}: {ev.success_rate:.2f}"
         )
+        ax_ret.axhline(ev.mean_return, color=colour, linestyle=":", label=label)
+    ax_ret.legend(loc="lower right", fontsize=8)
     ax.set_xlabel("training timesteps")
     ax.set_ylabel(f"success rate, {len(c.eval_seeds.seeds)} held-out levels")
     ax.set_ylim(-0.03, 1.03)
-    ax.set_title(f"{c.algo} on {c.family}/{c.task} ({c.difficulty})")
+    what = c.task if not c.tasks else f"a mix of {len(c.tasks)} tasks"
+    ax.set_title(f"{c.algo} ({c.policy}) on {what} ({c.difficulty})")
     ax.grid(alpha=0.3)
     ax.legend(loc="center right", fontsize=8)
     fig.tight_layout()
@@ -478,6 +633,38 @@ def parse_args(argv: Sequence[str] | None = None) -> TrainConfig:
         "on held-out level seeds.",
     )
     p.add_argument("--algo", choices=ALGOS, default=d.algo)
+    p.add_argument(
+        "--policy",
+        choices=POLICIES,
+        default=d.policy,
+        help="mlp: SB3's MultiInputPolicy; pointer: the goal-conditioned pointer policy",
+    )
+    p.add_argument("--obs-mode", default=d.obs_mode, choices=("tokens", "tokens+pixels"))
+    p.add_argument(
+        "--action-mode",
+        default=d.action_mode,
+        choices=("multidiscrete", "discrete"),
+        help="discrete: one index per valid action (joint masks)",
+    )
+    p.add_argument("--done-actions", default=d.done_actions, choices=("auto", "always"))
+    p.add_argument(
+        "--tasks",
+        default="",
+        metavar="FAMILY/TASK,...",
+        help="a multi-task mix, drawn per episode (instead of --family/--task)",
+    )
+    p.add_argument(
+        "--demos", action="append", default=[], type=Path, help="oracle dataset to clone"
+    )
+    p.add_argument(
+        "--demo-episodes",
+        type=int,
+        default=d.demo_episodes,
+        help="record this many oracle episodes on train seeds and clone them first",
+    )
+    p.add_argument(
+        "--bc-updates", type=int, default=d.bc_updates, help="behaviour cloning minibatch steps"
+    )
     p.add_argument("--family", default=d.family)
     p.add_argument("--task", default=d.task)
     p.add_argument("--difficulty", default=d.difficulty)
@@ -505,6 +692,12 @@ def parse_args(argv: Sequence[str] | None = None) -> TrainConfig:
     p.add_argument("--no-baselines", action="store_true", help="skip the random baselines")
     p.add_argument("--quiet", action="store_true")
     a = p.parse_args(argv)
+    tasks = []
+    for item in filter(None, a.tasks.split(",")):
+        family, sep, task = item.strip().partition("/")
+        if not sep:
+            p.error(f"--tasks takes FAMILY/TASK entries, got {item!r}")
+        tasks.append((family, task))
     variation = {}
     for item in a.variation:
         axis, sep, value = item.partition("=")
@@ -514,6 +707,14 @@ def parse_args(argv: Sequence[str] | None = None) -> TrainConfig:
     return replace(
         d,
         algo=a.algo,
+        policy=a.policy,
+        obs_mode=a.obs_mode,
+        action_mode=a.action_mode,
+        done_actions=a.done_actions,
+        tasks=tuple(tasks),
+        demos=tuple(a.demos),
+        demo_episodes=a.demo_episodes,
+        bc_updates=a.bc_updates,
         family=a.family,
         task=a.task,
         difficulty=a.difficulty,
