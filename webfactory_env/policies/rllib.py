@@ -12,7 +12,7 @@ masks them. The value comes from the network's context vector.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -39,7 +39,10 @@ class MaskInObservation(gym.ObservationWrapper[Any, Any, Any]):
     def __init__(self, env: gym.Env[Any, Any]) -> None:
         super().__init__(env)
         space = env.action_space
-        n = int(space.n) if isinstance(space, gym.spaces.Discrete) else int(sum(space.nvec))
+        if isinstance(space, gym.spaces.Discrete):
+            n = int(space.n)
+        else:
+            n = int(sum(cast(gym.spaces.MultiDiscrete, space).nvec))
         assert isinstance(env.observation_space, gym.spaces.Dict)
         self.observation_space = gym.spaces.Dict(
             {**env.observation_space.spaces, MASK_KEY: gym.spaces.Box(0.0, 1.0, (n,), np.float32)}
@@ -54,9 +57,9 @@ class PointerRLModule(TorchRLModule, ValueFunctionAPI):
     """PPO's RLModule: masked pointer-network logits and a value from its context."""
 
     def setup(self) -> None:
-        cfg = dict(self.model_config or {})
-        space = self.observation_space
-        vocab = int(space["text"].high.max()) + 1
+        cfg = dict(cast(dict[str, Any], self.model_config or {}))
+        space = cast(gym.spaces.Dict, self.observation_space)
+        vocab = int(cast(gym.spaces.Box, space["text"]).high.max()) + 1
         dim = int(cfg.get("dim", 64))
         self.net = PointerNet(PointerConfig(vocab_size=vocab, dim=dim))
         self.value = nn.Sequential(nn.Linear(dim, dim), nn.Tanh(), nn.Linear(dim, 1))
@@ -64,7 +67,7 @@ class PointerRLModule(TorchRLModule, ValueFunctionAPI):
         act = self.action_space
         if isinstance(act, gym.spaces.MultiDiscrete):
             lens = [int(x) for x in act.nvec]
-            self.action_dist_cls = TorchMultiCategorical.get_partial_dist_cls(
+            self.action_dist_cls = TorchMultiCategorical.get_partial_dist_cls(  # type: ignore[misc]
                 space=act, input_lens=lens
             )
         else:

@@ -14,7 +14,7 @@ own vectors. The action net is the identity; the value net reads the context.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -44,10 +44,11 @@ def _shapes(space: spaces.Dict) -> tuple[int, int, int]:
             f"the pointer policy reads the goal-conditioned tokens observation; missing "
             f"{missing}: make the env with obs_mode='tokens' and goal_source != 'none'"
         )
-    n = space["mask"].shape[0]
-    s = space["slots"].shape[0]
-    m = space[MENU_KEY].shape[0] if MENU_KEY in space.spaces else 0
-    return n, s, m
+
+    def rows(key: str) -> int:
+        return int((space[key].shape or (0,))[0]) if key in space.spaces else 0
+
+    return rows("mask"), rows("slots"), rows(MENU_KEY)
 
 
 class GoalElementExtractor(BaseFeaturesExtractor):
@@ -58,7 +59,7 @@ class GoalElementExtractor(BaseFeaturesExtractor):
         self, observation_space: spaces.Dict, dim: int = 64, task_embedding: bool = True
     ) -> None:
         n, s, m = _shapes(observation_space)
-        vocab = int(observation_space["text"].high.max()) + 1
+        vocab = int(cast(spaces.Box, observation_space["text"]).high.max()) + 1
         features = N_VERBS + n * N_VERBS + n * s + dim + 3 * m
         super().__init__(observation_space, features_dim=features)
         self.net = PointerNet(
@@ -127,17 +128,18 @@ class PointerPolicy(MaskableMultiInputActorCriticPolicy):
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = PointerHead(self.features_extractor.sizes)
+        extractor = cast(GoalElementExtractor, self.features_extractor)
+        self.mlp_extractor = PointerHead(extractor.sizes)  # type: ignore[assignment]
 
     def _build(self, lr_schedule: Any) -> None:
         self._build_mlp_extractor()
         self.action_net = nn.Identity()  # the head's logits are the distribution's
         self.value_net = nn.Linear(self.mlp_extractor.latent_dim_vf, 1)
-        self.optimizer = self.optimizer_class(
+        self.optimizer = self.optimizer_class(  # type: ignore[call-arg]
             self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
         )
 
     @property
     def pointer(self) -> PointerNet:
         """The network (to warm-start from behaviour cloning, or to read)."""
-        return self.features_extractor.net
+        return cast(GoalElementExtractor, self.features_extractor).net

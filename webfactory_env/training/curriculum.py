@@ -194,7 +194,7 @@ def run_curriculum(
             device="cpu",
             verbose=0,
         )
-        model.webfactory_env = {"env_kwargs": kwargs}  # `webfactory eval` makes this env
+        model.webfactory_env = {"env_kwargs": kwargs}  # type: ignore[attr-defined]  # `webfactory eval` makes this env
         run = CurriculumRun(config, model)
 
         def held_out(stage: Stage, act: Any) -> Evaluation:
