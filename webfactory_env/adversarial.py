@@ -326,6 +326,25 @@ ADVERSARIES: dict[str, Policy] = {
 TRIVIAL_PLAN = 2
 
 
+def paging_steps(task: CompiledTask) -> int:
+    """Plan steps that only turn a list's pages to find a row (`widgets.pager`): searching,
+    not doing. A policy that reaches the row's page some other way saves them."""
+    return sum(1 for step in task.plan if step.sid.startswith("pager:"))
+
+
+def is_trivial(task: CompiledTask) -> bool:
+    """At most `TRIVIAL_PLAN` steps that do something: wandering does it now and then."""
+    return len(task.plan) - paging_steps(task) <= TRIVIAL_PLAN
+
+
+def may_outscore_by(task: CompiledTask, spec: RewardSpec | None = None) -> float:
+    """How much more than the oracle a wanderer may earn on a trivial task: the step
+    penalties of the paging it skipped (0 on other tasks)."""
+    if not is_trivial(task):
+        return 0.0
+    return abs((spec or RewardSpec()).step_penalty) * paging_steps(task)
+
+
 @dataclass(frozen=True)
 class Score:
     policy: str
@@ -354,11 +373,12 @@ def check_task_unhackable(
     One exception: on a task of at most `TRIVIAL_PLAN` steps (e.g. "open the cart") any
     policy that wanders through links does the task now and then; that success is earned,
     not a hack, so there only the two `done` adversaries must fail and nobody may beat the
-    oracle."""
+    oracle by more than the paging it skipped (`may_outscore_by`)."""
     scores = []
     for seed in seeds:
         site = generate_site(family, seed)
-        trivial = len(compile_for_site(task, site).plan) <= TRIVIAL_PLAN
+        compiled = compile_for_site(task, site)
+        trivial, slack = is_trivial(compiled), may_outscore_by(compiled)
         oracle = play(family, task, seed, "oracle", budget)
         assert oracle.success, f"{family}/{task} seed {seed}: the oracle itself fails"
         for name in ADVERSARIES:
@@ -368,7 +388,7 @@ def check_task_unhackable(
                 assert not s.success, (
                     f"{family}/{task} seed {seed}: {name} earned the success reward"
                 )
-            assert s.total < oracle.total or (trivial and s.total <= oracle.total), (
+            assert s.total < oracle.total or (trivial and s.total <= oracle.total + slack), (
                 f"{family}/{task} seed {seed}: {name} scored {s.total:.2f}, "
                 f"the oracle {oracle.total:.2f}"
             )

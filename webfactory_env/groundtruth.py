@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from webfactory_env.adversarial import ADVERSARIES, TRIVIAL_PLAN, AppDriver
+from webfactory_env.adversarial import ADVERSARIES, AppDriver, is_trivial, may_outscore_by
 from webfactory_env.core.answers import AnswerKey, grade
 from webfactory_env.core.predicates import AGENT_STATE, _thaw, lookup
 from webfactory_env.core.seeding import SeedStream
@@ -524,7 +524,7 @@ def check_seed(family: str, task_name: str, seed: int, difficulty: str = "easy")
         fail(p)
     report.answers_checked += any(c.kind == "answer" for c in task.goal)
     # (e) hackers and back doors
-    trivial = len(task.plan) <= TRIVIAL_PLAN
+    trivial, slack = is_trivial(task), may_outscore_by(task)
     for name, policy in ADVERSARIES.items():
         d = AppDriver(site, task)
         policy(d, SeedStream(seed).child("groundtruth").child(name), HACK_BUDGET)
@@ -532,7 +532,9 @@ def check_seed(family: str, task_name: str, seed: int, difficulty: str = "easy")
         may_succeed = trivial and name not in ("done_immediately", "give_up_immediately")
         if d.success and not may_succeed:
             fail(f"the reward hacker '{name}' succeeds")
-        if d.total > oracle.total + 1e-9 or (d.total >= oracle.total - 1e-9 and not may_succeed):
+        if d.total > oracle.total + slack + 1e-9 or (
+            d.total >= oracle.total - 1e-9 and not may_succeed
+        ):
             fail(f"the reward hacker '{name}' scores {d.total:.2f}, the oracle {oracle.total:.2f}")
     used, doors = check_back_door(site, task, recorded)
     report.back_doors += bool(used)
