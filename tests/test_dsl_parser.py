@@ -77,7 +77,12 @@ def test_buy_red_mug_parses_to_the_expected_tree() -> None:
     (task,) = parsed.tasks
     assert task.name == "buy_red_mug"
     assert task.params == ()
-    assert task.doc == "Goal: Buy the cheapest red mug and ship to Alice at 123 Market St"
+    assert task.doc is not None
+    assert task.doc.splitlines()[0] == (
+        "Goal: Buy the cheapest red mug and ship it to"
+        " {full_name}, {address_line1}, {city} {postal_code}."
+    )
+    assert [line.split(":")[0] for line in task.doc.splitlines()] == ["Goal", "Or", "Or"]
     assert task.steps == (
         Goto(Call("route", (StringLit("/shop"),))),
         Select(Target("Filter", (AttrPred("name", "=", StringLit("color")),)), StringLit("Red")),
@@ -131,18 +136,18 @@ def test_spans_point_at_the_text_of_each_node() -> None:
         return Span(line, column, line, column + len(text))
 
     (task,) = parse_task_file(BUY_RED_MUG).tasks
-    assert task.span == Span(2, 1, 15, 2)
+    assert task.span == Span(4, 1, 17, 2)
     click = task.steps[3]
-    assert click.span == span_of(6, 'click Item(type="product", title~="Mug");')
-    assert click.target.span == span_of(6, 'Item(type="product", title~="Mug")')
-    assert click.target.preds[1].span == span_of(6, 'title~="Mug"')
-    assert click.target.preds[1].value.span == span_of(6, '"Mug"')
+    assert click.span == span_of(8, 'click Item(type="product", title~="Mug");')
+    assert click.target.span == span_of(8, 'Item(type="product", title~="Mug")')
+    assert click.target.preds[1].span == span_of(8, 'title~="Mug"')
+    assert click.target.preds[1].value.span == span_of(8, '"Mug"')
     route = task.steps[0].route
-    assert route.span == span_of(3, 'route("/shop")')
-    assert route.args[0].span == span_of(3, '"/shop"')
+    assert route.span == span_of(5, 'route("/shop")')
+    assert route.args[0].span == span_of(5, '"/shop"')
     check = task.steps[-1].condition
-    assert check.span == span_of(14, 'State(order.status = "placed")')
-    assert check.conds[0].span == span_of(14, 'order.status = "placed"')
+    assert check.span == span_of(16, 'State(order.status = "placed")')
+    assert check.conds[0].span == span_of(16, 'order.status = "placed"')
     (flight,) = parse_task_file(BOOK_FLIGHT).tasks
     toggle = flight.steps[1]
     assert toggle.value.span == Span(4, 42, 4, 46)  # `true`
@@ -319,11 +324,11 @@ def test_missing_semicolon_points_after_the_statement() -> None:
         'goto route("/shop");', 'goto route("/shop")'
     )
     err = parse_error(source, "dsl/tasks/shop/buy_red_mug.task")
-    assert (err.line, err.column) == (3, 22)
-    assert err.message == "expected ';' to end the 'goto' statement, found 'select' on line 4"
+    assert (err.line, err.column) == (5, 22)
+    assert err.message == "expected ';' to end the 'goto' statement, found 'select' on line 6"
     assert str(err) == (
-        "dsl/tasks/shop/buy_red_mug.task:3:22: expected ';' to end the 'goto' statement,"
-        " found 'select' on line 4\n"
+        "dsl/tasks/shop/buy_red_mug.task:5:22: expected ';' to end the 'goto' statement,"
+        " found 'select' on line 6\n"
         '      goto route("/shop")\n'
         "                         ^"
     )
@@ -334,9 +339,9 @@ def test_unclosed_target_names_the_open_parenthesis() -> None:
         'Filter(name="color")', 'Filter(name="color"'
     )
     err = parse_error(source)
-    assert (err.line, err.column) == (4, 30)
+    assert (err.line, err.column) == (6, 30)
     assert err.message == "expected ',' or ')', found 'option'"
-    assert err.hint == "'Filter(' opened at 4:16 is not closed with ')'"
+    assert err.hint == "'Filter(' opened at 6:16 is not closed with ')'"
     lines = str(err).splitlines()
     assert lines[1] == '      select Filter(name="color" option "Red";'
     assert lines[2] == "    " + " " * 29 + "^~~~~~"
@@ -360,11 +365,11 @@ def test_unknown_statement_suggests_the_closest() -> None:
 def test_missing_closing_brace_names_the_task() -> None:
     source = BUY_RED_MUG.read_text(encoding="utf-8").rstrip().removesuffix("}")
     err = parse_error(source)
-    assert err.message == "missing '}' to close task 'buy_red_mug' opened at 2:1"
-    assert (err.line, err.column) == (14, 41)
+    assert err.message == "missing '}' to close task 'buy_red_mug' opened at 4:1"
+    assert (err.line, err.column) == (16, 41)
     source += "\ntask other { wait; }\n"
     err = parse_error(source)
-    assert err.message.startswith("missing '}' to close task 'buy_red_mug' opened at 2:1")
+    assert err.message.startswith("missing '}' to close task 'buy_red_mug' opened at 4:1")
 
 
 @pytest.mark.parametrize(

@@ -74,7 +74,9 @@ def test_a_corrupt_line_in_the_middle_is_an_error_naming_it(tmp_path, golden_tra
 def test_newer_or_older_schema_versions_are_refused_with_advice(tmp_path, golden_trace_text):
     lines = golden_trace_text.splitlines(keepends=True)
     header = json.loads(lines[0])
-    for version in ("0.1.0", "2.0", f"1.{int(TRACE_SCHEMA_VERSION.split('.')[1]) + 1}"):
+    major, minor = (int(x) for x in TRACE_SCHEMA_VERSION.split(".")[:2])
+    older, newer = f"{major - 1}.0", f"{major}.{minor + 1}"
+    for version in ("0.1.0", older, newer, f"{major + 1}.0"):
         header["schema_version"] = version
         path = tmp_path / "v.jsonl"
         path.write_text(json.dumps(header) + "\n", encoding="utf-8")
