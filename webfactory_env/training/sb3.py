@@ -510,10 +510,9 @@ def train(config: TrainConfig) -> TrainResult:
                 }
             )
             write_curve(curve, csv_path)
-            say(
-                f"{timesteps:>7} steps  success {greedy.success_rate:.2f} greedy, "
-                f"{sampled_rate:.2f} sampled  ({wall:.0f} s)"
-            )
+            also = f", {sampled_rate:.2f} sampled" if config.eval_sampled else ""
+            rate = f"{greedy.success_rate:.2f} greedy{also}"
+            say(f"{timesteps:>7} steps  success {rate}  ({wall:.0f} s)")
 
         if config.timesteps:
             model.learn(
