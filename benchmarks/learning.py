@@ -35,19 +35,27 @@ from webfactory_env.training.levels import SeedRange
 from webfactory_env.training.sb3 import TrainConfig, read_curve, train
 
 ROOT = Path(__file__).resolve().parent.parent
-# name -> (family, task) pairs; the mix trains one policy on all of them.
+# name -> (family, task) pairs; the mix trains one policy on one task of each family.
 TASKS: dict[str, tuple[tuple[str, str], ...]] = {
     "shop_apply_coupon": (("shop", "shop_apply_coupon"),),  # 7 steps, a coupon per level
     "trip_reference_after_2fa": (("travel", "trip_reference_after_2fa"),),  # 7, login+city
     "shop_track_parcel": (("shop", "shop_track_parcel"),),  # 4, a tracking number
+    "kanban_move_and_comment": (("kanban", "kanban_move_and_comment"),),  # 7, card + comment
+    "cancel_refundable_trip": (("travel", "cancel_refundable_trip"),),  # 9, login+code+reason
+    "nonstop_not_offered": (("travel", "nonstop_not_offered"),),  # 9-12, search, infeasible
+    "cheapest_oneway_fare": (("travel", "cheapest_oneway_fare"),),  # 9-12, search, sort, answer
 }
-TASKS["mix"] = tuple(pair for pairs in TASKS.values() for pair in pairs)
+TASKS["mix"] = (
+    ("shop", "shop_apply_coupon"),
+    ("travel", "nonstop_not_offered"),
+    ("kanban", "kanban_move_and_comment"),
+)
 
 # The fixed budget of every run (timesteps are PPO environment steps after cloning).
 BUDGET = {
     "timesteps": 1024,
     "demo_episodes": 80,
-    "demo_episodes_mix": 120,
+    "demo_episodes_mix": 160,
     "bc_updates": 600,
     "eval_every": 512,
     "max_steps": 16,
@@ -162,9 +170,13 @@ def plot(results: dict[str, Any], names: list[str], path: Path) -> Path | None:
         import matplotlib.pyplot as plt
     except ImportError:
         return None
-    fig, axes = plt.subplots(1, len(names), figsize=(3.6 * len(names), 3.4), dpi=100)
-    axes = axes if len(names) > 1 else [axes]
-    for ax, name in zip(axes, names, strict=True):
+    cols = min(4, len(names))
+    rows = -(-len(names) // cols)
+    fig, grid = plt.subplots(rows, cols, figsize=(3.6 * cols, 3.2 * rows), dpi=100, squeeze=False)
+    axes = [ax for row in grid for ax in row]
+    for ax in axes[len(names) :]:
+        ax.set_visible(False)
+    for ax, name in zip(axes, names, strict=False):
         for entry, style in (("recipe", "o-"), ("ppo", "s--")):
             row = results.get(f"{name}/{entry}")
             if not row or not Path(row["curve"]).is_file():
