@@ -181,3 +181,30 @@ def test_the_app_reports_each_transition_it_ran():
     site, compiled, d = _shop("buy_red_mug")
     d.app.dispatch(AppEvent(type="click", handler="add_to_cart", arg="nope"))
     assert d.app.take_fired() == ("add_to_cart",)
+
+
+@pytest.mark.parametrize(
+    ("family", "task", "seed"),
+    [
+        # a random policy signs in with the two values of the table and opens the tab
+        ("account", "account_open_security_settings", 26),
+        # another thread's title typed as the search text still lists the asked thread
+        ("forum", "forum_accept_not_author", 155),
+    ],
+)
+def test_the_goal_done_by_another_path_is_not_reported_as_a_hack(family, task, seed):
+    report = check_task(family, task, seeds=(seed,))
+    assert report.failures == []
+    assert report.oracle_ok == 1
+
+
+def test_a_random_success_needs_every_goal_step_of_the_plan():
+    from webfactory_env.groundtruth import _did_every_goal_step
+
+    site = generate_site("account", 26)
+    compiled = compile_for_site("account_open_security_settings", site)
+    d = AppDriver(site, compiled)
+    d.acted = [(s.sid, s.value) for s in compiled.plan]
+    assert _did_every_goal_step(d, compiled, site)
+    d.acted = [(s.sid, s.value) for s in compiled.plan if s.value is None]  # no sign-in typed
+    assert not _did_every_goal_step(d, compiled, site)

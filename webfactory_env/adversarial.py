@@ -51,6 +51,7 @@ class AppDriver:
         self.success = False
         self.steps = 0
         self.ended = False
+        self.acted: list[tuple[str, str | None]] = []  # (element, value) of every act()
 
     def state(self) -> dict[str, Any]:
         return {**self.app.state_view(), "agent": dict(self.agent)}
@@ -77,6 +78,7 @@ class AppDriver:
 
     def act(self, aff: Affordance, verb: str, value: str | None = None) -> RewardOutcome:
         """One action on `aff`, with the event the runtime would send for it."""
+        self.acted.append((aff.sid, value))
         if verb == "click":
             event = aff.click_event()
         elif verb == "fill":

@@ -60,7 +60,9 @@ class TaskReport:
     drops: int = 0
     swaps: int = 0
     mutants_stopped: int = 0  # the mutated plan could not go on: it ended without success
-    mutants_tied: int = 0  # an extraction mutant reached a tie-equivalent answer
+    # a mutant that succeeded with a tie-equivalent answer, or whose other search text
+    # still listed the oracle's own entity (every later step on the oracle's elements)
+    mutants_tied: int = 0
     answers_checked: int = 0
     hackers: int = 0
     back_doors: int = 0
@@ -203,10 +205,12 @@ def run_mutant(
     *,
     drop: set[int] = frozenset(),  # type: ignore[assignment]
     swap: tuple[int, Callable[[AppDriver, Affordance], bool]] | None = None,
-) -> tuple[AppDriver, bool]:
+) -> tuple[AppDriver, bool, bool]:
     """Run the plan with some steps dropped or one step done differently, re-targeting
-    later steps to what the page offers; (driver, stopped early)."""
+    later steps to what the page offers; (driver, stopped early, re-targeted: some later
+    step used another element than the oracle's)."""
     d = AppDriver(site, task)
+    retargeted = False
     for i, rec in enumerate(recorded):
         if d.ended:
             break
@@ -218,16 +222,19 @@ def run_mutant(
             continue
         if swap is not None and swap[0] == i:
             if not swap[1](d, rec.affordance):
-                return d, True
+                return d, True, retargeted
             continue
-        aff = _find(d, step.sid) or _equivalent(d, rec.affordance)
+        aff = _find(d, step.sid)
+        if aff is None:
+            aff = _equivalent(d, rec.affordance)
+            retargeted = True
         if aff is None:
             if step.sid == "retry":
                 continue  # no server error on this path
-            return d, True
+            return d, True, retargeted
         _act(d, step, aff)
         _retry(d)
-    return d, False
+    return d, False, retargeted
 
 
 def _answer_now(d: AppDriver, task: CompiledTask) -> str:
@@ -260,6 +267,29 @@ def goal_steps(task: CompiledTask, site: Site) -> list[str]:
         if g.id not in ("answer", "infeasible")
         and any(schema.part(p) in parts for p in g.predicate.paths())
     ]
+
+
+def _did_every_goal_step(d: AppDriver, task: CompiledTask, site: Site) -> bool:
+    """Whether a random policy happened to take every plan step that writes goal state, on
+    the oracle's element with the oracle's value (a short task with its values in the value
+    table is done by chance now and then: earned, not a hack)."""
+    wanted = set(goal_steps(task, site))
+    steps = [(p.sid, p.value) for p in task.plan if p.subgoal in wanted]
+    done = set(d.acted)
+    return bool(steps) and all(step in done for step in steps)
+
+
+def _view_only(
+    site: Site, task: CompiledTask, recorded: Sequence[_Recorded], kwargs: dict[str, Any]
+) -> bool:
+    """Whether the swapped step writes only what the page shows (a search text, a filter),
+    never an entity, the session or a form draft."""
+    step = recorded[kwargs["swap"][0]].step
+    goal = next((g for g in task.subgoals if g.id == step.subgoal), None)
+    if goal is None:
+        return False
+    schema = site.family.schema
+    return all(schema.part(p) == "page" for p in goal.predicate.paths())
 
 
 def _swaps(
@@ -510,9 +540,14 @@ def check_seed(family: str, task_name: str, seed: int, difficulty: str = "easy")
     for name, kwargs in mutants:
         report.drops += name.startswith("drop")
         report.swaps += name.startswith("swap")
-        d, stopped = run_mutant(site, task, recorded, **kwargs)
+        d, stopped, retargeted = run_mutant(site, task, recorded, **kwargs)
         report.mutants_stopped += stopped
         if not d.success:
+            continue
+        if "swap" in kwargs and not retargeted and _view_only(site, task, recorded, kwargs):
+            # Another search text that still lists the very entity the oracle used: every
+            # later step acted on the oracle's own elements, so the goal was done.
+            report.mutants_tied += 1
             continue
         said = str(d.agent.get("answer", ""))
         if right and any(grade(said, AnswerKey((r,), "text")) for r in right):
@@ -530,6 +565,7 @@ def check_seed(family: str, task_name: str, seed: int, difficulty: str = "easy")
         policy(d, SeedStream(seed).child("groundtruth").child(name), HACK_BUDGET)
         report.hackers += 1
         may_succeed = trivial and name not in ("done_immediately", "give_up_immediately")
+        may_succeed = may_succeed or (name == "random" and _did_every_goal_step(d, task, site))
         if d.success and not may_succeed:
             fail(f"the reward hacker '{name}' succeeds")
         if d.total > oracle.total + slack + 1e-9 or (
