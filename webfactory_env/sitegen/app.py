@@ -122,12 +122,15 @@ class SiteApp:
 
     A family sets `State` (its state dataclass), optionally `Facts` (computed, read-only
     values merged into the view) and `OPEN` (page objects that describe one entity: the
-    open card is `cards[card.id]`), builds `self.state` in `__init__`, and implements
-    `facts`, `_page_kind`, `_render_<kind>` and `header`.
+    open card is `cards[card.id]`), `ROUTES` (its fixed routes), builds `self.state` in
+    `__init__`, and implements `facts`, `_entity_page_kind` (or `_page_kind`),
+    `_render_<kind>` and `header`.
     """
 
     family: ClassVar[str] = ""
     State: ClassVar[type[AppState] | None] = None
+    # Fixed routes and the kind of page each shows ("/cart": "cart").
+    ROUTES: ClassVar[Mapping[str, str]] = {}
     Facts: ClassVar[type | None] = None
     # page object -> the entity table it shows: `card.column` is `cards[card.id].column`
     OPEN: ClassVar[Mapping[str, str]] = {}
@@ -212,8 +215,13 @@ class SiteApp:
         return self._page_kind(path) != "not_found"
 
     def _page_kind(self, route: str) -> str:
-        """The kind of page `route` shows ("not_found" for none); `_render_<kind>` draws it."""
-        raise NotImplementedError
+        """The kind of page `route` shows ("not_found" for none); `_render_<kind>` draws it.
+        By default a fixed route's kind from `ROUTES`, else `_entity_page_kind`."""
+        return self.ROUTES.get(route) or self._entity_page_kind(route)
+
+    def _entity_page_kind(self, route: str) -> str:
+        """The kind of a page that shows one entity (a product, a card), or "not_found"."""
+        return "not_found"
 
     def header(self, r: Renderer) -> str:
         """The navigation region (a top bar or a sidebar, depending on the `nav` axis)."""

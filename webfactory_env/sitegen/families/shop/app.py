@@ -6,29 +6,26 @@ from webfactory_env.sitegen.families.shop import views
 from webfactory_env.sitegen.families.shop.model import ShopModel
 from webfactory_env.sitegen.html import Renderer
 
-FIXED_ROUTES = {
-    "/": "home",
-    "/shop": "listing",
-    "/cart": "cart",
-    "/checkout": "checkout",
-    "/orders": "orders",
-    "/track": "track",
-    "/staff": "staff",
-    "/wishlist": "wishlist",
-}
-
 
 class ShopApp(ShopModel):
     """The running shop: filters, sort, cart, coupons, checkout, orders, tracking."""
 
     PAGES = views.PAGES
+    ROUTES = {
+        "/": "home",
+        "/shop": "listing",
+        "/cart": "cart",
+        "/checkout": "checkout",
+        "/orders": "orders",
+        "/track": "track",
+        "/staff": "staff",
+        "/wishlist": "wishlist",
+    }
 
     def header(self, r: Renderer) -> str:
         return views.header(self, r)
 
-    def _page_kind(self, route: str) -> str:
-        if route in FIXED_ROUTES:
-            return FIXED_ROUTES[route]
+    def _entity_page_kind(self, route: str) -> str:
         if self.product_at(route) is not None:
             return "product"
         if self.order_at(route) is not None:

@@ -6,30 +6,27 @@ from webfactory_env.sitegen.families.travel import views
 from webfactory_env.sitegen.families.travel.model import TravelModel
 from webfactory_env.sitegen.html import Renderer
 
-FIXED_ROUTES = {
-    "/": "home",
-    "/flights": "flights",
-    "/flights/results": "results",
-    "/hotels": "hotels",
-    "/itinerary": "itinerary",
-    "/checkout": "checkout",
-    "/login": "login",
-    "/login/verify": "verify",
-    "/trips": "trips",
-}
-
 
 class TravelApp(TravelModel):
     """The running travel site: searches, results, itinerary, bookings, member area."""
 
     PAGES = views.PAGES
+    ROUTES = {
+        "/": "home",
+        "/flights": "flights",
+        "/flights/results": "results",
+        "/hotels": "hotels",
+        "/itinerary": "itinerary",
+        "/checkout": "checkout",
+        "/login": "login",
+        "/login/verify": "verify",
+        "/trips": "trips",
+    }
 
     def header(self, r: Renderer) -> str:
         return views.header(self, r)
 
-    def _page_kind(self, route: str) -> str:
-        if route in FIXED_ROUTES:
-            return FIXED_ROUTES[route]
+    def _entity_page_kind(self, route: str) -> str:
         if route.startswith("/flights/offer/") and self.offer(route[15:]) is not None:
             return "offer"
         if self.city_at(route) is not None:
