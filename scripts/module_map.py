@@ -23,7 +23,7 @@ LAYERS = (
     ("foundations", ("core", "dsl")),
     ("sites and tasks", ("sitegen", "tasks")),
     ("the episode", ("executor", "observation", "actions", "reward", "config", "episode")),
-    ("the env", ("env",)),
+    ("the env", ("env", "vector")),
     (
         "around the env",
         ("trace", "replay", "agents", "llm", "adversarial", "groundtruth", "testing"),

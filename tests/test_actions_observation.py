@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -112,6 +113,48 @@ def test_masks_agree_with_check():
         )
         assert verbs[v] == any_ok, name
     assert list(elems) == [True, True, True, False, False, False, False, False]
+
+
+def test_masks_read_off_the_flags_are_exactly_what_check_accepts_on_random_pages():
+    """The masks are computed from the flags directly, for speed; `check` is the definition
+    they must match, verb by verb and element by element, on any page."""
+    rng = np.random.default_rng(7)
+    bits = [f.CLICKABLE, f.EDITABLE, f.SELECTABLE, f.DISABLED, f.OCCLUDED, f.IN_FORM, f.READONLY]
+    words = ["All", " red", "Blue ", "alice", "Green"]
+    for _ in range(300):
+        n = int(rng.integers(0, 9))
+        values = tuple(rng.choice(words, size=int(rng.integers(0, 3)), replace=False))
+        flags = [int(sum(b for b in bits if rng.random() < 0.3)) for _ in range(n)]
+        options = [
+            tuple(rng.choice(words, size=2)) if fl & f.SELECTABLE and rng.random() < 0.8 else None
+            for fl in flags
+        ]
+        dom = dataclasses.replace(
+            _dom(),
+            tags=("div",) * n,
+            roles=("generic",) * n,
+            texts=("x",) * n,
+            values=("",) * n,
+            boxes=((0, 0, 10, 10),) * n,
+            flags=tuple(flags),
+            options=tuple(options),
+            sids=(None,) * n,
+            secrets=(False,) * n,
+        )
+        cfg = act.ActionConfig(max_elements=8, max_values=4)
+        mask = act.action_masks(dom, values, cfg)
+        verbs, elems = mask[:10], mask[10:18]
+        ok = {
+            (name, i)
+            for name in act.ELEMENT_VERBS
+            for i in range(min(n, 8))
+            for value in (values if name in ("type", "select") else (None,))
+            if act.check(act.Decoded(name, i, value), dom)[1] is None
+        }
+        for name in act.ELEMENT_VERBS:
+            assert verbs[act.VERB_INDEX[name]] == any(v == name for v, _ in ok), (name, dom)
+        expected = [any(i == j for _, j in ok) for i in range(8)]
+        assert list(elems) == (expected if any(expected) else [True] + [False] * 7)
 
 
 def test_observation_arrays_fit_their_space_and_carry_no_semantic_ids():

@@ -22,3 +22,28 @@ def test_the_network_and_frame_flags_are_always_there():
     args = launch_args(BrowserConfig())
     assert any(a.startswith("--host-resolver-rules=MAP * ~NOTFOUND") for a in args)
     assert "--disable-gpu" in args and "--disable-frame-rate-limit" in args
+
+
+def test_a_child_that_exited_is_dead_before_anyone_reaps_it_and_others_are_asked_of_proc():
+    """`alive` (asked about the driver at every reset) must see a child that exited even
+    while it is an unreaped zombie, without reaping it (asyncio's watcher owns that)."""
+    import subprocess
+    import sys
+    import time
+
+    from webfactory_env.executor.watchdog import alive
+
+    child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
+                             stdin=subprocess.PIPE)  # fmt: skip
+    try:
+        assert alive(child.pid)
+    finally:
+        assert child.stdin is not None
+        child.stdin.close()
+    deadline = time.monotonic() + 10
+    while alive(child.pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not alive(child.pid)
+    assert child.wait(timeout=5) == 0  # still ours to reap: `alive` did not take it
+    assert not alive(child.pid)  # reaped and gone
+    assert alive(1) and not alive(2**22 + 12345)  # not our children: /proc answers

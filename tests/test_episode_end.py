@@ -56,6 +56,53 @@ def test_success_leaves_a_screenshot(make_env):
     assert art.screenshot_png.startswith(b"\x89PNG") and "/order/" in art.page_text
 
 
+def _count_screenshots(env, monkeypatch) -> list[int]:
+    session, taken = env.unwrapped.session, []
+    real = session.screenshot_png
+
+    def counted():
+        taken.append(1)
+        return real()
+
+    monkeypatch.setattr(session, "screenshot_png", counted)
+    return taken
+
+
+def test_a_lazy_end_screenshot_costs_nothing_unless_read_and_shows_the_last_page(
+    make_env, monkeypatch
+):
+    env = make_env(obs_mode="tokens", done_actions="always")
+    env.reset(seed=3)
+    taken = _count_screenshots(env, monkeypatch)
+    _, _, terminated, _, info = env.step(np.array([VERB_INDEX["done_fail"], 0, 0]))
+    assert terminated and info["artifacts"]["screenshot"] and taken == []
+    art = env.unwrapped.artifacts
+    png = art.screenshot_png  # taken now, from the page the episode ended on
+    assert taken == [1] and png == env.unwrapped.screenshot_png()
+    assert art.screenshot_png is png and len(taken) == 2  # kept, not taken again
+
+    env.reset(seed=3)
+    env.step(np.array([VERB_INDEX["done_fail"], 0, 0]))
+    unread = env.unwrapped.artifacts
+    env.reset(seed=4)  # the page moved on: a screenshot now would show another site
+    assert unread.screenshot_png is None and len(taken) == 2  # and none was taken
+    assert unread.page_text and unread.outcome == "soft_fail"
+
+
+@pytest.mark.parametrize("mode", ["full", "none"])
+def test_end_screenshot_full_is_taken_at_the_end_and_none_never(make_env, monkeypatch, mode):
+    env = make_env(obs_mode="tokens", done_actions="always", end_screenshot=mode)
+    env.reset(seed=3)
+    taken = _count_screenshots(env, monkeypatch)
+    _, _, _, _, info = env.step(np.array([VERB_INDEX["done_success"], 0, 0]))
+    assert taken == ([1] if mode == "full" else [])
+    assert info["artifacts"]["screenshot"] is (mode == "full")
+    art = env.unwrapped.artifacts
+    env.reset(seed=4)  # a full screenshot outlives the page; `none` has none to give
+    assert (art.screenshot_png or b"").startswith(b"\x89PNG") is (mode == "full")
+    assert len(taken) == (1 if mode == "full" else 0)
+
+
 def test_running_out_of_steps_is_a_soft_fail_with_a_reason(make_env):
     env = make_env(obs_mode="tokens", max_steps=4)
     info, terminated, truncated = _play(env, OracleAgent(env), 2)

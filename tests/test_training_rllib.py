@@ -3,6 +3,7 @@ of a local Ray instance, leaving no Chromium behind."""
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Iterator
 
@@ -20,6 +21,7 @@ from webfactory_env.training.rllib import (  # noqa: E402
     init_ray,
     iteration_row,
     register,
+    runner_steps_per_s,
     stop_algorithm,
 )
 
@@ -29,6 +31,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 CONFIG = RLlibConfig(
     task="shop_open_cart",
     env_runners=2,
+    envs_per_runner=2,
     iterations=2,
     train_batch_size=128,
     minibatch_size=64,
@@ -75,9 +78,14 @@ def test_ppo_trains_on_two_env_runners_and_leaves_no_chromium(local_ray: None) -
     try:
         assert algo.env_runner_group.num_remote_env_runners() == 2
         rows = [iteration_row(i + 1, algo.train()) for i in range(CONFIG.iterations)]
-        # Every runner has its own env, and so its own Chromium.
+        # Every runner has its own Chromium, which its two envs share (a context each).
         per_runner = algo.env_runner_group.foreach_env_runner(chromium_pids, local_env_runner=False)
         assert len(per_runner) == 2 and all(per_runner), per_runner
+        speed = algo.env_runner_group.foreach_env_runner(
+            functools.partial(runner_steps_per_s, steps=12), local_env_runner=False
+        )
+        assert [(s["envs"], s["browsers"]) for s in speed] == [(2, 1), (2, 1)], speed
+        assert all(s["steps_per_s"] > 0 for s in speed)
     finally:
         stop_algorithm(algo)
     assert [r["iteration"] for r in rows] == [1, 2]

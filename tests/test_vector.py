@@ -52,6 +52,24 @@ def _settled_pids(before: set[int], timeout: float = 10.0) -> set[int]:
     return chromium_pids() - before
 
 
+def _trees(pids: set[int]) -> set[int]:
+    """The roots among `pids`: one per Chromium (its zygotes and helpers are its children)."""
+
+    def parent(pid: int) -> int:
+        try:
+            return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except OSError:
+            return 0
+
+    def crashpad(pid: int) -> bool:  # Chromium's crash reporter, a child of init
+        try:
+            return b"crashpad" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
+        except OSError:
+            return True
+
+    return {pid for pid in pids if parent(pid) not in pids and not crashpad(pid)}
+
+
 def test_sync_vector_env_batches_observations():
     envs = gym.make_vec("WebTask-v0", num_envs=2, vectorization_mode="sync", obs_mode="tokens")
     try:
@@ -118,6 +136,59 @@ def test_stable_baselines3_subproc_vec_env():
             )
         masks = envs.env_method("action_masks")
         assert len(masks) == 2 and masks[0].dtype == bool
+    finally:
+        envs.close()
+    assert _settled_pids(before) == set()
+
+
+def test_make_vec_gives_workers_that_share_one_chromium_and_see_what_one_env_sees():
+    from webfactory_env.vector import WebTaskVectorEnv
+
+    before = chromium_pids()
+    envs = gym.make_vec("WebTask-v0", num_envs=3, obs_mode="tokens", done_actions="always")
+    try:
+        assert isinstance(envs, WebTaskVectorEnv)
+        obs, info = envs.reset(seed=5)
+        assert list(info["level_seed"]) == [5, 6, 7]
+        assert len(_trees(chromium_pids() - before)) == 1  # one browser for three envs
+        masks = envs.action_masks()
+        assert masks.shape == (3, 10 + 128 + 16) and masks.dtype == bool
+        assert masks[:, 8:10].all()  # done verbs offered, as asked
+        _, _, terminated, _, info = envs.step(np.array([[8, 0, 0]] * 3))  # done_success
+        assert terminated.all() and list(info["outcome"]) == ["soft_fail"] * 3
+    finally:
+        envs.close()
+    assert envs.server is None
+    assert _settled_pids(before) == set(), "the shared Chromium outlived the vector env"
+    single = gym.make("WebTask-v0", obs_mode="tokens", done_actions="always")
+    try:
+        alone, _ = single.reset(seed=6)
+        for key, value in alone.items():  # the second worker's first observation
+            assert np.array_equal(obs[key][1], value), key
+    finally:
+        single.close()
+
+
+def test_a_vector_env_with_a_bad_argument_fails_at_once_and_starts_nothing():
+    from webfactory_env.core.errors import ConfigError
+    from webfactory_env.vector import WebTaskVectorEnv
+
+    before = chromium_pids()
+    with pytest.raises(ConfigError, match="observation mode 'pixel'"):
+        WebTaskVectorEnv(2, obs_mode="pixel")
+    with pytest.raises(ConfigError, match="num_envs"):
+        WebTaskVectorEnv(0)
+    assert chromium_pids() - before == set()
+
+
+def test_share_browser_false_gives_each_worker_its_own_chromium():
+    from webfactory_env.vector import WebTaskVectorEnv
+
+    before = chromium_pids()
+    envs = WebTaskVectorEnv(2, share_browser=False, obs_mode="tokens")
+    try:
+        envs.reset(seed=0)
+        assert envs.server is None and len(_trees(chromium_pids() - before)) == 2
     finally:
         envs.close()
     assert _settled_pids(before) == set()

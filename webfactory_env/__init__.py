@@ -21,6 +21,8 @@ if "WebTask-v0" not in registry:
     register(
         id="WebTask-v0",
         entry_point="webfactory_env.env:WebTaskEnv",
+        # gymnasium.make_vec's default: worker processes sharing one Chromium.
+        vector_entry_point="webfactory_env.vector:WebTaskVectorEnv",
         order_enforce=False,
         disable_env_checker=True,
     )

@@ -546,12 +546,24 @@ def action_masks(
     for name in ("scroll_down", "scroll_up", "back", *(DONE_VERBS if offer_done else ())):
         _, err = check(Decoded(name, 0), dom)
         verb_ok[VERB_INDEX[name]] = err is None
+    # Per element, the element verbs `check` would accept (with some value slot), read off
+    # the flags directly: this runs every step of a masked policy, for every element.
+    wanted = {v.strip().lower() for v in values}
     for i in range(min(len(dom), n_el)):
-        for name in ELEMENT_VERBS:
-            candidates = values if name in ("type", "select") else (None,)
-            if any(check(Decoded(name, i, value), dom)[1] is None for value in candidates):
-                verb_ok[VERB_INDEX[name]] = True
-                elem_ok[i] = True
+        fl = dom.flags[i]
+        if fl & (f.DISABLED | f.OCCLUDED):
+            continue
+        ok = {
+            "click": fl & f.CLICKABLE,
+            "press_enter": fl & (f.CLICKABLE | f.EDITABLE),
+            "submit": fl & f.IN_FORM,
+            "type": values and fl & f.EDITABLE and not fl & f.READONLY,
+            "select": fl & f.SELECTABLE
+            and any(o.strip().lower() in wanted for o in dom.options[i] or ()),
+        }
+        for name, valid in ok.items():
+            if valid:
+                verb_ok[VERB_INDEX[name]] = elem_ok[i] = True
     if not elem_ok.any():
         elem_ok[0] = True  # element-free verbs still need one index to be legal
     if not slot_ok.any():

@@ -4,9 +4,16 @@
 MiniWoB++ and BrowserGym figures measured in the same run.
 
 The floor is what any Playwright-driven step must pay on this machine: one `mouse.click`
-plus one `evaluate` on the same page. Every figure is a median over `repeats` runs on the
-shop listing page (seed 0), after a warm-up; the machine's load average is recorded with
-them because on a busy machine every figure moves.
+plus one `evaluate` on the same page. Every operation's figure is a median over `repeats`
+runs on the shop listing page (seed 0), after a warm-up; the machine's load average is
+recorded with them because on a busy machine every figure moves.
+
+Then what a trainer sees: a random policy that samples each action dimension uniformly
+among the valid entries of `action_masks()` (done verbs always allowed, so episodes end
+often and resets count), on `buy_red_mug` with a new level seed each episode: its step
+median, its reset median and its steps per second with the resets included; and the same
+policy on `WebTaskVectorEnv`s of 1, 2, 4 and 8 envs sharing one Chromium (aggregate steps
+per second, resets included).
 """
 
 from __future__ import annotations
@@ -15,17 +22,24 @@ import itertools
 import os
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
 from webfactory_env.actions import VERB_INDEX
+from webfactory_env.core.errors import ConfigError
 
 FLOOR = "floor: mouse.click + evaluate"
 MODES = ("tokens", "tokens+pixels")
 PIXELS = (128, 128)  # the screenshot size the targets are stated for
+VECTOR_ENVS = (1, 2, 4, 8)
+POLICY: dict[str, Any] = {
+    "task": "buy_red_mug",
+    "done_actions": "always",
+    "screenshot_size": PIXELS,
+}
 
 
 def median_ms(fn: Callable[[], object], repeats: int, warmup: int = 3) -> float:
@@ -41,7 +55,7 @@ def median_ms(fn: Callable[[], object], repeats: int, warmup: int = 3) -> float:
 
 def measure_mode(mode: str, repeats: int) -> dict[str, float]:
     """Medians for one observation mode; the tokens run also measures the floor."""
-    env = gym.make("WebTask-v0", obs_mode=mode, screenshot_size=PIXELS, max_steps=10**6)
+    env = gym.make("WebTask-v0", obs_mode=mode, max_steps=10**6, **POLICY)
     base: Any = env.unwrapped
     try:
         env.reset(seed=0)
@@ -77,6 +91,10 @@ def measure_mode(mode: str, repeats: int) -> dict[str, float]:
         out[f"step {mode}: select (re-render grid)"] = median_ms(select, repeats)
         out[f"step {mode}: click link (navigate)"] = median_ms(click_link, repeats)
         out[f"step {mode}: invalid action"] = median_ms(invalid, repeats)
+        out[f"step {mode}: done (the episode ends)"] = after_reset(env, seeds, repeats)["done"]
+        clicks = after_reset(env, seeds, repeats, first=("nav:/shop", "nav:/", "nav:/shop"))
+        out[f"step {mode}: click to the listing, first after a reset"] = clicks["first"]
+        out[f"step {mode}: click to the listing, later"] = clicks["later"]
         out[f"reset {mode}: new seed (new site + task)"] = median_ms(
             lambda: env.reset(seed=next(seeds)), repeats
         )
@@ -86,16 +104,128 @@ def measure_mode(mode: str, repeats: int) -> dict[str, float]:
         env.close()
 
 
-def run(repeats: int = 50) -> dict[str, Any]:
-    """Every figure, plus the load average before and after and the CPU count."""
+def after_reset(
+    env: Any, seeds: Iterator[int], repeats: int, first: tuple[str, ...] = ()
+) -> dict[str, float]:
+    """Steps right after a reset to a new seed (the reset is not timed). Without `first`:
+    the median of a `done` step (which ends the episode). With `first`, links clicked in
+    turn: the median of the first click ("first") and of the last ("later"), which goes
+    to the same page as the first from the same page, later in the episode."""
+    base: Any = env.unwrapped
+    times: dict[str, list[float]] = {"done": [], "first": [], "later": []}
+    for i in range(repeats + 3):
+        env.reset(seed=next(seeds))
+        actions = [(VERB_INDEX["click"], sid) for sid in first] or [(VERB_INDEX["done_fail"], "")]
+        for n, (verb, sid) in enumerate(actions):
+            index = base.dom.index_of(sid) if sid else 0
+            t0 = time.perf_counter()
+            env.step(np.array([verb, index, 0]))
+            took = (time.perf_counter() - t0) * 1000
+            key = "done" if not first else "first" if n == 0 else "later"
+            if i >= 3 and (n == 0 or n == len(actions) - 1):  # after a warm-up
+                times[key].append(took)
+    return {k: statistics.median(v) for k, v in times.items() if v}
+
+
+def masked_random(masks: np.ndarray, nvec: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One action per row of `masks`: each dimension uniform among its valid entries."""
+    rows = []
+    for mask in np.atleast_2d(masks):
+        parts = np.split(mask, np.cumsum(nvec)[:-1])
+        rows.append([int(rng.choice(np.flatnonzero(p))) if p.any() else 0 for p in parts])
+    return np.array(rows)
+
+
+def random_policy(mode: str, steps: int, seed: int = 0) -> dict[str, float]:
+    """The masked random policy on one env (in this process) for `steps` steps: medians of
+    its steps and resets, and steps per second with the resets included."""
+    env = gym.make("WebTask-v0", obs_mode=mode, **POLICY)
+    base: Any = env.unwrapped
+    rng = np.random.default_rng(seed)
+    nvec = np.asarray(env.action_space.nvec)  # type: ignore[attr-defined]
+    step_ms, reset_ms, episodes = [], [], 0
+    try:
+        env.reset(seed=seed)
+        start = time.perf_counter()
+        for _ in range(steps):
+            action = masked_random(base.action_masks(), nvec, rng)[0]
+            t0 = time.perf_counter()
+            _, _, terminated, truncated, _ = env.step(action)
+            t1 = time.perf_counter()
+            step_ms.append((t1 - t0) * 1000)
+            if terminated or truncated:
+                episodes += 1
+                env.reset()  # the next level seed from the env's own generator
+                reset_ms.append((time.perf_counter() - t1) * 1000)
+        elapsed = time.perf_counter() - start
+    finally:
+        env.close()
+    return {
+        "step_ms": statistics.median(step_ms),
+        "reset_ms": statistics.median(reset_ms) if reset_ms else float("nan"),
+        "steps_per_s": steps / elapsed,
+        "episodes": episodes,
+    }
+
+
+def vector_scaling(mode: str, counts: Sequence[int], steps: int) -> dict[int, float]:
+    """Aggregate steps per second of the masked random policy on `WebTaskVectorEnv`s of
+    each size in `counts` (one shared Chromium; resets in the same step, so included)."""
+    from webfactory_env.vector import WebTaskVectorEnv
+
+    out = {}
+    for n in counts:
+        envs = WebTaskVectorEnv(n, autoreset_mode="SameStep", obs_mode=mode, **POLICY)
+        rng = np.random.default_rng(n)
+        nvec = np.asarray(envs.single_action_space.nvec)  # type: ignore[attr-defined]
+        try:
+            envs.reset(seed=0)
+            for _ in range(3):  # every worker's first steps warm its page
+                envs.step(masked_random(envs.action_masks(), nvec, rng))
+            rounds = max(1, steps // n)
+            start = time.perf_counter()
+            for _ in range(rounds):
+                envs.step(masked_random(envs.action_masks(), nvec, rng))
+            out[n] = n * rounds / (time.perf_counter() - start)
+        finally:
+            envs.close()
+    return out
+
+
+def parse_envs(text: str) -> tuple[int, ...]:
+    """`--envs`: "1,2,4,8" → (1, 2, 4, 8); "0" or "" → () (no scaling table)."""
+    try:
+        counts = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise ConfigError(
+            f"--envs takes comma-separated env counts like 1,2,4,8 (got {text!r})"
+        ) from None
+    if any(n < 0 for n in counts):
+        raise ConfigError(f"--envs takes counts of at least 1, or 0 to skip (got {text!r})")
+    return tuple(n for n in counts if n > 0)
+
+
+def run(
+    repeats: int = 50, envs: Sequence[int] = VECTOR_ENVS, policy_steps: int | None = None
+) -> dict[str, Any]:
+    """Every figure, plus the load average before and after and the CPU count. The random
+    policy takes `policy_steps` steps (default: 10 × repeats, at least 40) per run."""
     before = os.getloadavg()
+    steps = policy_steps or max(40, 10 * repeats)
     medians: dict[str, float] = {}
     for mode in MODES:
         medians.update(measure_mode(mode, repeats))
+    policy = {mode: random_policy(mode, steps) for mode in MODES}
+    vector = {mode: vector_scaling(mode, envs, steps) for mode in MODES} if envs else {}
     return {
         "median_ms": medians,
         "floor_ms": medians[FLOOR],
         "repeats": repeats,
+        "random_policy": policy,
+        "vector_steps_per_s": {
+            mode: {str(n): v for n, v in by.items()} for mode, by in vector.items()
+        },
+        "policy_steps": steps,
         "loadavg": {"before": list(before), "after": list(os.getloadavg())},
         "cpus": os.cpu_count(),
     }
@@ -107,6 +237,20 @@ def table(result: dict[str, Any]) -> str:
     width = max(len(k) for k in medians)
     lines = [f"{'operation':<{width}}  median ms  × floor"]
     lines += [f"{k:<{width}}  {ms:9.2f}  {ms / floor:7.2f}" for k, ms in medians.items()]
+    lines += ["", f"random masked policy, done allowed ({result['policy_steps']} steps, one env):"]
+    lines.append(f"{'obs mode':<14}  step ms  × floor  reset ms  steps/s (resets included)")
+    for mode, p in result["random_policy"].items():
+        lines.append(
+            f"{mode:<14}  {p['step_ms']:7.2f}  {p['step_ms'] / floor:7.2f}  {p['reset_ms']:8.2f}"
+            f"  {p['steps_per_s']:7.1f}  ({p['episodes']} episodes)"
+        )
+    vector = result["vector_steps_per_s"]
+    if vector:
+        counts = list(next(iter(vector.values())))
+        lines += ["", "WebTaskVectorEnv, one shared Chromium: aggregate steps/s (resets included)"]
+        lines.append(f"{'envs':<14}" + "".join(f"{n:>8}" for n in counts))
+        for mode, by in vector.items():
+            lines.append(f"{mode:<14}" + "".join(f"{by[n]:8.1f}" for n in counts))
     load = result["loadavg"]
     lines.append(
         f"{result['repeats']} repeats; load average (1 min) before / after: "

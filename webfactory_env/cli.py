@@ -233,6 +233,11 @@ def build_parser() -> argparse.ArgumentParser:
     c = command("bench", "speed benchmarks: step and reset medians next to the browser floor")
     c.add_argument("--json", action="store_true", help="print JSON with the medians in ms")
     c.add_argument("--repeats", type=int, default=50, help="timed runs per figure (median)")
+    c.add_argument(
+        "--envs",
+        default="1,2,4,8",
+        help="vector env sizes for the scaling table, comma-separated (0: skip the table)",
+    )
     c.set_defaults(func=cmd_bench)
 
     c = command("dataset", "record episodes of a suite as replay bundles plus arrays")
@@ -746,7 +751,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     if args.repeats < 1:
         raise _usage("--repeats must be at least 1")
-    result = bench.run(args.repeats)
+    result = bench.run(args.repeats, bench.parse_envs(args.envs))
     print(json.dumps(result, indent=2) if args.json else bench.table(result))
     return 0
 

@@ -69,6 +69,10 @@ class EnvConfig(BaseModel):
     # Whether done_success/done_fail are offered: `auto` only to tasks that end with an
     # answer or by declaring the task infeasible (always in `text` mode); `always`.
     done_actions: Literal["auto", "always"] = "auto"
+    # The full-size screenshot among an ended episode's artifacts (`EpisodeArtifacts`):
+    # `lazy`, taken on first read until the next reset; `full`, taken as the episode ends;
+    # `none`. The page text and errors are kept in every case.
+    end_screenshot: Literal["lazy", "full", "none"] = "lazy"
 
     @field_validator("obs_mode")
     @classmethod

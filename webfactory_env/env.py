@@ -76,7 +76,7 @@ class WebTaskEnv(gym.Env):
     `screenshot_size`, `viewport`, `max_steps`, `max_values`, `reward`, `render_mode`,
     `browser`, `variation`, `action_mode`, `max_chars`, `max_actions`, `step_timeout_ms`,
     `instruction_style` (`goal`, `goal+hints`, `recipe`), `goal_source`, `goal_tokens`,
-    `done_actions`.
+    `done_actions`, `end_screenshot` (`lazy`, `full`, `none`: see `EpisodeArtifacts`).
 
     ## Version History
     - v0: first release; goals pinned to entities with provenance since compiler 0.3.
@@ -109,6 +109,7 @@ class WebTaskEnv(gym.Env):
         goal_source: str = "instruction",
         goal_tokens: int = 48,
         done_actions: str = "auto",
+        end_screenshot: str = "lazy",
     ) -> None:
         self.config = EnvConfig.parse({k: v for k, v in locals().items() if k != "self"})
         self.render_mode = render_mode
@@ -161,9 +162,8 @@ class WebTaskEnv(gym.Env):
                 f"task {choice['task']!r} needs {len(self.task.values)} value slots; "
                 f"make the env with max_values >= {len(self.task.values)}"
             )
-        self.episode = Episode(
-            self.task, self.app, self.reward_spec, self.max_steps, self.action_config.mode
-        )
+        mode, shot = self.action_config.mode, self.config.end_screenshot
+        self.episode = Episode(self.task, self.app, self.reward_spec, self.max_steps, mode, shot)
         self._obs = self._encode(self._dom)
         return fresh(self._obs), self._info(record=None)
 
@@ -192,7 +192,7 @@ class WebTaskEnv(gym.Env):
         info["subgoals_newly"] = list(out.outcome.newly)
         if ep.ended:
             # Artifacts while the page is still alive, before anyone tears it down.
-            args = (ep, self.session.screenshot_png, self._dom, out.outcome.success)
+            args = (ep, self.session, self._dom, out.outcome.success)
             info.update(finish_episode(*args, out.truncated, ran.crash))
         # Callers keep what we return: never hand out the same arrays twice.
         obs = self._obs if op is not None and out.valid else fresh(self._obs)

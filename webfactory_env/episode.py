@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from dataclasses import replace as _replace
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from webfactory_env import actions as act
 from webfactory_env.core.dom import DomSnapshot
 from webfactory_env.core.errors import BrowserCrashedError
 from webfactory_env.core.predicates import AGENT_STATE
-from webfactory_env.executor.session import BrowserOp
+from webfactory_env.executor.session import BrowserOp, PageSession
 from webfactory_env.observation import StepContext, render_text
 from webfactory_env.reward import ActionRecord, RewardOutcome, RewardSimulator, RewardSpec
 from webfactory_env.sitegen.app import SiteApp
@@ -32,15 +32,36 @@ from webfactory_env.tasks.compiled import CompiledTask
 STEP_MS = 100  # logical time per action: nothing in a page or a reward reads the wall clock
 
 
+EndScreenshot = Literal["lazy", "full", "none"]
+
+
 @dataclass
 class EpisodeArtifacts:
-    """What an ended episode left behind, captured before the page could go away."""
+    """What an ended episode left behind, captured before the page could go away.
+
+    The page text and the errors are always kept. The full-size screenshot depends on the
+    env's `end_screenshot`: `full` captures it as the episode ends; `lazy` (the default)
+    captures it on the first read of `screenshot_png`, from the page the episode ended on,
+    which the env keeps until its next `reset` or `close` (a training loop that never
+    reads it never pays for it); read after that, it is None. `none` never captures one.
+    """
 
     outcome: str
     reason: str
-    screenshot_png: bytes | None
     page_text: str
     errors: list[dict[str, Any]] = field(default_factory=list)
+    shot: bytes | None = None
+    capture: Callable[[], bytes | None] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def screenshot_png(self) -> bytes | None:
+        if self.shot is None and self.capture is not None:
+            capture, self.capture = self.capture, None
+            try:
+                self.shot = capture()
+            except BrowserCrashedError as exc:
+                self.errors.append(error_event("browser", str(exc), -1))
+        return self.shot
 
 
 class StepRecord(Mapping[str, Any]):
@@ -121,9 +142,11 @@ class Episode:
         spec: RewardSpec,
         max_steps: int,
         action_mode: str = "multidiscrete",
+        end_screenshot: EndScreenshot = "full",
     ) -> None:
         self.task = task
         self.action_mode = action_mode
+        self.end_screenshot = end_screenshot
         self.app = app
         self.max_steps = max_steps
         self.steps = 0
@@ -253,10 +276,11 @@ class Episode:
         success: bool,
         truncated: bool,
         crash: str | None,
-        shot: bytes | None,
+        shot: bytes | Callable[[], bytes | None] | None,
         dom: DomSnapshot,
     ) -> dict[str, Any]:
-        """Classify how the episode ended and keep its artifacts; the `info` entries."""
+        """Classify how the episode ended and keep its artifacts (`shot`: the screenshot,
+        or how to take it later); the `info` entries."""
         ending = Ending(
             success=success,
             truncated=truncated,
@@ -273,18 +297,22 @@ class Episode:
 
 def finish_episode(
     episode: Episode,
-    screenshot: Callable[[], bytes],
+    session: PageSession,
     dom: DomSnapshot,
     success: bool,
     truncated: bool,
     crash: str | None,
 ) -> dict[str, Any]:
-    """Capture the ended episode's artifacts while the page is still alive (a screenshot,
-    unless the browser is what failed) and classify the ending; the `info` entries."""
-    shot: bytes | None = None
-    if crash is None:
+    """Keep the ended episode's artifacts while the page is still alive and classify the
+    ending; the `info` entries. The screenshot (`episode.end_screenshot`) is taken now
+    (`full`), on first read while the page is unchanged (`lazy`, see `EpisodeArtifacts`),
+    or never (`none`, or when the browser is what failed)."""
+    shot: bytes | Callable[[], bytes | None] | None = None
+    if crash is None and episode.end_screenshot == "lazy":
+        shot = session.deferred_screenshot()
+    elif crash is None and episode.end_screenshot == "full":
         try:
-            shot = screenshot()
+            shot = session.screenshot_png()
         except BrowserCrashedError as exc:
             episode.note_error("browser", str(exc))
     return episode.finish(success, truncated, crash, shot, dom)
@@ -386,10 +414,14 @@ class Ending:
 
 
 def classify_ending(
-    ending: Ending, shot: bytes | None, dom: DomSnapshot, errors: list[dict[str, Any]]
+    ending: Ending,
+    shot: bytes | Callable[[], bytes | None] | None,
+    dom: DomSnapshot,
+    errors: list[dict[str, Any]],
 ) -> tuple[EpisodeArtifacts, dict[str, Any]]:
     """The episode's outcome (success / soft_fail / hard_fail: a failure is soft when it
-    left artifacts and an actionable reason), its artifacts, and the `info` entries."""
+    left artifacts and an actionable reason), its artifacts, and the `info` entries
+    (`artifacts.screenshot`: one was taken, or can be read until the next reset)."""
     page_text = render_text(dom, 4000)
     progress = f"{ending.reached} of {ending.subgoals} subgoals reached"
     agent = ending.agent
@@ -417,9 +449,10 @@ def classify_ending(
     artifacts = EpisodeArtifacts(
         outcome=outcome,
         reason=reason,
-        screenshot_png=shot,
         page_text=page_text,
         errors=list(errors),
+        shot=shot if isinstance(shot, bytes) else None,
+        capture=None if isinstance(shot, bytes) else shot,
     )
     info = {
         "outcome": outcome,

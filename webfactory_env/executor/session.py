@@ -155,6 +155,7 @@ class PageSession:
         self.timed_out = False
         self.closed = False
         self.loads = 0  # loads since this context was opened (see `recycle_every`)
+        self.changes = 0  # loads, actions, scripts and closes so far (`deferred_screenshot`)
         self._booted = False
         self._allowed = parse_origins(self.config.allowed_origins)
         self._egress: EgressProxy | None = None
@@ -222,6 +223,7 @@ class PageSession:
         self._open()
 
     def _drop_context(self) -> None:
+        self.changes += 1
         self._shared.close_context(self._context, self.config.step_timeout_ms or 5_000)
 
     def close(self) -> None:
@@ -311,6 +313,7 @@ class PageSession:
     ) -> DomSnapshot:
         """Show `app`'s current page from scratch, with clock and random shims reset."""
         self._shared.close_orphans()  # contexts of envs collected since the last reset
+        self.changes += 1
         every = self.config.recycle_every
         if self.crashed or not self._alive() or (every and self.loads >= every):
             self.reopen()
@@ -356,6 +359,7 @@ class PageSession:
 
     def perform(self, op: BrowserOp, *, observe: ObserveConfig, clock_ms: int) -> StepResult:
         """Run one action, let the app handle what the page reported, patch, observe."""
+        self.changes += 1
         page = self._page
         ok, error = True, None
         clock = LogicalClock()
@@ -459,12 +463,23 @@ class PageSession:
     def evaluate(self, expression: str, arg: Any = None) -> Any:
         """Run JavaScript in the page (tests and tools; agents never get this), with the
         context's `timeout_ms` rather than the step timeout."""
+        self.changes += 1
         return self.call(lambda: self._page.evaluate(expression, arg), self.config.timeout_ms)
 
     # -------------------------------------------------------------- screenshots
     def screenshot_png(self) -> bytes:
         """Full-size PNG of the viewport."""
         return self.call(lambda: self._page.screenshot(type="png"))
+
+    def deferred_screenshot(self) -> Callable[[], bytes | None]:
+        """A function that takes `screenshot_png` later, of the page as it is now: None once
+        anything has changed it (a load, an action, a script, a close)."""
+        at = self.changes
+
+        def take() -> bytes | None:
+            return self.screenshot_png() if self.changes == at and not self.closed else None
+
+        return take
 
     def screenshot_array(self, size: tuple[int, int] | None = None) -> np.ndarray:
         """RGB uint8 array of the viewport, downscaled by the browser to (height, width)."""

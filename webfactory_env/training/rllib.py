@@ -24,7 +24,7 @@ import argparse
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import gymnasium as gym
@@ -93,6 +93,9 @@ class RLlibConfig:
     checkpoint_every: int = 0  # also every N iterations (0: only at the end)
     train_seeds: SeedRange = TRAIN_SEEDS
     env_runners: int = 2
+    # Envs per runner, stepped in turn by the runner (RLlib's `num_envs_per_env_runner`):
+    # all of a runner's envs are browser contexts of the one Chromium of its process.
+    envs_per_runner: int = 1
     iterations: int = 3
     train_batch_size: int = 256
     minibatch_size: int = 64
@@ -105,10 +108,12 @@ class RLlibConfig:
     # Local instance only: PPO on this env moves little data through the object store.
     object_store_mb: int | None = 256
     verbose: bool = True
+    # More `WebTask-v0` arguments for every env (`done_actions`, `obs_mode`, ...).
+    env_kwargs: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.env_runners < 1 or self.iterations < 1:
-            raise ConfigError("env_runners and iterations must be at least 1")
+        if self.env_runners < 1 or self.iterations < 1 or self.envs_per_runner < 1:
+            raise ConfigError("env_runners, envs_per_runner and iterations must be at least 1")
         if self.policy not in ("pointer", "default"):
             raise ConfigError(f"--policy is pointer or default, not {self.policy!r}")
         if self.action_mode not in ("discrete", "multidiscrete"):
@@ -128,6 +133,7 @@ class RLlibConfig:
             "train_seeds": [self.train_seeds.start, self.train_seeds.count],
             "seed": self.seed,
             "masks_in_obs": self.policy == "pointer",
+            **self.env_kwargs,
         }
 
 
@@ -205,6 +211,45 @@ def close_browser(runner: Any = None) -> None:
     shared_browser().close()
 
 
+def runner_steps_per_s(runner: Any, steps: int = 200, seed: int = 0) -> dict[str, float]:
+    """On an env runner (through `foreach_env_runner`): the masked random policy
+    (`RandomAgent` with done verbs where the env offers them) on the runner's own envs,
+    stepped in turn as the runner steps them, for `steps` steps in all. Steps per second
+    with the resets included, and the runner's Chromium processes."""
+    import time
+
+    from webfactory_env.agents.random_agent import RandomAgent
+
+    envs = list(runner.env.unwrapped.envs)  # the runner's sync vector env
+    agents = [RandomAgent(env, seed=seed + i, allow_done=True) for i, env in enumerate(envs)]
+    for i, env in enumerate(envs):
+        env.reset(seed=seed + i)
+    start, taken = time.perf_counter(), 0
+    while taken < steps:
+        for env, agent in zip(envs, agents, strict=True):
+            _, _, terminated, truncated, _ = env.step(agent.act())
+            taken += 1
+            if terminated or truncated:
+                env.reset()
+    elapsed = time.perf_counter() - start
+    return {"steps_per_s": taken / elapsed, "envs": len(envs), "browsers": len(browsers())}
+
+
+def browsers() -> list[int]:
+    """This process's Chromium browsers: of `chromium_pids`, those whose parent is not
+    one of them (a browser's zygotes, renderers and helpers are its descendants)."""
+    pids = set(chromium_pids())
+
+    def parent(pid: int) -> int:
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                return int(fh.read().rpartition(")")[2].split()[1])
+        except OSError:
+            return 0
+
+    return sorted(pid for pid in pids if parent(pid) not in pids)
+
+
 def stop_algorithm(algo: Any) -> None:
     """Close every env runner's browser, then stop the algorithm (closing the envs)."""
     try:
@@ -232,7 +277,7 @@ def build_algorithm(config: RLlibConfig) -> Any:
         .framework("torch")
         .env_runners(
             num_env_runners=config.env_runners,
-            num_envs_per_env_runner=1,
+            num_envs_per_env_runner=config.envs_per_runner,
             num_cpus_per_env_runner=1,
             **runners,
         )
@@ -332,6 +377,12 @@ def parse_args(argv: Sequence[str] | None = None) -> RLlibConfig:
     p.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every)
     p.add_argument("--train-seeds", default=str(d.train_seeds), help="first-last or start:count")
     p.add_argument("--env-runners", type=int, default=d.env_runners)
+    p.add_argument(
+        "--envs-per-runner",
+        type=int,
+        default=d.envs_per_runner,
+        help="envs per runner, sharing the runner's Chromium",
+    )
     p.add_argument("--iterations", type=int, default=d.iterations)
     p.add_argument("--train-batch-size", type=int, default=d.train_batch_size)
     p.add_argument("--minibatch-size", type=int, default=d.minibatch_size)
@@ -362,6 +413,7 @@ def parse_args(argv: Sequence[str] | None = None) -> RLlibConfig:
         checkpoint_every=a.checkpoint_every,
         train_seeds=SeedRange.parse(a.train_seeds),
         env_runners=a.env_runners,
+        envs_per_runner=a.envs_per_runner,
         iterations=a.iterations,
         train_batch_size=a.train_batch_size,
         minibatch_size=a.minibatch_size,

@@ -1,0 +1,90 @@
+"""Many `WebTask-v0` envs on one machine: worker processes that share one Chromium.
+
+    envs = gymnasium.make_vec("WebTask-v0", num_envs=4, obs_mode="tokens")
+    # or: envs = WebTaskVectorEnv(4, obs_mode="tokens")
+    obs, info = envs.reset(seed=0)
+    masks = envs.action_masks()          # (num_envs, n) for masked policies
+
+`WebTaskVectorEnv` is Gymnasium's `AsyncVectorEnv` (one env per worker process, observations
+through shared memory) whose workers all connect to one Chromium (a `BrowserServer` it starts
+and stops), each env in a browser context of its own: one browser process tree for the whole
+vector instead of one per env. On a machine with few cores, a Chromium per env spends the
+cores on browser processes competing with each other (and on memory); one shared browser
+keeps its renderers busy with the envs' pages only. Cookies, storage and request routes stay
+per env (per context), so envs never see each other's sites.
+
+`share_browser=False` gives every worker its own Chromium, as plain `AsyncVectorEnv` does.
+If the shared Chromium dies, every env's next step ends its episode (truncated, with the
+reason) and the next reset fails with `BrowserCrashedError`: close the vector env and make
+a new one.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AsyncVectorEnv, AutoresetMode
+
+from webfactory_env.config import EnvConfig
+from webfactory_env.core.errors import ConfigError
+from webfactory_env.executor.browser import BrowserConfig, BrowserServer
+
+
+def make_env(kwargs: dict[str, Any]) -> gym.Env[Any, Any]:
+    """One `WebTask-v0` in a worker (importing this module registers the env there too)."""
+    return gym.make("WebTask-v0", **kwargs)
+
+
+class WebTaskVectorEnv(AsyncVectorEnv):
+    """`num_envs` envs in worker processes sharing one Chromium (see the module docstring).
+
+    Keyword arguments other than these go to every env (`WebTask-v0`'s own arguments):
+    `share_browser` (default True), `autoreset_mode` (Gymnasium's; `next_step` by default),
+    `context` (multiprocessing start method), `daemon`.
+    """
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        *,
+        share_browser: bool = True,
+        autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+        context: str | None = None,
+        daemon: bool = True,
+        **env_kwargs: Any,
+    ) -> None:
+        if not isinstance(num_envs, int) or num_envs < 1:
+            raise ConfigError(f"num_envs must be a positive integer (got {num_envs!r})")
+        env_kwargs.pop("max_episode_steps", None)  # Gymnasium's; the env has max_steps
+        EnvConfig.parse(env_kwargs)  # a mistake is one clear error here, not one per worker
+        browser = env_kwargs.get("browser") or BrowserConfig()
+        self.server: BrowserServer | None = None
+        if share_browser and not browser.cdp_endpoint:
+            self.server = BrowserServer(browser)
+            env_kwargs["browser"] = self.server.config
+        make = functools.partial(make_env, env_kwargs)
+        try:
+            super().__init__(
+                [make] * num_envs, context=context, daemon=daemon, autoreset_mode=autoreset_mode
+            )
+        except BaseException:
+            self._stop_server()
+            raise
+
+    def action_masks(self) -> np.ndarray:
+        """Every env's `action_masks()`, stacked: (num_envs, mask length)."""
+        return np.stack(self.call("action_masks"))
+
+    def close(self, **kwargs: Any) -> None:
+        try:
+            super().close(**kwargs)
+        finally:
+            self._stop_server()  # after the workers closed their contexts
+
+    def _stop_server(self) -> None:
+        if self.server is not None:
+            self.server.close()
+            self.server = None
