@@ -192,3 +192,32 @@ def test_share_browser_false_gives_each_worker_its_own_chromium():
     finally:
         envs.close()
     assert _settled_pids(before) == set()
+
+
+def test_a_shared_chromium_that_dies_ends_episodes_with_a_reason_and_comes_back():
+    import signal
+
+    from webfactory_env.vector import WebTaskVectorEnv
+
+    before = chromium_pids()
+    envs = WebTaskVectorEnv(2, obs_mode="tokens", step_timeout_ms=5_000)
+    try:
+        envs.reset(seed=0)
+        assert envs.server is not None
+        dead = envs.server.process.pid
+        os.killpg(dead, signal.SIGKILL)
+        envs.server.process.wait(timeout=10)
+
+        def to_the_shop():
+            return np.array([[0, dom.index_of("nav:/shop"), 0] for dom in envs.call("dom")])
+
+        _, _, terminated, truncated, info = envs.step(to_the_shop())
+        assert truncated.all() and not terminated.any()
+        assert all(r.startswith("the browser failed") for r in info["reason"]), info["reason"]
+        assert envs.server.restarts == 1 and envs.server.process.pid != dead
+        envs.step(to_the_shop())  # the autoreset: each env connects to the new Chromium
+        _, _, _, truncated, info = envs.step(to_the_shop())
+        assert not truncated.any() and [d.route for d in envs.call("dom")] == ["/shop"] * 2
+    finally:
+        envs.close()
+    assert _settled_pids(before) == set()

@@ -14,14 +14,15 @@ keeps its renderers busy with the envs' pages only. Cookies, storage and request
 per env (per context), so envs never see each other's sites.
 
 `share_browser=False` gives every worker its own Chromium, as plain `AsyncVectorEnv` does.
-If the shared Chromium dies, every env's next step ends its episode (truncated, with the
-reason) and the next reset fails with `BrowserCrashedError`: close the vector env and make
-a new one.
+If the shared Chromium dies, the next `step` or `reset` starts it again on the same port
+first: every env's step on the dead browser ends its episode (truncated, with the reason
+in `info["reason"]`), and the next reset (the autoreset) connects to the new browser.
 """
 
 from __future__ import annotations
 
 import functools
+import logging
 from typing import Any
 
 import gymnasium as gym
@@ -31,6 +32,8 @@ from gymnasium.vector import AsyncVectorEnv, AutoresetMode
 from webfactory_env.config import EnvConfig
 from webfactory_env.core.errors import ConfigError
 from webfactory_env.executor.browser import BrowserConfig, BrowserServer
+
+log = logging.getLogger(__name__)
 
 
 def make_env(kwargs: dict[str, Any]) -> gym.Env[Any, Any]:
@@ -73,6 +76,22 @@ class WebTaskVectorEnv(AsyncVectorEnv):
         except BaseException:
             self._stop_server()
             raise
+
+    def reset_async(self, seed: Any = None, options: Any = None) -> None:
+        self._revive_server()
+        super().reset_async(seed=seed, options=options)
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._revive_server()
+        super().step_async(actions)
+
+    def _revive_server(self) -> None:
+        """The shared Chromium died (killed, crashed): start it again on the same port, so
+        that each env's step on the dead browser ends its episode (truncated, with the
+        reason) and its next reset connects to the new one."""
+        if self.server is not None and not self.server.alive:
+            log.warning("the shared Chromium died; starting it again")
+            self.server.restart()
 
     def action_masks(self) -> np.ndarray:
         """Every env's `action_masks()`, stacked: (num_envs, mask length)."""

@@ -163,6 +163,8 @@ class StepTimeoutError(BrowserCrashedError):
 
 # Closing a context or the browser is bounded too: a frozen Chromium must not hang close().
 CLOSE_TIMEOUT_MS = 5_000
+# Connecting to a shared Chromium (`BrowserServer`) that is frozen must not hang a reset.
+CONNECT_TIMEOUT_MS = 10_000
 
 
 class SharedBrowser:
@@ -306,7 +308,7 @@ class SharedBrowser:
             self._start_driver()
         assert self._playwright is not None
         if config.cdp_endpoint:
-            self._browser = self._playwright.chromium.connect_over_cdp(config.cdp_endpoint)
+            self._browser = self._connect(config.cdp_endpoint)
             self._config = config
             self.launches += 1
             return self._browser
@@ -331,6 +333,21 @@ class SharedBrowser:
     @property
     def browser(self) -> Browser | None:
         return self._browser
+
+    def _connect(self, endpoint: str) -> Browser:
+        """The running Chromium at `endpoint` (a `BrowserServer`), or `BrowserCrashedError`
+        when nothing answers there (it was closed, or died) within `CONNECT_TIMEOUT_MS`."""
+        from playwright.sync_api import Error as PlaywrightError
+
+        assert self._playwright is not None
+        try:
+            return self._playwright.chromium.connect_over_cdp(endpoint, timeout=CONNECT_TIMEOUT_MS)
+        except PlaywrightError as exc:
+            first = (exc.message or type(exc).__name__).strip().splitlines()[0][:200]
+            raise BrowserCrashedError(
+                f"no shared Chromium answers at {endpoint} ({first}): its BrowserServer was"
+                " closed or died; a WebTaskVectorEnv starts it again at its next step or reset"
+            ) from exc
 
     # ------------------------------------------------------------- lifecycle
     def _start_driver(self) -> None:
@@ -432,21 +449,32 @@ class BrowserServer:
                                       browser=server.config)
 
     Each env still gets its own browser context (cookies, storage and routes are per
-    context); only the browser process is shared. Closing the server kills it.
+    context); only the browser process is shared. `config` names the server by its port,
+    so a server that died can be started again (`restart`) where the envs will look for it.
+    Closing the server kills it.
     """
 
-    def __init__(self, config: BrowserConfig | None = None, timeout_s: float = 20.0) -> None:
-        import tempfile
+    def __init__(
+        self, config: BrowserConfig | None = None, timeout_s: float = 20.0, port: int = 0
+    ) -> None:
+        self._base = config or BrowserConfig()
+        self._timeout_s = timeout_s
+        self.port = port  # 0: Chromium picks one, kept for restarts
+        self.restarts = 0
+        self._start()
 
-        config = config or BrowserConfig()
+    def _start(self) -> None:
+        import tempfile
+        from urllib.parse import urlsplit
+
         self._profile = tempfile.mkdtemp(prefix="webfactory-chromium-")
         args = [
-            find_chromium(config.executable),
-            "--headless=new" if config.headless else "--no-startup-window",
+            find_chromium(self._base.executable),
+            "--headless=new" if self._base.headless else "--no-startup-window",
             "--remote-debugging-address=127.0.0.1",
-            "--remote-debugging-port=0",
+            f"--remote-debugging-port={self.port}",
             f"--user-data-dir={self._profile}",
-            *launch_args(config),
+            *launch_args(self._base),
             "about:blank",
         ]
         self.process = subprocess.Popen(
@@ -459,8 +487,25 @@ class BrowserServer:
         # Its own session outlives us: kill it when this object is collected or at exit,
         # even if nobody calls `close()`.
         self._finalizer = weakref.finalize(self, _kill_server, self.process, self._profile)
-        self.endpoint = self._read_endpoint(timeout_s)
-        self.config = BrowserConfig(cdp_endpoint=self.endpoint, headless=config.headless)
+        self.endpoint = self._read_endpoint(self._timeout_s)
+        # Chromium keeps logging to stderr: a pipe nobody reads fills up (64 KiB) and then
+        # blocks the browser in the middle of a long run. Read it to the end, and drop it.
+        threading.Thread(target=_drain, args=(self.process,), daemon=True).start()
+        self.port = urlsplit(self.endpoint).port or self.port
+        self.config = BrowserConfig(
+            cdp_endpoint=f"http://127.0.0.1:{self.port}", headless=self._base.headless
+        )
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def restart(self) -> None:
+        """Start Chromium again on the same port (it died, or was killed): envs connected
+        to the old one fail their next step and reconnect at their next reset."""
+        self.close()
+        self.restarts += 1
+        self._start()
 
     def _read_endpoint(self, timeout_s: float) -> str:
         import re
@@ -481,6 +526,7 @@ class BrowserServer:
                 if m:
                     return m.group(1).decode()
         self.close()
+        self.process.stderr.close()
         raise BrowserNotFoundError(
             "the shared Chromium did not start (no DevTools endpoint): "
             + seen.decode(errors="replace")[-500:]
@@ -509,6 +555,17 @@ def _kill_server(process: subprocess.Popen[bytes], profile: str) -> None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=5)
-    if process.stderr is not None:
-        process.stderr.close()
+    else:  # the browser died on its own (or was killed): its helpers go too
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
     shutil.rmtree(profile, ignore_errors=True)
+
+
+def _drain(process: subprocess.Popen[bytes]) -> None:
+    """Read a `BrowserServer`'s stderr until Chromium exits (then close it)."""
+    stream = process.stderr
+    if stream is None:
+        return
+    with contextlib.suppress(OSError, ValueError), stream:
+        while os.read(stream.fileno(), 65536):
+            pass
