@@ -29,6 +29,7 @@ import gymnasium as gym
 import numpy as np
 
 from webfactory_env.actions import VERB_INDEX
+from webfactory_env.agents.random_agent import RandomAgent, sample_masked
 from webfactory_env.core.errors import ConfigError
 
 FLOOR = "floor: mouse.click + evaluate"
@@ -91,10 +92,11 @@ def measure_mode(mode: str, repeats: int) -> dict[str, float]:
         out[f"step {mode}: select (re-render grid)"] = median_ms(select, repeats)
         out[f"step {mode}: click link (navigate)"] = median_ms(click_link, repeats)
         out[f"step {mode}: invalid action"] = median_ms(invalid, repeats)
-        out[f"step {mode}: done (the episode ends)"] = after_reset(env, seeds, repeats)["done"]
-        clicks = after_reset(env, seeds, repeats, first=("nav:/shop", "nav:/", "nav:/shop"))
-        out[f"step {mode}: click to the listing, first after a reset"] = clicks["first"]
-        out[f"step {mode}: click to the listing, later"] = clicks["later"]
+        out[f"step {mode}: done (the episode ends)"] = after_reset(env, seeds, repeats, "done")[0]
+        # the same click (home -> listing) as the first step and again later
+        first, _, later = after_reset(env, seeds, repeats, "nav:/shop", "nav:/", "nav:/shop")
+        out[f"step {mode}: click to the listing, first after a reset"] = first
+        out[f"step {mode}: click to the listing, later"] = later
         out[f"reset {mode}: new seed (new site + task)"] = median_ms(
             lambda: env.reset(seed=next(seeds)), repeats
         )
@@ -104,51 +106,36 @@ def measure_mode(mode: str, repeats: int) -> dict[str, float]:
         env.close()
 
 
-def after_reset(
-    env: Any, seeds: Iterator[int], repeats: int, first: tuple[str, ...] = ()
-) -> dict[str, float]:
-    """Steps right after a reset to a new seed (the reset is not timed). Without `first`:
-    the median of a `done` step (which ends the episode). With `first`, links clicked in
-    turn: the median of the first click ("first") and of the last ("later"), which goes
-    to the same page as the first from the same page, later in the episode."""
+def after_reset(env: Any, seeds: Iterator[int], repeats: int, *steps: str) -> list[float]:
+    """Reset to a new seed (not timed), then take `steps` in turn: "done" (ends the
+    episode) or the sid of a link to click. The median of each step, by position."""
     base: Any = env.unwrapped
-    times: dict[str, list[float]] = {"done": [], "first": [], "later": []}
+    times: list[list[float]] = [[] for _ in steps]
     for i in range(repeats + 3):
         env.reset(seed=next(seeds))
-        actions = [(VERB_INDEX["click"], sid) for sid in first] or [(VERB_INDEX["done_fail"], "")]
-        for n, (verb, sid) in enumerate(actions):
-            index = base.dom.index_of(sid) if sid else 0
+        for n, step in enumerate(steps):
+            if step == "done":
+                action = [VERB_INDEX["done_fail"], 0, 0]
+            else:
+                action = [VERB_INDEX["click"], base.dom.index_of(step), 0]
             t0 = time.perf_counter()
-            env.step(np.array([verb, index, 0]))
-            took = (time.perf_counter() - t0) * 1000
-            key = "done" if not first else "first" if n == 0 else "later"
-            if i >= 3 and (n == 0 or n == len(actions) - 1):  # after a warm-up
-                times[key].append(took)
-    return {k: statistics.median(v) for k, v in times.items() if v}
-
-
-def masked_random(masks: np.ndarray, nvec: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One action per row of `masks`: each dimension uniform among its valid entries."""
-    rows = []
-    for mask in np.atleast_2d(masks):
-        parts = np.split(mask, np.cumsum(nvec)[:-1])
-        rows.append([int(rng.choice(np.flatnonzero(p))) if p.any() else 0 for p in parts])
-    return np.array(rows)
+            env.step(np.array(action))
+            if i >= 3:  # after a warm-up
+                times[n].append((time.perf_counter() - t0) * 1000)
+    return [statistics.median(t) for t in times]
 
 
 def random_policy(mode: str, steps: int, seed: int = 0) -> dict[str, float]:
     """The masked random policy on one env (in this process) for `steps` steps: medians of
     its steps and resets, and steps per second with the resets included."""
     env = gym.make("WebTask-v0", obs_mode=mode, **POLICY)
-    base: Any = env.unwrapped
-    rng = np.random.default_rng(seed)
-    nvec = np.asarray(env.action_space.nvec)  # type: ignore[attr-defined]
+    agent = RandomAgent(env, seed=seed, allow_done=True)
     step_ms, reset_ms, episodes = [], [], 0
     try:
         env.reset(seed=seed)
         start = time.perf_counter()
         for _ in range(steps):
-            action = masked_random(base.action_masks(), nvec, rng)[0]
+            action = agent.act()
             t0 = time.perf_counter()
             _, _, terminated, truncated, _ = env.step(action)
             t1 = time.perf_counter()
@@ -181,11 +168,11 @@ def vector_scaling(mode: str, counts: Sequence[int], steps: int) -> dict[int, fl
         try:
             envs.reset(seed=0)
             for _ in range(3):  # every worker's first steps warm its page
-                envs.step(masked_random(envs.action_masks(), nvec, rng))
+                envs.step(sample_masked(envs.action_masks(), nvec, rng))
             rounds = max(1, steps // n)
             start = time.perf_counter()
             for _ in range(rounds):
-                envs.step(masked_random(envs.action_masks(), nvec, rng))
+                envs.step(sample_masked(envs.action_masks(), nvec, rng))
             out[n] = n * rounds / (time.perf_counter() - start)
         finally:
             envs.close()

@@ -42,13 +42,21 @@ class RandomAgent:
                 if self.allow_done or k >= len(menu) or menu[k].verb not in DONE_VERBS
             ]
             return int(self.rng.choice(allowed)) if allowed else 1  # 1: done_fail
-        n_verbs = len(VERBS)
-        n_el = self.env.action_config.max_elements
-        verbs = np.flatnonzero(mask[:n_verbs])
         if not self.allow_done:
-            verbs = np.array([v for v in verbs if VERBS[v] not in DONE_VERBS], dtype=int)
-        if verbs.size == 0:
+            mask = mask.copy()
+            mask[[VERB_INDEX[v] for v in DONE_VERBS]] = False
+        if not mask[: len(VERBS)].any():
             return np.array([VERB_INDEX["done_fail"], 0, 0])
-        elements = np.flatnonzero(mask[n_verbs : n_verbs + n_el])
-        slots = np.flatnonzero(mask[n_verbs + n_el :])
-        return np.array([self.rng.choice(verbs), self.rng.choice(elements), self.rng.choice(slots)])
+        cfg = self.env.action_config
+        nvec = np.array([len(VERBS), cfg.max_elements, cfg.max_values])
+        return sample_masked(mask, nvec, self.rng)[0]
+
+
+def sample_masked(masks: np.ndarray, nvec: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One `multidiscrete` action per row of `masks` (one env's, or a vector env's stacked):
+    each dimension uniform among the entries its part of the mask allows."""
+    rows = []
+    for mask in np.atleast_2d(masks):
+        parts = np.split(mask, np.cumsum(nvec)[:-1])
+        rows.append([int(rng.choice(np.flatnonzero(p))) if p.any() else 0 for p in parts])
+    return np.array(rows)

@@ -245,8 +245,7 @@ class SharedBrowser:
         except PlaywrightError as exc:
             if guard is not None and guard.fired:
                 raise self._timeout(what, timeout_ms, guard) from exc
-            first = (exc.message or type(exc).__name__).strip().splitlines()[0][:300]
-            raise BrowserCrashedError(f"{what} failed: {first}") from exc
+            raise BrowserCrashedError(f"{what} failed: {_first_line(exc)}") from exc
         finally:
             if guard is not None:
                 guard.cancel()
@@ -343,10 +342,10 @@ class SharedBrowser:
         try:
             return self._playwright.chromium.connect_over_cdp(endpoint, timeout=CONNECT_TIMEOUT_MS)
         except PlaywrightError as exc:
-            first = (exc.message or type(exc).__name__).strip().splitlines()[0][:200]
             raise BrowserCrashedError(
-                f"no shared Chromium answers at {endpoint} ({first}): its BrowserServer was"
-                " closed or died; a WebTaskVectorEnv starts it again at its next step or reset"
+                f"no shared Chromium answers at {endpoint} ({_first_line(exc)}): its"
+                " BrowserServer was closed or died; a WebTaskVectorEnv starts it again at its"
+                " next step or reset"
             ) from exc
 
     # ------------------------------------------------------------- lifecycle
@@ -418,6 +417,11 @@ class SharedBrowser:
         self.processes = Processes()
         self.dead = False
         self.users = 0
+
+
+def _first_line(exc: Any) -> str:
+    """A Playwright error's first line (its call log below can echo values typed)."""
+    return str((exc.message or type(exc).__name__).strip().splitlines()[0][:300])
 
 
 def _driver_pid(manager: Any) -> int | None:

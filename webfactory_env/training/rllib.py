@@ -167,6 +167,18 @@ def chromium_pids(_runner: Any = None) -> list[int]:
 
     Takes (and ignores) an env runner so that `foreach_env_runner` can call it remotely.
     """
+    return sorted(_chromium_tree())
+
+
+def browsers() -> list[int]:
+    """This process's Chromium browsers: of `chromium_pids`, those whose parent is not
+    one of them (a browser's zygotes, renderers and helpers are its descendants)."""
+    tree = _chromium_tree()
+    return sorted(pid for pid, parent in tree.items() if parent not in tree)
+
+
+def _chromium_tree() -> dict[int, int]:
+    """Chromium processes descended from this one, each with its parent's pid."""
     me = os.getpid()
     parents: dict[int, int] = {}
     names: dict[int, str] = {}
@@ -183,17 +195,17 @@ def chromium_pids(_runner: Any = None) -> list[int]:
         pid = int(entry.name)
         names[pid] = head.partition("(")[2]
         parents[pid] = int(rest.split()[1])
-    found = []
+    found = {}
     for pid, name in names.items():
         if "chrom" not in name.lower():
             continue
         node, seen = parents.get(pid, 0), 0
         while node > 1 and seen < 64:
             if node == me:
-                found.append(pid)
+                found[pid] = parents[pid]
                 break
             node, seen = parents.get(node, 0), seen + 1
-    return sorted(found)
+    return found
 
 
 def close_browser(runner: Any = None) -> None:
@@ -233,21 +245,6 @@ def runner_steps_per_s(runner: Any, steps: int = 200, seed: int = 0) -> dict[str
                 env.reset()
     elapsed = time.perf_counter() - start
     return {"steps_per_s": taken / elapsed, "envs": len(envs), "browsers": len(browsers())}
-
-
-def browsers() -> list[int]:
-    """This process's Chromium browsers: of `chromium_pids`, those whose parent is not
-    one of them (a browser's zygotes, renderers and helpers are its descendants)."""
-    pids = set(chromium_pids())
-
-    def parent(pid: int) -> int:
-        try:
-            with open(f"/proc/{pid}/stat") as fh:
-                return int(fh.read().rpartition(")")[2].split()[1])
-        except OSError:
-            return 0
-
-    return sorted(pid for pid in pids if parent(pid) not in pids)
 
 
 def stop_algorithm(algo: Any) -> None:
