@@ -344,3 +344,32 @@ def test_redacted_field_values_stay_out_of_traces_but_replay(tmp_path, monkeypat
     assert "REDACTED" in frames and secret not in frames
     verdict = verify_bundle(tmp_path / "bundle")
     assert verdict.ok, verdict.message
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"), [("../escape.json", "file"), ("/etc/x.json", "file"), ("link", "symlink")]
+)
+def test_an_archive_member_that_is_no_plain_file_inside_the_bundle_is_refused(tmp_path, name, kind):
+    import io
+    import tarfile
+
+    from webfactory_env.replay.bundle import BundleError, open_bundle
+
+    archive = tmp_path / "evil.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        manifest = tarfile.TarInfo("manifest.json")
+        manifest.size = 2
+        tar.addfile(manifest, io.BytesIO(b"{}"))
+        member = tarfile.TarInfo(name)
+        if kind == "symlink":
+            member.type, member.linkname = tarfile.SYMTYPE, "/etc/passwd"
+            tar.addfile(member)
+        else:
+            member.size = 2
+            tar.addfile(member, io.BytesIO(b"{}"))
+    with (
+        pytest.raises(BundleError, match="is not a plain file inside the bundle"),
+        open_bundle(archive),
+    ):
+        pass
+    assert not (tmp_path / "escape.json").exists()

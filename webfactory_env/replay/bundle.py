@@ -31,7 +31,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import gymnasium as gym
@@ -314,7 +314,7 @@ def open_bundle(path: str | Path) -> Iterator[Path]:
         try:
             with tarfile.open(path, "r:gz") as tar:
                 _check_members(path, tar)
-                tar.extractall(tmp, filter="data")  # refuses absolute paths, '..', devices
+                _unpack(path, tar, Path(tmp))
         except (tarfile.TarError, OSError, EOFError, gzip.BadGzipFile) as exc:
             raise BundleError(f"{path.name}: not a readable {ARCHIVE_SUFFIX} ({exc})") from None
         root = Path(tmp)
@@ -338,6 +338,27 @@ def _check_members(path: Path, tar: tarfile.TarFile) -> None:
                 f"{path.name}: refused: it unpacks to more than {MAX_MEMBERS} files or"
                 f" {MAX_UNPACKED_BYTES >> 20} MB, far beyond any replay bundle"
             )
+
+
+def _unpack(path: Path, tar: tarfile.TarFile, root: Path) -> None:
+    """Write the archive's regular files under `root`. Anything else (links, devices, an
+    absolute name, a '..') is refused: a bundle is only ever files. (Done here rather than
+    by `extractall(filter="data")`, which Python 3.11 has only from 3.11.4 on: Debian 12's
+    is 3.11.2.)"""
+    for member in tar:
+        if member.isdir():
+            continue
+        parts = PurePosixPath(member.name).parts
+        if not member.isfile() or not parts or parts[0] == "/" or ".." in parts:
+            raise BundleError(
+                f"{path.name}: refused: {member.name[:100]!r} is not a plain file inside"
+                " the bundle (links, devices, absolute paths and '..' are never in one)"
+            )
+        source = tar.extractfile(member)
+        assert source is not None  # a regular file
+        target = root.joinpath(*parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(source.read())
 
 
 def check_files(root: Path) -> Problem | None:
