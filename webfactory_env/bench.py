@@ -3,10 +3,13 @@
 `webfactory bench [--json]` prints these figures; `benchmarks/bench_env.py --peers` adds the
 MiniWoB++ and BrowserGym figures measured in the same run.
 
-The floor is what any Playwright-driven step must pay on this machine: one `mouse.click`
-plus one `evaluate` on the same page. Every operation's figure is a median over `repeats`
-runs on the shop listing page (seed 0), after a warm-up; the machine's load average is
-recorded with them because on a busy machine every figure moves.
+The floor is what a step driven through Playwright's page API pays on this machine: one
+`mouse.click` plus one `page.evaluate` on the same page. The runtime's own calls go through
+the page's CDP session instead (about half the cost of `page.evaluate`): the row
+`reference: CDP round trip` shows that channel's cost next to the floor. Every operation's
+figure is a median over `repeats` runs on the shop listing page (seed 0), after a warm-up;
+the machine's load average is recorded with them because on a busy machine every figure
+moves.
 
 Then what a trainer sees: a random policy that samples each action dimension uniformly
 among the valid entries of `action_masks()` (done verbs always allowed, so episodes end
@@ -33,6 +36,7 @@ from webfactory_env.agents.random_agent import RandomAgent, sample_masked
 from webfactory_env.core.errors import ConfigError
 
 FLOOR = "floor: mouse.click + evaluate"
+CDP_ROUND_TRIP = "reference: CDP round trip"
 MODES = ("tokens", "tokens+pixels")
 PIXELS = (128, 128)  # the screenshot size the targets are stated for
 VECTOR_ENVS = (1, 2, 4, 8)
@@ -72,6 +76,7 @@ def measure_mode(mode: str, repeats: int) -> dict[str, float]:
                 page.evaluate("1")
 
             out[FLOOR] = median_ms(floor, repeats)
+            out[CDP_ROUND_TRIP] = median_ms(base.session.round_trip, repeats)
 
         flip = itertools.cycle([("sort", "Price: low to high"), ("filter:color", "Red")])
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
+from functools import cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -191,13 +192,6 @@ class SiteSpec:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        from dataclasses import asdict, is_dataclass
-
-        def plain(x: Any) -> Any:
-            if is_dataclass(x) and not isinstance(x, type):
-                return asdict(x)
-            return x
-
         return {
             "family": self.family,
             "seed": self.seed,
@@ -205,7 +199,7 @@ class SiteSpec:
             "generator_version": self.generator_version,
             "brand": self.brand,
             "variation": dict(self.variation),
-            "entities": {k: [plain(e) for e in v] for k, v in sorted(self.entities.items())},
+            "entities": {k: [_plain(e) for e in v] for k, v in sorted(self.entities.items())},
             "routes": list(self.routes),
             "start_route": self.start_route,
             "today": self.today,
@@ -215,6 +209,26 @@ class SiteSpec:
     @property
     def digest(self) -> str:
         return stable_digest(self.to_json())
+
+
+def _plain(x: Any) -> Any:
+    """JSON-like data of an entity: what `dataclasses.asdict` gives for the JSON encoder
+    (tuples as lists), several times faster (a site digest reads every entity)."""
+    if isinstance(x, (str, int, float, bool)) or x is None:
+        return x
+    names = _field_names(type(x))
+    if names is not None:
+        return {name: _plain(getattr(x, name)) for name in names}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    return x
+
+
+@cache
+def _field_names(cls: type) -> tuple[str, ...] | None:
+    return tuple(f.name for f in fields(cls)) if is_dataclass(cls) else None
 
 
 class AppEvent(BaseModel):

@@ -165,8 +165,10 @@ class _Compiler:
         self.site = site
         self.app = site.new_app()
         self.schema = site.family.schema
-        self.reset_view = copy.deepcopy(self.app.state_view())
-        self.known_paths = _paths(self.reset_view)
+        # State views are built afresh for every state and never changed afterwards (the
+        # app's contract, tested in tests/test_state_views.py): keeping them costs no copy.
+        self.reset_view = self.app.state_view()
+        self.seen_views: list[Mapping[str, Any]] = [self.reset_view]  # for "did you mean"
         # Which witness to take at a tied step (line, column) -> sid: set when the compiler
         # re-runs a task down a tied alternative to learn the answer it leads to.
         self.choose = dict(choose or {})
@@ -190,7 +192,13 @@ class _Compiler:
         self.entry_subgoal: str | None = None  # the step that brought us to the current page
         self.steps_seen = 0
         self.ending: ast.Step | None = None  # the `answer` or `infeasible` that ends the task
-        self.known_paths |= {("agent",), *(("agent", k) for k in AGENT_STATE)}
+
+    def known_paths(self) -> set[tuple[str, ...]]:
+        """Every state path the views seen so far hold, and the agent's own."""
+        out = {("agent",), *(("agent", k) for k in AGENT_STATE)}
+        for view in self.seen_views:
+            out |= _paths(view)
+        return out
 
     # ------------------------------------------------------------------ errors
     def error(self, message: str, node: Any, hint: str | None = None) -> CompileError:
@@ -758,7 +766,7 @@ class _Compiler:
     ) -> None:
         primary = matches[0]
         aff = primary.affordance
-        before = copy.deepcopy(self.app.state_view())
+        before = self.app.state_view()
         bound_value: Any = value
         if verb == "select":
             assert primary.option is not None
@@ -810,7 +818,7 @@ class _Compiler:
             step, verb, primary, str(bound_value) if bound_value is not None else None, predicate
         )
         after = self.app.state_view()
-        self.known_paths |= _paths(after)
+        self.seen_views.append(after)
         if not predicate.holds(after):
             raise self.error(
                 f"this step does not take effect on this site ({surface.rstrip('.')})",
@@ -1294,7 +1302,7 @@ class _Compiler:
         path = self._path(cond.path, cond)
         text = ".".join(path)
         if self.schema.node(path) is None and path[0] != "agent":
-            known = {".".join(p) for p in self.known_paths}
+            known = {".".join(p) for p in self.known_paths()}
             tops = sorted(self.schema.root)
             raise self.error(
                 f"unknown state path {text!r}.{did_you_mean(text, known)}",

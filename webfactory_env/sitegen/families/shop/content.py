@@ -107,8 +107,12 @@ def generate(seed: int, difficulty: str, overrides: Mapping[str, Any] | None = N
 
 def _catalog(rng: SeedStream, size: int) -> list[Product]:
     """The catalog, with the guarantees the task library relies on."""
+    # One order of the adjectives for the whole catalog (its own stream: drawing it once or
+    # once per product gives the same order).
+    adjectives: list[str] = list(_vocab()["adjectives"])
+    rng.child("adjectives").shuffle(adjectives)
     drafts = [
-        _product(rng, i, kind, color)
+        _product(rng, i, kind, color, adjectives)
         for i, (kind, color) in enumerate(_kinds_and_colours(rng, size))
     ]
     _two_red_mugs_that_differ(drafts)  # "the cheapest red mug" is a real choice
@@ -148,13 +152,13 @@ def _kinds_and_colours(rng: SeedStream, size: int) -> list[tuple[Kind, str]]:
     return picks
 
 
-def _product(rng: SeedStream, i: int, kind: Kind, colour: str) -> dict[str, Any]:
+def _product(
+    rng: SeedStream, i: int, kind: Kind, colour: str, adjectives: list[str]
+) -> dict[str, Any]:
     """Product `i` of a kind and colour: a unique title, a price, a rating, stock."""
     category, key, spec = kind
     details = rng.child("details").child(str(i))
     material = details.choice(spec["materials"])
-    adjectives: list[str] = list(_vocab()["adjectives"])
-    rng.child("adjectives").shuffle(adjectives)
     # Titles are unique: the i-th product takes the i-th adjective (50 adjectives, at most
     # 64 products: the materials and nouns tell the rest apart, and a number if need be).
     title = f"{adjectives[i % len(adjectives)]} {material} {spec['noun']}"
@@ -229,16 +233,16 @@ def _cheapest_of_each_kind_in_stock(drafts: list[dict[str, Any]]) -> None:
 def _something_sold_out(drafts: list[dict[str, Any]]) -> None:
     if any(d["stock"] == 0 for d in drafts):
         return
-    protected = {
-        id(
-            min(
-                (x for x in drafts if all(x[k] == d[k] for k in keys)),
-                key=lambda x: x["price_cents"],
-            )
-        )
-        for d in drafts
-        for keys in (("color",), ("product_type",), ("color", "product_type"))
-    }
+    # The cheapest of each colour, of each kind and of each kind in each colour (the first
+    # in catalog order on a tie) stay in stock.
+    protected: set[int] = set()
+    for keys in (("color",), ("product_type",), ("color", "product_type")):
+        cheapest: dict[tuple[Any, ...], dict[str, Any]] = {}
+        for d in drafts:
+            group = tuple(d[k] for k in keys)
+            if group not in cheapest or d["price_cents"] < cheapest[group]["price_cents"]:
+                cheapest[group] = d
+        protected |= {id(d) for d in cheapest.values()}
     spare = [
         d
         for d in drafts

@@ -1,0 +1,74 @@
+"""A state view, once built, never changes: the compiler keeps the views it saw (before and
+after each step) without copying them, and predicates grade them later. If a view shared a
+list or dict with the live model, the next event would rewrite the past and a step's
+`before` would read as its `after`."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+from typing import Any
+
+import pytest
+
+from webfactory_env.sitegen import generate_site
+from webfactory_env.sitegen.app import SiteApp
+from webfactory_env.sitegen.spec import AppEvent
+from webfactory_env.tasks import CompileError, compile_task
+from webfactory_env.tasks.library import library_tasks, load_task_file
+
+TASKS = [t.name for t in library_tasks()]
+
+
+def _recording(monkeypatch: pytest.MonkeyPatch) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Every view `state_view` hands out, with a deep copy taken when it was handed out."""
+    seen: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    original = SiteApp.state_view
+
+    def recorded(self: SiteApp) -> dict[str, Any]:
+        view = original(self)
+        if not seen or seen[-1][0] is not view:
+            seen.append((view, copy.deepcopy(view)))
+        return view
+
+    monkeypatch.setattr(SiteApp, "state_view", recorded)
+    return seen
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_views_seen_while_compiling_are_never_changed_afterwards(task, monkeypatch):
+    family = next(t.family for t in library_tasks() if t.name == task)
+    parsed, name = load_task_file(task, family)
+    seen = _recording(monkeypatch)
+    for seed in (0, 1):
+        site = generate_site(family, seed, "hard")
+        # A task infeasible on this site still walked through views: they count too.
+        with contextlib.suppress(CompileError):
+            compile_task(parsed, site, name)
+    assert len(seen) > 2, "the compiler read no state"
+    changed = [i for i, (view, then) in enumerate(seen) if view != then]
+    assert not changed, f"views {changed} of {len(seen)} changed after they were handed out"
+
+
+def test_a_view_that_shares_the_models_data_is_caught(monkeypatch):
+    """The check above can fail: a view that hands out the model's own cart reads the items
+    added after it was taken."""
+    site = generate_site("shop", 0, "easy")
+    app = site.new_app()
+    seen = _recording(monkeypatch)
+    original = SiteApp.state
+
+    def leaky(self: SiteApp) -> dict[str, Any]:
+        out = original(self)
+        out["leak"] = self.model.cart.items  # the live dict, not a copy
+        return out
+
+    monkeypatch.setattr(SiteApp, "state", leaky)
+    app.dispatch(AppEvent(type="nav", path="/shop"))
+    product = next(a.href for a in app.page().affordances if a.kind == "Item")
+    app.dispatch(AppEvent(type="nav", path=product))
+    app.state_view()
+    add = next(a for a in app.page().affordances if a.handler == "add_to_cart")
+    app.dispatch(AppEvent(type="click", handler=add.handler, arg=add.arg, sid=add.sid))
+    app.state_view()
+    assert any(view != then for view, then in seen)
