@@ -218,6 +218,28 @@ def test_a_hung_page_hits_the_step_timeout_and_the_page_is_recycled(make_env):
     assert session.page is not hung_page
 
 
+def test_a_script_error_in_the_runtime_truncates_and_the_next_reset_opens_a_new_page(make_env):
+    """The runtime's calls go through the page's CDP session, which reports a thrown error
+    in its reply instead of raising: it must still end the step like a crash, with the
+    error's first line, and the page must be replaced."""
+    env = make_env(obs_mode="tokens")
+    oracle = OracleAgent(env)
+    obs, info = env.reset(seed=0)
+    oracle.reset()
+    obs, *_, info = env.step(oracle.act(obs, info))
+    session = env.unwrapped.session
+    broken_page = session.page
+    session.evaluate("() => { JSON.parse = () => { throw new Error('runtime broke\\nstack'); }; }")
+    obs, _, terminated, truncated, info = env.step(oracle.act(obs, info))
+    assert truncated and not terminated
+    assert env.observation_space.contains(obs)
+    assert "Error: runtime broke" in info["reason"] and "stack" not in info["reason"]
+    assert info["record"]["error_events"][-1]["event_type"] == "browser"
+    _, info, terminated = _play(env, oracle, 0)
+    assert terminated and info["success"]
+    assert session.page is not broken_page
+
+
 def _all_our_chromium() -> list[int]:
     """Every Chromium process this test process started (browser, renderers, helpers)."""
     return [p for p in _descendants(os.getpid()) if _is_chromium(p)]
