@@ -525,11 +525,13 @@ def state_delta(
     """Dotted paths whose value changed, with the new value."""
     out: dict[str, Any] = {}
     for key in sorted(set(before) | set(after)):
-        path = f"{prefix}{key}"
         a, b = before.get(key), after.get(key)
+        if a == b:  # one comparison in C for a whole unchanged subtree
+            continue
+        path = f"{prefix}{key}"
         if isinstance(a, Mapping) and isinstance(b, Mapping):
             out.update(state_delta(a, b, path + "."))
-        elif a != b:
+        else:
             out[path] = b
     return out
 

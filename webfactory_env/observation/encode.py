@@ -193,6 +193,9 @@ def text_token_ids(text: str, max_tokens: int, vocab_size: int) -> list[int]:
     return [_word_id(w, vocab_size) for w in words]
 
 
+_FLAG_BITS = np.array(FLAG_COLUMNS, np.int64)
+
+
 def encode_dom(dom: DomSnapshot, config: ObservationConfig) -> dict[str, np.ndarray]:
     """The token part of an observation (the screenshot is added by the caller)."""
     n, k = config.max_elements, config.max_tokens
@@ -202,18 +205,19 @@ def encode_dom(dom: DomSnapshot, config: ObservationConfig) -> dict[str, np.ndar
     bbox = np.zeros((n, 4), np.float32)
     flags = np.zeros((n, len(FLAG_COLUMNS)), np.uint8)
     mask = np.zeros(n, np.uint8)
-    vw, vh = dom.viewport
-    scale = np.array([vw, vh, vw, vh], np.float32)
-    for i in range(min(len(dom), n)):
+    m = min(len(dom), n)
+    for i in range(m):
         tag[i] = _TAG_ID.get(dom.tags[i], 1)
         role[i] = _ROLE_ID.get(dom.roles[i], 1)
         words = dom.texts[i] if not dom.values[i] else f"{dom.texts[i]} {dom.values[i]}"
         ids = text_token_ids(words, k, config.vocab_size)
         text[i, : len(ids)] = ids
-        bbox[i] = np.clip(np.asarray(dom.boxes[i], np.float32) / scale, 0.0, 1.0)
-        f = dom.flags[i]
-        for j, bit in enumerate(FLAG_COLUMNS):
-            if f & bit:
-                flags[i, j] = 1
-        mask[i] = 1
+    if m:  # whole columns at once: the same float32 arithmetic, element by element
+        vw, vh = dom.viewport
+        scale = np.array([vw, vh, vw, vh], np.float32)
+        boxes = np.asarray(dom.boxes[:m], np.float32).reshape(m, 4)
+        bbox[:m] = np.clip(boxes / scale, 0.0, 1.0)
+        bits = np.asarray(dom.flags[:m], np.int64)[:, None] & _FLAG_BITS
+        flags[:m] = bits != 0
+        mask[:m] = 1
     return {"tag": tag, "role": role, "text": text, "bbox": bbox, "flags": flags, "mask": mask}

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
-from functools import cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -226,9 +225,14 @@ def _plain(x: Any) -> Any:
     return x
 
 
-@cache
+_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
+
+
 def _field_names(cls: type) -> tuple[str, ...] | None:
-    return tuple(f.name for f in fields(cls)) if is_dataclass(cls) else None
+    """A dataclass's field names (None for any other type), looked up once per type."""
+    if cls not in _FIELD_NAMES:
+        _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls)) if is_dataclass(cls) else None
+    return _FIELD_NAMES[cls]
 
 
 class AppEvent(BaseModel):
