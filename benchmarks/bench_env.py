@@ -2,9 +2,11 @@
 
     .venv/bin/python benchmarks/bench_env.py [--repeats N] [--json] [--peers]
 
-The floor is what any Playwright-driven step must pay on this machine: one `mouse.click`
-plus one `evaluate` on the same page. Every figure is a median over `--repeats` runs,
-taken in the same process, on the shop listing page (seed 0), after a warm-up.
+The floor is what a step driven through Playwright's page API pays on this machine: one
+`mouse.click` plus one `page.evaluate` on the same page (the runtime's own calls take the
+page's CDP session, the row `reference: CDP round trip`). Every figure is a median over
+`--repeats` runs, taken in the same process, on the shop listing page (seed 0), after a
+warm-up.
 
 `--peers` also runs, in the same invocation and after our own figures, the peer benchmarks
 in `benchmarks/peers/` — MiniWoB++ (`miniwob`, Selenium) and BrowserGym (`browsergym-miniwob`,
