@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from webfactory_env.executor.browser import DISABLED_FEATURES, BrowserConfig, launch_args
+import pytest
+
+from webfactory_env.config import EnvConfig
+from webfactory_env.core.errors import ConfigError
+from webfactory_env.executor.browser import (
+    DISABLED_FEATURES,
+    NO_FRAMES,
+    BrowserConfig,
+    launch_args,
+)
 
 
 def test_one_disable_features_flag_carries_ours_and_the_users():
@@ -47,3 +56,24 @@ def test_a_child_that_exited_is_dead_before_anyone_reaps_it_and_others_are_asked
     assert child.wait(timeout=5) == 0  # still ours to reap: `alive` did not take it
     assert not alive(child.pid)  # reaped and gone
     assert alive(1) and not alive(2**22 + 12345)  # not our children: /proc answers
+
+
+def test_a_browser_without_pixels_is_launched_without_a_compositor_thread():
+    assert NO_FRAMES in launch_args(BrowserConfig(pixels=False))
+    assert NO_FRAMES not in launch_args(BrowserConfig())
+
+
+def test_screenshots_ask_for_a_browser_that_draws():
+    """Each way of asking for a screenshot names itself, and how to fix it."""
+    nf = BrowserConfig(pixels=False)
+    for kwargs, named in (
+        ({"obs_mode": "pixels"}, "obs_mode='pixels'"),
+        ({"obs_mode": "tokens+pixels"}, "obs_mode='tokens+pixels'"),
+        ({"obs_mode": "tokens", "render_mode": "rgb_array"}, "render_mode='rgb_array'"),
+        ({"obs_mode": "text", "end_screenshot": "full"}, "end_screenshot='full'"),
+    ):
+        with pytest.raises(ConfigError, match="pixels=False") as err:
+            EnvConfig.parse({"browser": nf, **kwargs})
+        assert named in str(err.value)
+    for mode in ("tokens", "text"):  # a lazy end screenshot is simply not kept
+        assert EnvConfig.parse({"browser": nf, "obs_mode": mode}).browser == nf

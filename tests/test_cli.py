@@ -169,9 +169,11 @@ def test_bench_prints_every_median_next_to_the_floor(capsys):
         assert medians[f"step {mode}: click to the listing, first after a reset"] > 0
         assert medians[f"step {mode}: click to the listing, later"] > 0
         assert medians[f"reset {mode}: new seed (new site + task)"] > 0
-        policy = result["random_policy"][mode]
+    assert medians["reference: CDP round trip"] > 0
+    for run in ("tokens", "tokens, pixels=False", "tokens+pixels"):
+        policy = result["random_policy"][run]
         assert policy["steps_per_s"] > 0 and policy["episodes"] >= 1
-        assert list(result["vector_steps_per_s"][mode]) == ["2"]
+        assert list(result["vector_steps_per_s"][run]) == ["2"]
     assert result["cpus"] >= 1 and len(result["loadavg"]["before"]) == 3
     from webfactory_env.bench import table
 

@@ -285,3 +285,39 @@ def test_tasks_without_an_answer_offer_no_answer_actions(make_env):
     base = env.unwrapped
     assert not base.task.expects_answer
     assert not any(n.startswith("done success, answering") for n in base.valid_actions())
+
+
+@pytest.mark.parametrize(
+    ("family", "task"),
+    [
+        ("shop", "buy_red_mug"),
+        ("travel", "book_flight_roundtrip"),
+        ("kanban", "kanban_move_and_comment"),
+    ],
+)
+def test_a_browser_that_draws_nothing_shows_the_agent_the_same_episode(make_env, family, task):
+    """`BrowserConfig(pixels=False)` (no compositor thread) changes no observation, reward
+    or info of a `tokens` episode; only screenshots are gone, with a clear error."""
+    from webfactory_env.episode import observation_digest
+    from webfactory_env.executor.browser import BrowserConfig
+
+    def episode(browser: BrowserConfig) -> list[tuple[str, float, bool, str]]:
+        env = make_env(family=family, task=task, obs_mode="tokens", browser=browser)
+        oracle = OracleAgent(env)
+        obs, info = env.reset(seed=4)
+        oracle.reset()
+        seen = [(observation_digest(obs), 0.0, False, info["obs_digest"])]
+        done = False
+        while not done:
+            obs, reward, terminated, truncated, info = env.step(oracle.act(obs, info))
+            done = terminated or truncated
+            seen.append((observation_digest(obs), reward, info["success"], info["obs_digest"]))
+        assert info["success"]
+        if not browser.pixels:
+            assert info["artifacts"]["screenshot"] is False
+            with pytest.raises(ConfigError, match="draws no frames"):
+                env.unwrapped.screenshot_png()
+        env.close()
+        return seen
+
+    assert episode(BrowserConfig(pixels=False)) == episode(BrowserConfig())

@@ -34,10 +34,18 @@ import numpy as np
 from webfactory_env.actions import VERB_INDEX
 from webfactory_env.agents.random_agent import RandomAgent, sample_masked
 from webfactory_env.core.errors import ConfigError
+from webfactory_env.executor.browser import BrowserConfig
 
 FLOOR = "floor: mouse.click + evaluate"
 CDP_ROUND_TRIP = "reference: CDP round trip"
 MODES = ("tokens", "tokens+pixels")
+# What the random policy and the vector table run: a name, the obs mode, whether the
+# browser draws frames (`BrowserConfig.pixels`; a tokens env never reads them).
+POLICY_RUNS = (
+    ("tokens", "tokens", True),
+    ("tokens, pixels=False", "tokens", False),
+    ("tokens+pixels", "tokens+pixels", True),
+)
 PIXELS = (128, 128)  # the screenshot size the targets are stated for
 VECTOR_ENVS = (1, 2, 4, 8)
 POLICY: dict[str, Any] = {
@@ -130,10 +138,10 @@ def after_reset(env: Any, seeds: Iterator[int], repeats: int, *steps: str) -> li
     return [statistics.median(t) for t in times]
 
 
-def random_policy(mode: str, steps: int, seed: int = 0) -> dict[str, float]:
+def random_policy(mode: str, steps: int, seed: int = 0, pixels: bool = True) -> dict[str, float]:
     """The masked random policy on one env (in this process) for `steps` steps: medians of
     its steps and resets, and steps per second with the resets included."""
-    env = gym.make("WebTask-v0", obs_mode=mode, **POLICY)
+    env = gym.make("WebTask-v0", obs_mode=mode, browser=BrowserConfig(pixels=pixels), **POLICY)
     agent = RandomAgent(env, seed=seed, allow_done=True)
     step_ms, reset_ms, episodes = [], [], 0
     try:
@@ -160,14 +168,19 @@ def random_policy(mode: str, steps: int, seed: int = 0) -> dict[str, float]:
     }
 
 
-def vector_scaling(mode: str, counts: Sequence[int], steps: int) -> dict[int, float]:
+def vector_scaling(
+    mode: str, counts: Sequence[int], steps: int, pixels: bool = True
+) -> dict[int, float]:
     """Aggregate steps per second of the masked random policy on `WebTaskVectorEnv`s of
     each size in `counts` (one shared Chromium; resets in the same step, so included)."""
     from webfactory_env.vector import WebTaskVectorEnv
 
     out = {}
+    browser = BrowserConfig(pixels=pixels)
     for n in counts:
-        envs = WebTaskVectorEnv(n, autoreset_mode="SameStep", obs_mode=mode, **POLICY)
+        envs = WebTaskVectorEnv(
+            n, autoreset_mode="SameStep", obs_mode=mode, browser=browser, **POLICY
+        )
         rng = np.random.default_rng(n)
         nvec = np.asarray(envs.single_action_space.nvec)  # type: ignore[attr-defined]
         try:
@@ -207,8 +220,12 @@ def run(
     medians: dict[str, float] = {}
     for mode in MODES:
         medians.update(measure_mode(mode, repeats))
-    policy = {mode: random_policy(mode, steps) for mode in MODES}
-    vector = {mode: vector_scaling(mode, envs, steps) for mode in MODES} if envs else {}
+    policy = {name: random_policy(mode, steps, pixels=px) for name, mode, px in POLICY_RUNS}
+    vector = (
+        {name: vector_scaling(mode, envs, steps, px) for name, mode, px in POLICY_RUNS}
+        if envs
+        else {}
+    )
     return {
         "median_ms": medians,
         "floor_ms": medians[FLOOR],
@@ -230,19 +247,19 @@ def table(result: dict[str, Any]) -> str:
     lines = [f"{'operation':<{width}}  median ms  × floor"]
     lines += [f"{k:<{width}}  {ms:9.2f}  {ms / floor:7.2f}" for k, ms in medians.items()]
     lines += ["", f"random masked policy, done allowed ({result['policy_steps']} steps, one env):"]
-    lines.append(f"{'obs mode':<14}  step ms  × floor  reset ms  steps/s (resets included)")
+    lines.append(f"{'obs mode':<22}  step ms  × floor  reset ms  steps/s (resets included)")
     for mode, p in result["random_policy"].items():
         lines.append(
-            f"{mode:<14}  {p['step_ms']:7.2f}  {p['step_ms'] / floor:7.2f}  {p['reset_ms']:8.2f}"
+            f"{mode:<22}  {p['step_ms']:7.2f}  {p['step_ms'] / floor:7.2f}  {p['reset_ms']:8.2f}"
             f"  {p['steps_per_s']:7.1f}  ({p['episodes']} episodes)"
         )
     vector = result["vector_steps_per_s"]
     if vector:
         counts = list(next(iter(vector.values())))
         lines += ["", "WebTaskVectorEnv, one shared Chromium: aggregate steps/s (resets included)"]
-        lines.append(f"{'envs':<14}" + "".join(f"{n:>8}" for n in counts))
+        lines.append(f"{'envs':<22}" + "".join(f"{n:>8}" for n in counts))
         for mode, by in vector.items():
-            lines.append(f"{mode:<14}" + "".join(f"{by[n]:8.1f}" for n in counts))
+            lines.append(f"{mode:<22}" + "".join(f"{by[n]:8.1f}" for n in counts))
     load = result["loadavg"]
     lines.append(
         f"{result['repeats']} repeats; load average (1 min) before / after: "

@@ -20,6 +20,7 @@ from pydantic import (
     StrictStr,
     ValidationError,
     field_validator,
+    model_validator,
 )
 
 from webfactory_env import actions as act
@@ -94,6 +95,28 @@ class EnvConfig(BaseModel):
         if not all(8 <= v <= 4096 for v in value):
             raise ValueError("both numbers must lie between 8 and 4096")
         return value
+
+    @model_validator(mode="after")
+    def _frames(self) -> EnvConfig:
+        """A browser that draws nothing (`BrowserConfig(pixels=False)`) takes no screenshot."""
+        if self.browser is None or self.browser.pixels:
+            return self
+        wants = (
+            f"obs_mode={self.obs_mode!r}"
+            if "pixels" in self.obs_mode
+            else "render_mode='rgb_array'"
+            if self.render_mode == "rgb_array"
+            else "end_screenshot='full'"
+            if self.end_screenshot == "full"
+            else None
+        )
+        if wants is not None:
+            raise ConfigError(
+                f"{wants} needs screenshots, but browser=BrowserConfig(pixels=False) draws"
+                " no frames; use obs_mode 'tokens' or 'text' without rendering, or a browser"
+                " with pixels=True"
+            )
+        return self
 
     @classmethod
     def parse(cls, kwargs: Mapping[str, Any]) -> EnvConfig:

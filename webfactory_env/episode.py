@@ -306,9 +306,11 @@ def finish_episode(
     """Keep the ended episode's artifacts while the page is still alive and classify the
     ending; the `info` entries. The screenshot (`episode.end_screenshot`) is taken now
     (`full`), on first read while the page is unchanged (`lazy`, see `EpisodeArtifacts`),
-    or never (`none`, or when the browser is what failed)."""
+    or never (`none`, when the browser is what failed, or when it draws no frames)."""
     shot: bytes | Callable[[], bytes | None] | None = None
-    if crash is None and episode.end_screenshot == "lazy":
+    if not session.draws:  # a browser that draws nothing has no screenshot to keep
+        pass
+    elif crash is None and episode.end_screenshot == "lazy":
         shot = session.deferred_screenshot()
     elif crash is None and episode.end_screenshot == "full":
         try:

@@ -23,7 +23,7 @@ from PIL import Image
 from pydantic import ValidationError
 
 from webfactory_env.core.dom import DomSnapshot
-from webfactory_env.core.errors import BrowserCrashedError
+from webfactory_env.core.errors import BrowserCrashedError, ConfigError
 from webfactory_env.core.resources import read_text
 from webfactory_env.executor.browser import (
     BrowserConfig,
@@ -476,8 +476,21 @@ class PageSession:
         return self.call(lambda: self._page.evaluate(expression, arg), self.config.timeout_ms)
 
     # -------------------------------------------------------------- screenshots
+    @property
+    def draws(self) -> bool:
+        """Whether this browser draws frames (`BrowserConfig.pixels`): screenshots need it."""
+        return self.config.browser.pixels
+
+    def _need_frames(self) -> None:
+        if not self.draws:
+            raise ConfigError(
+                "this browser draws no frames (BrowserConfig(pixels=False)), so it takes no"
+                " screenshots; use a browser with pixels=True"
+            )
+
     def screenshot_png(self) -> bytes:
         """Full-size PNG of the viewport."""
+        self._need_frames()
         return self.call(lambda: self._page.screenshot(type="png"))
 
     def deferred_screenshot(self) -> Callable[[], bytes | None]:
@@ -492,6 +505,7 @@ class PageSession:
 
     def screenshot_array(self, size: tuple[int, int] | None = None) -> np.ndarray:
         """RGB uint8 array of the viewport, downscaled by the browser to (height, width)."""
+        self._need_frames()
         w, h = self.config.viewport
         if size is None:
             png = self.screenshot_png()
