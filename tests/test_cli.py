@@ -163,7 +163,7 @@ def test_bench_prints_every_median_next_to_the_floor(capsys):
     result = json.loads(capsys.readouterr().out)
     medians = result["median_ms"]
     assert result["floor_ms"] == medians["floor: mouse.click + evaluate"] > 0
-    for mode in ("tokens", "tokens+pixels"):
+    for mode in ("tokens", "tokens, pixels=False", "tokens+pixels"):
         assert medians[f"step {mode}: select (re-render grid)"] > 0
         assert medians[f"step {mode}: done (the episode ends)"] > 0
         assert medians[f"step {mode}: click to the listing, first after a reset"] > 0

@@ -11,12 +11,14 @@ figure is a median over `repeats` runs on the shop listing page (seed 0), after 
 the machine's load average is recorded with them because on a busy machine every figure
 moves.
 
-Then what a trainer sees: a random policy that samples each action dimension uniformly
-among the valid entries of `action_masks()` (done verbs always allowed, so episodes end
-often and resets count), on `buy_red_mug` with a new level seed each episode: its step
-median, its reset median and its steps per second with the resets included; and the same
-policy on `WebTaskVectorEnv`s of 1, 2, 4 and 8 envs sharing one Chromium (aggregate steps
-per second, resets included).
+Every figure is taken three times: `tokens`, `tokens` in a browser that draws no frames
+(`BrowserConfig(pixels=False)`), and `tokens+pixels`. Then what a trainer sees: a random
+policy that samples each action dimension uniformly among the valid entries of
+`action_masks()` (done verbs always allowed, so episodes end often and resets count), on
+`buy_red_mug` with a new level seed each episode: its step median, its reset median and
+its steps per second with the resets included; and the same policy on
+`WebTaskVectorEnv`s of 1, 2, 4 and 8 envs sharing one Chromium (aggregate steps per
+second, resets included).
 """
 
 from __future__ import annotations
@@ -38,10 +40,9 @@ from webfactory_env.executor.browser import BrowserConfig
 
 FLOOR = "floor: mouse.click + evaluate"
 CDP_ROUND_TRIP = "reference: CDP round trip"
-MODES = ("tokens", "tokens+pixels")
-# What the random policy and the vector table run: a name, the obs mode, whether the
-# browser draws frames (`BrowserConfig.pixels`; a tokens env never reads them).
-POLICY_RUNS = (
+# What every table runs: a name, the obs mode, whether the browser draws frames
+# (`BrowserConfig.pixels`; a tokens env never reads them).
+RUNS = (
     ("tokens", "tokens", True),
     ("tokens, pixels=False", "tokens", False),
     ("tokens+pixels", "tokens+pixels", True),
@@ -66,9 +67,11 @@ def median_ms(fn: Callable[[], object], repeats: int, warmup: int = 3) -> float:
     return statistics.median(times)
 
 
-def measure_mode(mode: str, repeats: int) -> dict[str, float]:
-    """Medians for one observation mode; the tokens run also measures the floor."""
-    env = gym.make("WebTask-v0", obs_mode=mode, max_steps=10**6, **POLICY)
+def measure_mode(name: str, mode: str, pixels: bool, repeats: int) -> dict[str, float]:
+    """Medians for one of `RUNS` (rows named after `name`); the first also measures the
+    floor."""
+    browser = BrowserConfig(pixels=pixels)
+    env = gym.make("WebTask-v0", obs_mode=mode, max_steps=10**6, browser=browser, **POLICY)
     base: Any = env.unwrapped
     try:
         env.reset(seed=0)
@@ -76,7 +79,7 @@ def measure_mode(mode: str, repeats: int) -> dict[str, float]:
         if base.dom.route != "/shop":
             raise RuntimeError(f"expected the shop listing, got {base.dom.route}")
         out: dict[str, float] = {}
-        if mode == "tokens":
+        if name == RUNS[0][0]:
             page = base.session.page
 
             def floor() -> None:
@@ -102,18 +105,18 @@ def measure_mode(mode: str, repeats: int) -> dict[str, float]:
             env.step(np.array([VERB_INDEX["type"], 0, 0]))
 
         seeds = itertools.count(1000)
-        out[f"step {mode}: select (re-render grid)"] = median_ms(select, repeats)
-        out[f"step {mode}: click link (navigate)"] = median_ms(click_link, repeats)
-        out[f"step {mode}: invalid action"] = median_ms(invalid, repeats)
-        out[f"step {mode}: done (the episode ends)"] = after_reset(env, seeds, repeats, "done")[0]
+        out[f"step {name}: select (re-render grid)"] = median_ms(select, repeats)
+        out[f"step {name}: click link (navigate)"] = median_ms(click_link, repeats)
+        out[f"step {name}: invalid action"] = median_ms(invalid, repeats)
+        out[f"step {name}: done (the episode ends)"] = after_reset(env, seeds, repeats, "done")[0]
         # the same click (home -> listing) as the first step and again later
         first, _, later = after_reset(env, seeds, repeats, "nav:/shop", "nav:/", "nav:/shop")
-        out[f"step {mode}: click to the listing, first after a reset"] = first
-        out[f"step {mode}: click to the listing, later"] = later
-        out[f"reset {mode}: new seed (new site + task)"] = median_ms(
+        out[f"step {name}: click to the listing, first after a reset"] = first
+        out[f"step {name}: click to the listing, later"] = later
+        out[f"reset {name}: new seed (new site + task)"] = median_ms(
             lambda: env.reset(seed=next(seeds)), repeats
         )
-        out[f"reset {mode}: same seed"] = median_ms(lambda: env.reset(seed=0), repeats)
+        out[f"reset {name}: same seed"] = median_ms(lambda: env.reset(seed=0), repeats)
         return out
     finally:
         env.close()
@@ -218,13 +221,11 @@ def run(
     before = os.getloadavg()
     steps = policy_steps or max(40, 10 * repeats)
     medians: dict[str, float] = {}
-    for mode in MODES:
-        medians.update(measure_mode(mode, repeats))
-    policy = {name: random_policy(mode, steps, pixels=px) for name, mode, px in POLICY_RUNS}
+    for name, mode, pixels in RUNS:
+        medians.update(measure_mode(name, mode, pixels, repeats))
+    policy = {name: random_policy(mode, steps, pixels=px) for name, mode, px in RUNS}
     vector = (
-        {name: vector_scaling(mode, envs, steps, px) for name, mode, px in POLICY_RUNS}
-        if envs
-        else {}
+        {name: vector_scaling(mode, envs, steps, px) for name, mode, px in RUNS} if envs else {}
     )
     return {
         "median_ms": medians,
