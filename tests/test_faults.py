@@ -196,12 +196,18 @@ def test_a_page_closed_between_episodes_is_replaced_at_reset(make_env):
     assert env.unwrapped.session.page is not old_page
 
 
-def test_a_hung_page_hits_the_step_timeout_and_the_page_is_recycled(make_env):
-    env = make_env(obs_mode="tokens+pixels", screenshot_size=(32, 32), step_timeout_ms=1000)
+def _after_first_oracle_step(env):
+    """Seed 0, the oracle's first step taken: (oracle, obs, info) to go on with."""
     oracle = OracleAgent(env)
     obs, info = env.reset(seed=0)
     oracle.reset()
     obs, *_, info = env.step(oracle.act(obs, info))
+    return oracle, obs, info
+
+
+def test_a_hung_page_hits_the_step_timeout_and_the_page_is_recycled(make_env):
+    env = make_env(obs_mode="tokens+pixels", screenshot_size=(32, 32), step_timeout_ms=1000)
+    oracle, obs, info = _after_first_oracle_step(env)
     session = env.unwrapped.session
     hung_page = session.page
     # A page script that never yields: every later call into the page waits on it.
@@ -223,10 +229,7 @@ def test_a_script_error_in_the_runtime_truncates_and_the_next_reset_opens_a_new_
     in its reply instead of raising: it must still end the step like a crash, with the
     error's first line, and the page must be replaced."""
     env = make_env(obs_mode="tokens")
-    oracle = OracleAgent(env)
-    obs, info = env.reset(seed=0)
-    oracle.reset()
-    obs, *_, info = env.step(oracle.act(obs, info))
+    oracle, obs, info = _after_first_oracle_step(env)
     session = env.unwrapped.session
     broken_page = session.page
     session.evaluate("() => { JSON.parse = () => { throw new Error('runtime broke\\nstack'); }; }")

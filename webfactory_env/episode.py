@@ -308,11 +308,10 @@ def finish_episode(
     (`full`), on first read while the page is unchanged (`lazy`, see `EpisodeArtifacts`),
     or never (`none`, when the browser is what failed, or when it draws no frames)."""
     shot: bytes | Callable[[], bytes | None] | None = None
-    if not session.draws:  # a browser that draws nothing has no screenshot to keep
-        pass
-    elif crash is None and episode.end_screenshot == "lazy":
+    can_shoot = crash is None and session.draws  # a browser that draws nothing has none
+    if can_shoot and episode.end_screenshot == "lazy":
         shot = session.deferred_screenshot()
-    elif crash is None and episode.end_screenshot == "full":
+    elif can_shoot and episode.end_screenshot == "full":
         try:
             shot = session.screenshot_png()
         except BrowserCrashedError as exc:
