@@ -356,10 +356,14 @@ class PageSession:
         `page.evaluate` does (no argument serializer, no utility world), and JSON text is
         much cheaper than a structured clone of many small arrays. A script error is a
         Playwright error, as `page.evaluate` would raise, so `call` treats both alike."""
-        expression = f"window.__wf.j.{fn}({json.dumps(json.dumps(args))})"
+        return json.loads(
+            self._runtime_evaluate(f"window.__wf.j.{fn}({json.dumps(json.dumps(args))})")
+        )
+
+    def _runtime_evaluate(self, expression: str) -> Any:
+        """`expression`'s value, evaluated in the page's main world over its CDP session."""
         params = {"expression": expression, "returnByValue": True}
-        reply = self.call(lambda: _evaluated(self._cdp.send("Runtime.evaluate", params)))
-        return json.loads(reply)
+        return self.call(lambda: _evaluated(self._cdp.send("Runtime.evaluate", params)))
 
     def perform(self, op: BrowserOp, *, observe: ObserveConfig, clock_ms: int) -> StepResult:
         """Run one action, let the app handle what the page reported, patch, observe."""
@@ -467,7 +471,7 @@ class PageSession:
     def round_trip(self) -> None:
         """One empty call through the channel `_js` uses: the cost floor of any call into
         the page (benchmarks show it)."""
-        self.call(lambda: _evaluated(self._cdp.send("Runtime.evaluate", {"expression": "0"})))
+        self._runtime_evaluate("0")
 
     def evaluate(self, expression: str, arg: Any = None) -> Any:
         """Run JavaScript in the page (tests and tools; agents never get this), with the
