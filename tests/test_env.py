@@ -223,6 +223,46 @@ def test_drift_re_renders_under_the_agent_and_actions_re_find_their_element(make
     assert last["record"]["logical_ms"] == 100 * steps + 200 * len(retries)
 
 
+def test_drift_keeps_what_the_user_typed_in_a_secret_field(make_env):
+    """The app never writes a card number back into the page, so a re-render must keep the
+    one the user typed: before, every drift re-render emptied it and the order failed."""
+    env = make_env(task="shop_pay_by_card", obs_mode="tokens", variation={"drift": "on"})
+    read = "() => document.querySelector('input[name=card_number]').value"
+    oracle = OracleAgent(env)
+    obs, info = env.reset(seed=0)
+    session = env.unwrapped.session
+    oracle.reset()
+    typed = None
+    while True:
+        obs, _, terminated, truncated, info = env.step(oracle.act(obs, info))
+        if typed is None and "fill-field-card_number" in info["subgoals_newly"]:
+            typed = session.evaluate(read)
+        elif typed and "fill-field-expiry" in info["subgoals_newly"]:
+            # the expiry step re-rendered the page first: the card number is still there
+            assert session.evaluate(read) == typed
+        if terminated or truncated:
+            break
+    assert typed == "4242 4242 4242 4242"
+    assert info["success"], info["reason"]
+
+
+def test_an_element_that_cannot_take_the_action_refuses_it(make_env):
+    """A type into a button (as a drifted element's wrong successor once received) is a
+    refused action with a reason, not a script error that ends the episode."""
+    env = make_env(obs_mode="tokens")
+    env.reset(seed=0)
+    base = env.unwrapped
+    session, dom = base.session, base.dom
+    button = dom.tags.index("button") if "button" in dom.tags else dom.tags.index("a")
+    refused = session._js("act", ["type", button, "hello"])
+    assert refused["ok"] is False and "takes no text" in refused["error"]
+    refused = session._js("act", ["select", button, "Red"])
+    assert refused["ok"] is False and "not a dropdown" in refused["error"]
+    # a successor that cannot take the verb is not accepted either
+    assert session._js("retarget", [button, "button, a", "type"]) is None
+    assert session._js("retarget", [button, "button, a", "click"]) is not None
+
+
 @pytest.mark.parametrize(
     ("obs_mode", "action_mode"),
     [

@@ -12,6 +12,12 @@ from webfactory_env.sitegen import AppEvent, generate_site
 from webfactory_env.sitegen.families.shop.rules import validate_shipping
 
 SEEDS = range(0, 60)
+SHIPPING = {  # a shipping address the checkout accepts
+    "full_name": "Alice Nguyen",
+    "address_line1": "123 Market St",
+    "city": "San Francisco",
+    "postal_code": "94105",
+}
 
 
 @pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
@@ -154,20 +160,34 @@ def test_cart_checkout_and_order():
     errors = app.state_view()["feedback"]["checkout_errors"]
     assert set(errors) == {"full_name", "address_line1", "city", "postal_code"}
     assert patch.route is None and app.state_view()["order"]["status"] == "none"
-    values = {
-        "full_name": "Alice Nguyen",
-        "address_line1": "123 Market St",
-        "city": "San Francisco",
-        "postal_code": "94105",
-    }
-    patch = app.dispatch(AppEvent(type="submit", handler="place_order", values=values))
+    patch = app.dispatch(AppEvent(type="submit", handler="place_order", values=SHIPPING))
     state = app.state_view()
     order = state["order"]
     assert order["status"] == "placed" and order["items"] == {buyable.sku: 1}
-    assert order["shipping"] == values and order["payment"] == "cod"
+    assert order["shipping"] == SHIPPING and order["payment"] == "cod"
     assert state["orders"][order["id"]] == order, "the new order is an entity, keyed by id"
     assert state["cart"]["items"] == {} and patch.route == f"/order/{order['id']}"
     assert app.known_route(patch.route)
+
+
+def test_an_order_page_states_the_order_s_state_and_nothing_else():
+    """An old order's page shows its state once: no "is placed" line above "Delivered" (an
+    agent asked for the state could read either). A new order's confirmation says it went
+    through."""
+    site, app = _shop()
+    old = [o for o in app.state_view()["orders"].values() if o["status"] != "placed"]
+    assert old, "the history has orders past placed"
+    for o in old:
+        app.route = f"/order/{o['id']}"
+        text = re.sub(r"<[^>]+>", " ", "".join(app.page().regions.values()))
+        assert "is placed" not in text
+        assert app.copy(f"status.{o['status']}") in text
+    buyable = next(p for p in site.spec.entities["products"] if p.stock > 0)
+    app.dispatch(AppEvent(type="click", handler="add_to_cart", arg=buyable.sku))
+    patch = app.dispatch(AppEvent(type="submit", handler="place_order", values=SHIPPING))
+    app.route = patch.route
+    new_id = app.state_view()["order"]["id"]
+    assert f"Order {new_id} is placed." in "".join(app.page().regions.values())
 
 
 def test_empty_cart_cannot_order():

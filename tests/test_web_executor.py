@@ -73,6 +73,28 @@ def test_candidates_prefer_exact_and_stronger_attributes():
     assert derive_candidates("#totally-unrelated", elements) == []
 
 
+def test_between_equal_matches_the_element_of_the_same_kind_comes_first():
+    """A drifted editor whose new test id ends in a hash without digits (`bcfa` reads as a
+    word) matches as well as its Bold button does; the lost element was a div, so the div
+    is tried first, whatever the page order."""
+
+    def el(tag, testid, type_=""):
+        blank = dict.fromkeys(("id", "name", "aria", "placeholder", "label", "text"), "")
+        return {**blank, "tag": tag, "testid": testid, "type": type_}
+
+    elements = [
+        el("button", "editor-card-description-bold-8251", "button"),
+        el("div", "editor-card-description-bcfa"),
+    ]
+    requested = '[data-testid="editor-card-description-ed08"]'
+    lost = {"tag": "div", "type": ""}
+    found = derive_candidates(requested, elements, like=lost)
+    assert found[0] == '[data-testid="editor-card-description-bcfa"]'
+    assert derive_candidates(requested, elements[::-1], like=lost)[0] == found[0]
+    # without knowing the lost element, page order decides the tie
+    assert derive_candidates(requested, elements)[0].endswith('bold-8251"]')
+
+
 class _FakeExecutor(WebExecutor):
     """The retry logic without a browser: a page where only `present` selectors match."""
 

@@ -428,8 +428,18 @@
     };
   }
 
-  // Point observation row `index` at the element `selector` finds now; its centre, or null.
-  function retarget(index, selector) {
+  // Whether `el` can take the non-pointer action `verb` (the observation's flags say the
+  // same for observed elements; a drifted element's successor is checked here).
+  function takes(el, verb) {
+    if (verb === "type") return isText(el) && !el.readOnly && !el.disabled;
+    if (verb === "select") return el.tagName === "SELECT" && !el.disabled;
+    if (verb === "submit") return Boolean(el.form || el.closest("form"));
+    return true;
+  }
+
+  // Point observation row `index` at the element `selector` finds now, if it can take
+  // `verb`; its centre, or null.
+  function retarget(index, selector, verb) {
     let found = null;
     const m = /^([a-z0-9]+):text-is\((".*")\)$/.exec(selector);
     if (m) {
@@ -439,7 +449,7 @@
     } else {
       try { found = document.querySelector(selector); } catch (err) { found = null; }
     }
-    if (!found || !found.checkVisibility()) return null;
+    if (!found || !found.checkVisibility() || !takes(found, verb || "")) return null;
     elements[index] = found;
     const r = found.getBoundingClientRect();
     return [r.left + r.width / 2, r.top + r.height / 2];
@@ -450,6 +460,8 @@
     Object.getOwnPropertyDescriptor(proto, "value").set.call(el, value);
   }
 
+  const CANNOT = {type: "takes no text", select: "is not a dropdown", submit: "is not in a form"};
+
   // Non-pointer actions run here, as Playwright's own fill/selectOption do; clicks and
   // key presses come from real input events sent by the executor.
   function act(verb, index, value) {
@@ -457,6 +469,10 @@
     if (index >= 0 && (!el || !el.isConnected)) {
       return {ok: false, stale: true, error: "the element was replaced since it was observed",
               descriptor: el ? describe(el) : null, events: drain()};
+    }
+    if (el && !takes(el, verb)) {
+      return {ok: false, error: "the element (a " + el.tagName.toLowerCase() + ") " + CANNOT[verb],
+              events: drain()};
     }
     switch (verb) {
       case "type":
@@ -479,7 +495,6 @@
       }
       case "submit": {
         const form = el.form || el.closest("form");
-        if (!form) return {ok: false, error: "not in a form", events: drain()};
         const submitter = el.type === "submit" ? el : undefined;
         form.requestSubmit(submitter);
         break;
@@ -525,8 +540,35 @@
   // One call per step: apply the app's patch, then observe.
   function step(payload) {
     if (payload.clock && window.__wfShim) window.__wfShim.setClock(payload.clock);
-    applyPatch(payload.patch);
+    if (payload.rerender) rerender(payload.patch);
+    else applyPatch(payload.patch);
     return payload.observe ? observe(payload.observe) : null;
+  }
+
+  // A re-render of the same page (the drift axis): every element is replaced, but what
+  // the user typed stays, as in any framework that keeps field state across renders. The
+  // app cannot put it back itself: it never writes a secret (a card number, a password)
+  // into the page, and a field without an input handler is not in its state at all.
+  function rerender(patch) {
+    const typed = new Map();
+    const key = (el, seen) => {
+      const m = META.get(el);
+      if (!m || !m.sid || !isText(el)) return null;
+      const n = (seen.get(m.sid) || 0) + 1;
+      seen.set(m.sid, n);
+      return m.sid + "#" + n;
+    };
+    let seen = new Map();
+    for (const el of document.querySelectorAll("input, textarea")) {
+      const k = key(el, seen);
+      if (k !== null) typed.set(k, el.value);
+    }
+    applyPatch(patch);
+    seen = new Map();
+    for (const el of document.querySelectorAll("input, textarea")) {
+      const k = key(el, seen);
+      if (k !== null && typed.has(k) && el.value !== typed.get(k)) setNativeValue(el, typed.get(k));
+    }
   }
 
   // The executor's entry points take and return JSON text: Playwright's structured-clone

@@ -28,10 +28,12 @@ class OracleAgent:
         self.env = unwrapped
         self._next = 0
         self._last: int | None = None
+        self._search = "down"  # where to look for an element that shows the answer
 
     def reset(self) -> None:
         self._next = 0
         self._last = None
+        self._search = "down"
 
     def observe(self, info: dict[str, Any]) -> None:
         """Advance past a plan step once the env accepted the action that executed it."""
@@ -48,20 +50,29 @@ class OracleAgent:
         if self._next >= len(plan):
             return self._encode("done_success", 0, None, "")
         step = plan[self._next]
+        dom = env.dom
         if step.verb in ("done_success", "done_fail"):
-            self._last = self._next
-            # Numeric actions answer by pointing at an element that shows the answer.
-            dom = env.dom
+            # Numeric actions answer by pointing at an element that shows the answer: scroll
+            # until one is in view (down first, then back up); if no part of the page shows
+            # it, the first element is all it can point at. Text actions write it out.
             shown = next(
                 (
                     i
                     for i in range(len(dom))
                     if step.value and answer_matches(f"{dom.texts[i]} {dom.values[i]}", step.value)
                 ),
-                0,
+                None,
             )
-            return self._encode(step.verb, shown, None, step.value or "")
-        dom = env.dom
+            if shown is None and step.value and self.env.action_config.mode != "text":
+                if self._search == "down" and not dom.can_scroll_down:
+                    self._search = "up"
+                if self._search == "up" and not dom.can_scroll_up:
+                    self._search = "over"
+                if self._search != "over":
+                    return self._encode(f"scroll_{self._search}", 0, None, "")
+            self._last = self._next
+            return self._encode(step.verb, shown or 0, None, step.value or "")
+        self._search = "down"
         index = dom.index_of(step.sid)
         if index is None:
             direction = dom.offscreen.get(step.sid, 1)

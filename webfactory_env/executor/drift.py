@@ -85,13 +85,19 @@ def _quote(value: str) -> str:
     return json.dumps(value)
 
 
-def derive_candidates(requested: str, elements: Sequence[dict[str, str]]) -> list[str]:
+def derive_candidates(
+    requested: str,
+    elements: Sequence[dict[str, str]],
+    like: dict[str, str] | None = None,
+) -> list[str]:
     """Selectors for page elements whose normalised attributes match the requested one's
-    words, best first."""
+    words, best first; between equal matches, one of the same kind as `like` (the lost
+    element's tag and type, when known) first."""
     wanted = selector_words(requested)
     if not wanted:
         return []
-    scored: list[tuple[float, int, str]] = []
+    kind = (like.get("tag", ""), like.get("type", "")) if like else None
+    scored: list[tuple[float, bool, int, str]] = []
     for order, el in enumerate(elements):
         best: tuple[float, str] | None = None
         for attr, weight in ATTR_WEIGHT.items():
@@ -106,10 +112,11 @@ def derive_candidates(requested: str, elements: Sequence[dict[str, str]]) -> lis
             if best is None or score > best[0]:
                 best = (score, _selector_for(el, attr))
         if best is not None:
-            scored.append((-best[0], order, best[1]))
+            other_kind = kind is not None and (el.get("tag", ""), el.get("type", "")) != kind
+            scored.append((-best[0], other_kind, order, best[1]))
     scored.sort()
     out: list[str] = []
-    for _, _, sel in scored:
+    for *_, sel in scored:
         if sel not in out and sel != requested:
             out.append(sel)
     return out

@@ -376,7 +376,12 @@ class PageSession:
         if self.app.v.drift == "on" and op.index >= 0:
             # The `drift` axis: the page re-renders between the agent's observation and its
             # action, so the observed element is gone and must be found again.
-            drift = {"clock": clock_ms, "patch": self.app.drift_patch().to_json(), "observe": None}
+            drift = {
+                "clock": clock_ms,
+                "patch": self.app.drift_patch().to_json(),
+                "rerender": True,
+                "observe": None,
+            }
             self._js("step", [drift])
         if op.verb == "click":
             assert op.point is not None
@@ -418,12 +423,12 @@ class PageSession:
                 read_text("sites", "runtime", "inspect.js"), {"op": "candidates"}
             )
         )
-        candidates = derive_candidates(requested, elements)
+        candidates = derive_candidates(requested, elements, like=old)
         try:
             retry_candidates(
                 requested,
                 candidates,
-                lambda s: self._js("retarget", [op.index, s]) is not None,
+                lambda s: self._js("retarget", [op.index, s, verb]) is not None,
                 clock,
                 retries.append,
             )

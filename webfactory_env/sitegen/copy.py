@@ -4,7 +4,8 @@ A copy entry is a string or a list of paraphrases; the variation's `paraphrase` 
 one. The `noise` axis then alters some labels the way real sites do (a typo, an
 abbreviation, odd capitalisation), chosen per key by the site seed, so the same label is
 always worded the same way on one site. Entity data (product titles, colours, names) is
-never noised: only interface copy is.
+never noised: only interface copy is. Nor are the copy sections that word a data value
+(`TERMS`: an order's state), since a task may ask for that value as its answer.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from webfactory_env.core.seeding import SeedStream
 from webfactory_env.sitegen.variation import Variation
 
 NOISE_SHARE = 0.35  # fraction of labels a noise axis touches
+TERMS = frozenset({"status"})  # copy sections that word a data value: never noised
 
 
 @cache
@@ -59,7 +61,7 @@ class Copy:
 
     def _noised(self, key: str, text: str) -> str:
         mode = self.variation.noise
-        if mode == "none" or "{" in text:
+        if mode == "none" or "{" in text or key.partition(".")[0] in TERMS:
             return text
         rng = self.rng_root.child(key)
         if not rng.chance(NOISE_SHARE):

@@ -500,6 +500,9 @@ def order(app: ShopModel, r: Renderer, route: str) -> Page:
         else f"<li>{esc(c('status.cancelled'))}</li>"
     )
     heading = c("order.title") if o.placed_here else o.id
+    # The confirmation says the order went through; an old order's page shows its state only
+    # (a "placed" line above a "Delivered" one would contradict it).
+    placed = f'<p role="status">{esc(c("order.placed", id=o.id))}</p>' if o.placed_here else ""
     details = w.detail_view(
         [
             (c("order.status"), c(f"status.{o.status}")),
@@ -509,8 +512,7 @@ def order(app: ShopModel, r: Renderer, route: str) -> Page:
         ]
     )
     return heading, (
-        f'<h1>{esc(heading)}</h1><p role="status">{esc(c("order.placed", id=o.id))}</p>'
-        f"{details}<ul>{items}</ul>{address}"
+        f"<h1>{esc(heading)}</h1>{placed}{details}<ul>{items}</ul>{address}"
         f'<h2>{esc(c("order.timeline"))}</h2><ol class="timeline">{timeline}</ol><p>{more}</p>'
     )
 
