@@ -34,6 +34,13 @@ def test_the_oracle_succeeds_only_on_its_last_action_on_50_seeds(family, task):
         assert not problems, f"{family}/{task} seed {seed}: {problems}"
 
 
+def test_a_server_error_that_closes_the_dialog_costs_the_oracle_nothing():
+    """Hard kanban seed 0: the archive confirmation is refused with a server error, which
+    closes its dialog so the Retry shows. That was charged as the oracle's undo."""
+    report = check_task("kanban", "kanban_archive_review_card", seeds=(0,), difficulty="hard")
+    assert report.oracle_ok == 1
+
+
 # ------------------------------------------- the defects the check was built from
 def _shop(task, seed=0):
     site = generate_site("shop", seed)

@@ -111,6 +111,27 @@ def test_a_step_that_consumes_earlier_progress_is_no_undo():
     )
 
 
+def test_what_a_refusing_server_undoes_costs_the_agent_nothing():
+    """A change the site refuses with a server error (the `errors` axis) can undo credited
+    progress (the dialog the change came from closes, so its Retry shows): not the
+    agent's undo. The credit lapses all the same, and while the error stays on the page
+    the agent's own undo is still charged."""
+
+    def refused(state):
+        return {**state, "server": {"error": True}}
+
+    sim = _sim()
+    sim.step(_act("nav"), _state("/shop"))
+    sim.step(_act("add_to_cart"), _state("/shop", {"A": 1}))
+    out = sim.step(_act("place_order"), refused(_state("/shop")))
+    assert out.undone == () and out.reward == SPEC.step_penalty
+    assert "add" not in sim.credited
+    sim.step(_act("add_to_cart"), refused(_state("/shop", {"A": 1})))
+    out = sim.step(_act("remove_from_cart"), refused(_state("/shop")))
+    assert out.undone == ("add",)
+    assert out.reward == pytest.approx(SPEC.step_penalty + SPEC.undo_penalty)
+
+
 def test_a_back_door_taints_what_it_changed_and_a_later_correct_path_succeeds():
     sim = _sim()
     sim.step(_act("nav"), _state("/shop"))

@@ -15,7 +15,10 @@ Per step the reward is the sum of:
   clean state, it did not hold at reset (or has been false since), and every prerequisite
   in the compiled DAG is credited; a subgoal pays once per episode;
 - `undo_penalty` for each credited, non-sticky subgoal whose predicate stopped holding,
-  unless the same step made a later subgoal true (a checkout empties the cart it orders);
+  unless the same step made a later subgoal true (a checkout empties the cart it orders)
+  or the site refused the step with a server error (closing the dialog the refused
+  change came from, so its Retry shows: the site undid it, not the agent; the credit
+  still lapses);
 - `success_reward` once the goal holds: the episode ends.
 An agent's `done` action ends the episode without success on a feasible task.
 """
@@ -107,6 +110,7 @@ class RewardSimulator:
         self._seen_false: dict[str, bool] = {}
         self._held: dict[str, bool] = {}
         self._prev: dict[str, Any] = {}
+        self._refusing = False
         self.total = 0.0
         self.success = False
 
@@ -114,6 +118,7 @@ class RewardSimulator:
         self.credited = set()
         self.paid = set()
         self.tainted = set()
+        self._refusing = _server_error(state)
         self._held = {g.id: g.predicate.holds(state) for g in self.task.subgoals}
         self._seen_false = {gid: not held for gid, held in self._held.items()}
         self._prev = {name: state.get(name) for name, _ in self.task.tracked}
@@ -159,6 +164,8 @@ class RewardSimulator:
         tainted_now = self._track(action, state)
         holds = {g.id: g.predicate.holds(state) for g in self.task.subgoals}
         became_true = {gid for gid, h in holds.items() if h and not self._held[gid]}
+        refused_now = _server_error(state) and not self._refusing
+        self._refusing = _server_error(state)
         newly: list[str] = []
         undone: list[str] = []
         uncredited: list[str] = []
@@ -172,7 +179,8 @@ class RewardSimulator:
                 if any(self.order[h] > self.order[g.id] for h in became_true):
                     continue
                 self.credited.discard(g.id)
-                undone.append(g.id)
+                if not refused_now:
+                    undone.append(g.id)
                 continue
             if not holds[g.id] or not self._seen_false[g.id]:
                 continue
@@ -212,3 +220,9 @@ class RewardSimulator:
     def goal_status(self, state: Mapping[str, Any]) -> dict[str, bool]:
         """Each goal conjunct: does it hold over clean state now?"""
         return {c.id: c.predicate.holds_clean(state, self.clean) for c in self.task.goal}
+
+
+def _server_error(state: Mapping[str, Any]) -> bool:
+    """Whether the site is showing a refused change (an injected server error) now."""
+    server = state.get("server")
+    return isinstance(server, Mapping) and bool(server.get("error"))
