@@ -449,7 +449,7 @@
     } else {
       try { found = document.querySelector(selector); } catch (err) { found = null; }
     }
-    if (!found || !found.checkVisibility() || !takes(found, verb || "")) return null;
+    if (!found || !found.checkVisibility() || !takes(found, verb)) return null;
     elements[index] = found;
     const r = found.getBoundingClientRect();
     return [r.left + r.width / 2, r.top + r.height / 2];
@@ -550,25 +550,25 @@
   // app cannot put it back itself: it never writes a secret (a card number, a password)
   // into the page, and a field without an input handler is not in its state at all.
   function rerender(patch) {
-    const typed = new Map();
-    const key = (el, seen) => {
+    const before = typedFields();
+    applyPatch(patch);
+    for (const [key, el] of typedFields()) {
+      const was = before.get(key);
+      if (was && was.value !== el.value) setNativeValue(el, was.value);
+    }
+  }
+
+  // The page's text fields by semantic id (and occurrence, should an id repeat).
+  function typedFields() {
+    const out = new Map(), seen = new Map();
+    for (const el of document.querySelectorAll("input, textarea")) {
       const m = META.get(el);
-      if (!m || !m.sid || !isText(el)) return null;
+      if (!m || !m.sid || !isText(el)) continue;
       const n = (seen.get(m.sid) || 0) + 1;
       seen.set(m.sid, n);
-      return m.sid + "#" + n;
-    };
-    let seen = new Map();
-    for (const el of document.querySelectorAll("input, textarea")) {
-      const k = key(el, seen);
-      if (k !== null) typed.set(k, el.value);
+      out.set(m.sid + "#" + n, el);
     }
-    applyPatch(patch);
-    seen = new Map();
-    for (const el of document.querySelectorAll("input, textarea")) {
-      const k = key(el, seen);
-      if (k !== null && typed.has(k) && el.value !== typed.get(k)) setNativeValue(el, typed.get(k));
-    }
+    return out;
   }
 
   // The executor's entry points take and return JSON text: Playwright's structured-clone

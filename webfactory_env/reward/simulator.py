@@ -164,8 +164,8 @@ class RewardSimulator:
         tainted_now = self._track(action, state)
         holds = {g.id: g.predicate.holds(state) for g in self.task.subgoals}
         became_true = {gid for gid, h in holds.items() if h and not self._held[gid]}
-        refused_now = _server_error(state) and not self._refusing
-        self._refusing = _server_error(state)
+        refusing = _server_error(state)
+        refused_now, self._refusing = refusing and not self._refusing, refusing
         newly: list[str] = []
         undone: list[str] = []
         uncredited: list[str] = []
