@@ -1,12 +1,23 @@
 """The house stays readable from its layout: the module map is current, data flows one way,
-env.py is a thin orchestrator, and no site family module is a thousand lines."""
+the stages after site generation use a running site only through its served-site
+interface, env.py is a thin orchestrator, and no site family module is a thousand lines."""
 
 from __future__ import annotations
 
+import ast
 import importlib.util
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "webfactory_env"
+# The stages after site generation that hold a running site (`sitegen.served.ServedSite`).
+# Not checked: the task compiler and `testing`, which drive an app as a family's author
+# would (they save and restore its UI state).
+SITE_USERS = ("executor", "episode.py", "env.py", "vector.py", "service", "replay", "trace")
+SITE_USERS += ("cli.py", "groundtruth.py", "adversarial.py", "evaluation", "agents")
+# Methods that change a list, dict or set in place.
+MUTATORS = {"append", "extend", "insert", "remove", "pop", "clear", "update", "add", "discard"}
 
 
 def _module_map():
@@ -28,6 +39,88 @@ def test_the_readme_shows_the_current_module_map():
 def test_stages_form_no_cycle():
     m = _module_map()
     assert m.cycles(m.stage_imports()) == []
+
+
+def _names_a_site(node: ast.expr) -> bool:
+    """`app` or `<anything>.app`: how the stages name a running site."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == "app"
+    return isinstance(node, ast.Name) and node.id == "app"
+
+
+def _part_of_a_site(node: ast.expr) -> bool:
+    """An attribute or item of a running site, at any depth (`app.route`, `app.ui.open`)."""
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        if _names_a_site(node.value):
+            return True
+        node = node.value
+    return False
+
+
+def _targets(node: ast.AST) -> Iterator[ast.expr]:
+    found: list[ast.expr] = []
+    if isinstance(node, ast.Assign | ast.Delete):
+        found = list(node.targets)
+    elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+        found = [node.target]
+    while found:
+        target = found.pop()
+        if isinstance(target, ast.Tuple | ast.List):
+            found += target.elts
+        elif isinstance(target, ast.Starred):
+            found.append(target.value)
+        else:
+            yield target
+
+
+def site_reach_ins(source: str) -> list[str]:
+    """Where `source` sets, deletes or changes in place a running site's attributes, or
+    touches its private (`_`) ones, instead of asking the site (`ServedSite`)."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(source)):
+        line = getattr(node, "lineno", 0)
+        for target in _targets(node):
+            if _part_of_a_site(target):
+                found.append((line, f"sets {ast.unparse(target)}"))
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+            and _names_a_site(node.value)
+        ):
+            found.append((line, f"uses the private {ast.unparse(node)}"))
+        if isinstance(node, ast.Call):
+            fn = node.func
+            if isinstance(fn, ast.Attribute) and fn.attr in MUTATORS and _part_of_a_site(fn.value):
+                found.append((line, f"changes {ast.unparse(fn.value)} in place"))
+            named = isinstance(fn, ast.Name) and fn.id in ("setattr", "delattr")
+            if named and node.args and _names_a_site(node.args[0]):
+                found.append((line, f"{ast.unparse(fn)} on {ast.unparse(node.args[0])}"))
+    return [f"line {line}: {what}" for line, what in sorted(found)]
+
+
+def test_site_reach_ins_are_found():
+    assert site_reach_ins("self.app.route = path\napp.ui.modal = None") == [
+        "line 1: sets self.app.route",
+        "line 2: sets app.ui.modal",
+    ]
+    assert site_reach_ins("self.app.errors.append(e)\nx = self.app._error_patch()") == [
+        "line 1: changes self.app.errors in place",
+        "line 2: uses the private self.app._error_patch",
+    ]
+    fine = "self.app = site.new_app()\nself.session.app = app\nstatus = app.visit(route)"
+    assert site_reach_ins(fine) == []
+
+
+def test_stages_after_site_generation_use_a_site_only_through_its_interface():
+    found = {}
+    for name in SITE_USERS:
+        top = PACKAGE / name
+        for path in sorted(top.rglob("*.py")) if top.is_dir() else [top]:
+            reach_ins = site_reach_ins(path.read_text(encoding="utf-8"))
+            if reach_ins:
+                found[str(path.relative_to(ROOT))] = reach_ins
+    assert found == {}, "ask the site through `sitegen.served.ServedSite` instead"
 
 
 def test_env_is_a_thin_orchestrator():

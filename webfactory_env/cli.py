@@ -460,7 +460,7 @@ def _page_screenshots(site: Any, out: Path) -> list[str]:
     try:
         for route in site.representative_routes():  # one page of each kind
             app = site.new_app()
-            app.route = route
+            app.visit(route)
             session.load(app, seed=site.spec.seed, observe=ObserveConfig())
             name = "home" if route == "/" else route.strip("/").replace("/", "_")
             path = out / f"{name}.png"

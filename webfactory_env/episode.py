@@ -25,8 +25,8 @@ from webfactory_env.core.predicates import AGENT_STATE
 from webfactory_env.executor.session import BrowserOp, PageSession
 from webfactory_env.observation import StepContext, render_text
 from webfactory_env.reward import ActionRecord, RewardOutcome, RewardSimulator, RewardSpec
-from webfactory_env.sitegen.app import SiteApp
 from webfactory_env.sitegen.registry import Site
+from webfactory_env.sitegen.served import ServedSite
 from webfactory_env.tasks.compiled import CompiledTask
 
 STEP_MS = 100  # logical time per action: nothing in a page or a reward reads the wall clock
@@ -138,7 +138,7 @@ class Episode:
     def __init__(
         self,
         task: CompiledTask,
-        app: SiteApp,
+        app: ServedSite,
         spec: RewardSpec,
         max_steps: int,
         action_mode: str = "multidiscrete",
@@ -197,7 +197,8 @@ class Episode:
             errors.append(error_event(kind, ran.error, self.steps))
         error = refused or ran.crash or ran.error
         valid = error is None
-        for app_error in self.app.errors:
+        app_errors = self.app.take_errors()
+        for app_error in app_errors:
             message = str(app_error.get("message") or app_error.get("kind"))
             errors.append(error_event("app", message, self.steps))
         done = isinstance(decoded, act.Decoded) and decoded.verb in act.DONE_VERBS and valid
@@ -232,13 +233,12 @@ class Episode:
             total=self.sim.total,
             deltas=state_delta(before, self.state),
             events=ran.events,
-            app_errors=list(self.app.errors),
+            app_errors=app_errors,
             logical_ms=self.clock_ms,
             latency_ms=ran.latency_ms,
             retries=ran.retries,
             error_events=errors,
         )
-        self.app.errors.clear()
         record = step_record(facts, self.secrets)
         return StepOutcome(outcome, terminated, truncated, valid, hide(error, self.secrets), record)
 

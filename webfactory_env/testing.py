@@ -34,7 +34,7 @@ def page_affordances(
 ) -> list[Affordance]:
     """Affordances of `route`, including those behind dialogs, tabs, accordions and menus
     (opened up to `depth` deep: a date popover in a dialog in a tab is 3 deep)."""
-    app.route = route
+    app.visit(route)
     found: dict[str, Affordance] = {}
     seen_ui: set[str] = set()
 
@@ -101,7 +101,7 @@ def check_site(site: Site) -> None:
     where = f"{site.spec.family} seed {site.spec.seed} ({site.spec.difficulty})"
     state = app.state_view()
     for route in static_routes(site):
-        app.route = route
+        app.visit(route)
         page = app.page()
         assert page.status == 200, f"{where}: static route {route} renders status {page.status}"
         sids = [a.sid for a in page.affordances]
@@ -176,7 +176,7 @@ def check_family_in_browser(
                 routes = static_routes(site) if every_route else site.representative_routes()
                 for route in routes:
                     app = site.new_app()
-                    app.route = route
+                    app.visit(route)
                     expected = sorted(a.sid for a in app.page().affordances)
                     session.load(app, seed=seed, observe=ObserveConfig())
                     audit = session._js("audit", [])

@@ -12,7 +12,6 @@ import base64
 import io
 import json
 import logging
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -39,7 +38,8 @@ from webfactory_env.executor.drift import (
     retry_candidates,
 )
 from webfactory_env.executor.egress import EgressProxy, origin_of, parse_origins
-from webfactory_env.sitegen.app import SiteApp, Transport, bootstrap_document
+from webfactory_env.sitegen.app import bootstrap_document
+from webfactory_env.sitegen.served import ServedSite, Transport
 from webfactory_env.sitegen.spec import AppEvent, Patch
 
 if TYPE_CHECKING:
@@ -149,7 +149,7 @@ class PageSession:
         self.config = config or SessionConfig()
         self.transport: Transport = transport
         self._shared = shared or shared_browser()
-        self.app: SiteApp | None = None
+        self.app: ServedSite | None = None
         self.blocked: list[str] = []
         self.crashed = False
         self.timed_out = False
@@ -266,12 +266,11 @@ class PageSession:
             body = bootstrap_document()
             status = 200
         else:
-            self.app.route = path.split("#", 1)[0]
             try:
-                status = self.app.page().status
+                status = self.app.visit(path.split("#", 1)[0])
                 body = self.app.document(transport=self.transport)
             except Exception as exc:  # the site's bug: a 500 page, not a request left hanging
-                self._app_failed(exc)
+                self.app.record_exception(exc)
                 status, body = 500, bootstrap_document()
         route.fulfill(status=status, content_type="text/html; charset=utf-8", body=body)
 
@@ -280,7 +279,7 @@ class PageSession:
         try:
             event = AppEvent.model_validate_json(route.request.post_data or "")
         except ValidationError as exc:
-            self.app.errors.append({"kind": "bad_event", "message": str(exc)[:500]})
+            self.app.record_error("bad_event", str(exc)[:500])
             route.fulfill(status=400, content_type="application/json", body='{"error":"bad event"}')
             return
         patch = self._dispatch_one(event)
@@ -309,7 +308,7 @@ class PageSession:
         self._page._loop.create_task(close)
 
     def load(
-        self, app: SiteApp, *, seed: int, observe: ObserveConfig, clock_ms: int = EPOCH_MS
+        self, app: ServedSite, *, seed: int, observe: ObserveConfig, clock_ms: int = EPOCH_MS
     ) -> DomSnapshot:
         """Show `app`'s current page from scratch, with clock and random shims reset."""
         self._shared.close_orphans()  # contexts of envs collected since the last reset
@@ -337,7 +336,7 @@ class PageSession:
             return False
 
     def _mount(
-        self, app: SiteApp, *, seed: int, observe: ObserveConfig, clock_ms: int
+        self, app: ServedSite, *, seed: int, observe: ObserveConfig, clock_ms: int
     ) -> DomSnapshot:
         if not self._booted:
             self.app = None  # the first document is the bare runtime shell
@@ -373,7 +372,7 @@ class PageSession:
         clock = LogicalClock()
         retries: list[RetryEvent] = []
         assert self.app is not None
-        if self.app.v.drift == "on" and op.index >= 0:
+        if self.app.drifts and op.index >= 0:
             # The `drift` axis: the page re-renders between the agent's observation and its
             # action, so the observed element is gone and must be found again.
             drift = {
@@ -445,7 +444,7 @@ class PageSession:
             try:
                 event = AppEvent.model_validate(raw)
             except ValidationError as exc:
-                self.app.errors.append({"kind": "bad_event", "message": str(exc)[:500]})
+                self.app.record_error("bad_event", str(exc)[:500])
                 continue
             patches.append(self._dispatch_one(event))
         return merge_patches(patches) if patches else None
@@ -457,18 +456,8 @@ class PageSession:
         try:
             return self.app.dispatch(event)
         except Exception as exc:
-            self._app_failed(exc)
-            return self.app._error_patch()
-
-    def _app_failed(self, exc: Exception) -> None:
-        assert self.app is not None
-        self.app.errors.append(
-            {
-                "kind": "app_exception",
-                "message": f"{type(exc).__name__}: {exc}",
-                "traceback": traceback.format_exc(limit=5),
-            }
-        )
+            self.app.record_exception(exc)
+            return self.app.error_patch()
 
     def observe(self, observe: ObserveConfig) -> DomSnapshot:
         return DomSnapshot.from_json(self._js("observe", [observe.to_json()]))

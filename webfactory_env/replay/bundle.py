@@ -232,7 +232,7 @@ def export_site(site: Site) -> tuple[dict[str, str], dict[str, str]]:
     pages: dict[str, str] = {}
     for route in site.spec.routes:
         app = site.new_app()
-        app.route = route
+        app.visit(route)
         name = re.sub(r"[^A-Za-z0-9._/-]+", "_", route.strip("/")) or "index"
         name = "/".join(part.lstrip(".") or "_" for part in name.split("/"))
         rel = f"{PAGES_DIR}/{name}.html"

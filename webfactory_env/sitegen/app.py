@@ -22,13 +22,14 @@ import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from webfactory_env.core.predicates import Predicate
 from webfactory_env.core.resources import read_family_text, read_text
 from webfactory_env.core.seeding import hash_to_int
 from webfactory_env.sitegen.copy import Copy
 from webfactory_env.sitegen.html import Renderer, esc
+from webfactory_env.sitegen.served import Transport
 from webfactory_env.sitegen.spec import AppEvent, PageView, Patch, SiteSpec
 from webfactory_env.sitegen.state import AppState, Schema, schema_of, view_of
 from webfactory_env.sitegen.variation import Variation
@@ -44,7 +45,6 @@ def neutral(name: str) -> bool:
     return name in ("nav", "noop", "retry") or name.startswith("ui.")
 
 
-Transport = Literal["queue", "fetch"]
 ERROR_RATE = 0.2  # share of changes that fail when the `errors` axis is "some"
 DEBOUNCE_MS = 300
 _PLACEHOLDER = re.compile(r'data-wf-region="([^"]+)"')
@@ -386,14 +386,8 @@ class SiteApp:
             if target is not None:
                 self.route = target
         except Exception as exc:  # the site's bug must not crash the env: show a 500 page
-            self.errors.append(
-                {
-                    "kind": "app_exception",
-                    "message": f"{type(exc).__name__}: {exc}",
-                    "traceback": traceback.format_exc(limit=5),
-                }
-            )
-            return self._error_patch()
+            self.record_exception(exc)
+            return self.error_patch()
         return self._patch(event, before, latency)
 
     def _patch(self, event: AppEvent, before: str, latency: int) -> Patch:
@@ -427,7 +421,7 @@ class SiteApp:
         x = hash_to_int(f"{self.spec.family}:{self.spec.seed}:error:{self.requests}", 32)
         return x < ERROR_RATE * 2**32
 
-    def _error_patch(self) -> Patch:
+    def error_patch(self) -> Patch:
         self.touch()
         html = (
             f"<h1>{esc(self.copy('server_error.title'))}</h1>"
@@ -499,6 +493,26 @@ class SiteApp:
         self.fired.append(failed.handler or "")
         self.requests += 1
         return fn(self, failed)
+
+    # ------------------------- the served site: `sitegen.served.ServedSite` says what each does
+    @property
+    def drifts(self) -> bool:
+        return self.v.drift == "on"
+
+    def visit(self, route: str) -> int:
+        self.route = route
+        return self.page().status
+
+    def record_error(self, kind: str, message: str) -> None:
+        self.errors.append({"kind": kind, "message": message})
+
+    def record_exception(self, exc: BaseException) -> None:
+        failure = {"kind": "app_exception", "message": f"{type(exc).__name__}: {exc}"}
+        self.errors.append({**failure, "traceback": traceback.format_exc(limit=5)})
+
+    def take_errors(self) -> list[dict[str, Any]]:
+        taken, self.errors = self.errors, []
+        return taken
 
     # ---------------------------------------------------------------- documents
     def mount_payload(self, transport: Transport = "queue") -> dict[str, Any]:

@@ -15,13 +15,13 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
-from webfactory_env.sitegen.app import SiteApp
+from webfactory_env.sitegen.served import ServedSite
 from webfactory_env.sitegen.spec import AppEvent
 
 MAX_EVENT_BYTES = 64 * 1024
 
 
-def make_server(app: SiteApp, host: str = "127.0.0.1", port: int = 8000) -> ThreadingHTTPServer:
+def make_server(app: ServedSite, host: str = "127.0.0.1", port: int = 8000) -> ThreadingHTTPServer:
     lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
@@ -50,8 +50,7 @@ def make_server(app: SiteApp, host: str = "127.0.0.1", port: int = 8000) -> Thre
                 self._send(404, b"", "text/plain")
                 return
             with lock:
-                app.route = path
-                status = app.page().status
+                status = app.visit(path)
                 body = app.document(transport="fetch").encode()
             self._send(status, body, "text/html; charset=utf-8")
 
