@@ -26,7 +26,7 @@ from webfactory_env.episode import (
     step_info,
 )
 from webfactory_env.executor.browser import BrowserConfig
-from webfactory_env.executor.session import EPOCH_MS, ObserveConfig, PageSession
+from webfactory_env.executor.session import EPOCH_MS, BrowserOp, ObserveConfig, PageSession
 from webfactory_env.observation import encode_goal, encode_observation, observation_space
 from webfactory_env.reward import RewardSpec
 from webfactory_env.sitegen import SiteApp, generate_site
@@ -122,7 +122,8 @@ class WebTaskEnv(gym.Env):
         self._defaults = self.config.model_dump(include={*EPISODE_FIELDS})
         # Fail on a bad family/task/difficulty/variation now, not at the first reset.
         compile_for_site(task, generate_site(family, 0, difficulty, variation))
-        self._observe = ObserveConfig(max_elements=max_elements)
+        shot = self.obs_config.screenshot_size if self.obs_config.pixels else None
+        self._observe = ObserveConfig(max_elements=max_elements, screenshot=shot)
         self._menu = act.ActionMenu(self.action_config)
         self._session: PageSession | None = None
         self._release: weakref.finalize | None = None
@@ -164,28 +165,26 @@ class WebTaskEnv(gym.Env):
             )
         mode, shot = self.action_config.mode, self.config.end_screenshot
         self.episode = Episode(self.task, self.app, self.reward_spec, self.max_steps, mode, shot)
-        self._obs = self._encode(self._dom)
+        self._obs = self._encode(self._dom, self._session.screenshot_for(self._observe))
         return fresh(self._obs), self._info(record=None)
 
     def step(self, action: Any):
-        ep = self.episode
-        if ep is None or self._dom is None or self.task is None:
+        ep, task, dom_before = self.episode, self.task, self._dom
+        if ep is None or dom_before is None or task is None:
             raise ConfigError("call reset() before step()")
         if ep.ended:
             raise ConfigError("the episode has ended; call reset() before stepping again")
         # Before counting the step: an action that is no action at all raises a user error
         # (InvalidActionError) and must leave the episode as it was.
-        task = self.task
         decoded = act.decode(action, self.action_config, task.values, self._actions(), task)
         ep.begin_step()
-        dom_before = self._dom
         op, refused = (
             (None, decoded) if isinstance(decoded, str) else act.check(decoded, dom_before)
         )
-        ran = self._run(op, dom_before) if op is not None and refused is None else BrowserStep()
+        # One way: the executor acts, the episode concludes the step, then the observation.
+        ran = self._perform(op) if op is not None and refused is None else BrowserStep()
         out = ep.conclude(action, decoded, dom_before, op, refused, ran)
-        if self.obs_config.mode == "text":  # the text view also says how this step went
-            self._obs = self._encode(self._dom, out.record)
+        obs = self._observation(ran, out.record)
         info = self._info(record=out.record)
         info["action_error"] = out.error
         info["success"] = out.outcome.success
@@ -194,8 +193,6 @@ class WebTaskEnv(gym.Env):
             # Artifacts while the page is still alive, before anyone tears it down.
             args = (ep, self.session, self._dom, out.outcome.success)
             info.update(finish_episode(*args, out.truncated, ran.crash))
-        # Callers keep what we return: never hand out the same arrays twice.
-        obs = self._obs if op is not None and out.valid else fresh(self._obs)
         return obs, out.outcome.reward, out.terminated, out.truncated, info
 
     def render(self) -> Any:  # an RGB array in "rgb_array" mode, else None
@@ -257,41 +254,42 @@ class WebTaskEnv(gym.Env):
         return {**self.config.kwargs(), **episode}
 
     # ---------------------------------------------------------------- internals
-    def _run(self, op: Any, dom_before: DomSnapshot) -> BrowserStep:
-        """Carry out a valid action in the browser."""
+    def _perform(self, op: BrowserOp) -> BrowserStep:
+        """Carry out a valid action in the browser: one call to the executor, which also
+        observes the page it leads to (the DOM and, in pixel modes, the screenshot)."""
         assert self._session is not None and self.episode is not None
-        ep = self.episode
-        sid = dom_before.sids[op.index] if op.index >= 0 else None
-        redact = op.verb in ("type", "select") and (
-            0 <= op.index < len(dom_before) and dom_before.secrets[op.index]
-        )
-        if redact:
-            ep.note_secret(op.value)
+        clock_ms = EPOCH_MS + self.episode.clock_ms
         try:
-            result = self._session.perform(
-                op, observe=self._observe, clock_ms=EPOCH_MS + ep.clock_ms
-            )
-            obs = self._encode(result.dom)
+            return BrowserStep(self._session.perform(op, observe=self._observe, clock_ms=clock_ms))
         except BrowserCrashedError as exc:
-            # The page or the browser died: end the episode as truncated, keep what we
-            # have (the last observation), and say why. The next reset relaunches.
-            return BrowserStep(sid, redact, crash=str(exc))
-        self._dom, self._obs = result.dom, obs
-        # Server latency and retry backoff pass on the logical clock, never for real.
-        ep.clock_ms += result.latency_ms + result.backoff_ms
-        return BrowserStep.of(sid, redact, result)
+            # The page or the browser died: the episode ends truncated, keeping the last
+            # observation, and says why. The next reset relaunches.
+            return BrowserStep(crash=str(exc))
 
-    def _encode(self, dom: DomSnapshot, record: StepRecord | None = None) -> Any:
-        shoot = self._session.screenshot_array if self._session is not None else None
+    def _observation(self, ran: BrowserStep, record: StepRecord) -> Any:
+        """The step's observation, built once the episode has concluded the step: of the page
+        the action led to, else of the same page as before (the text view also says how the
+        step went; the arrays are the last ones, copied: never the same arrays twice)."""
+        assert self._dom is not None
+        if ran.result is not None:
+            self._dom = ran.result.dom
+            self._obs = self._encode(self._dom, ran.result.screenshot, record)
+            return self._obs
+        if self.obs_config.mode == "text":
+            self._obs = self._encode(self._dom, None, record)
+        return fresh(self._obs)
+
+    def _encode(
+        self, dom: DomSnapshot, screenshot: np.ndarray | None, record: StepRecord | None = None
+    ) -> Any:
         cfg, task, ep, level = self.obs_config, self.task, self.episode, self.level_seed
         assert task is not None and ep is not None
         if cfg.mode == "text":  # the goal, the values and how the last step went
-            return encode_observation(
-                dom, cfg, shoot, context=ep.context(self.config, level, record)
-            )
+            context = ep.context(self.config, level, record)
+            return encode_observation(dom, cfg, None, context=context)
         goal = encode_goal(self.config.goal_text(task, level), task.values, task.name, cfg)
         menu = self._menu.rows(dom, task.values, task.expects_answer, cfg.menu_size)
-        return encode_observation(dom, cfg, shoot, goal, menu)
+        return encode_observation(dom, cfg, screenshot, goal, menu)
 
     def _info(self, record: StepRecord | None) -> dict[str, Any]:
         assert self.task is not None and self.site is not None and self._dom is not None

@@ -22,7 +22,7 @@ from webfactory_env import actions as act
 from webfactory_env.core.dom import DomSnapshot
 from webfactory_env.core.errors import BrowserCrashedError
 from webfactory_env.core.predicates import AGENT_STATE
-from webfactory_env.executor.session import BrowserOp, PageSession
+from webfactory_env.executor.session import BrowserOp, PageSession, StepResult
 from webfactory_env.observation import StepContext, render_text
 from webfactory_env.reward import ActionRecord, RewardOutcome, RewardSimulator, RewardSpec
 from webfactory_env.sitegen.registry import Site
@@ -96,29 +96,30 @@ class StepRecord(Mapping[str, Any]):
         return f"StepRecord({self._data!r})"
 
 
-@dataclass
+@dataclass(frozen=True)
 class BrowserStep:
-    """What carrying out one valid action in the browser gave."""
+    """What sending a valid action to the browser gave: the executor's result, or why the
+    page or the browser died. Neither for an action that never reached the browser."""
 
-    sid: str | None = None
-    redact: bool = False
-    crash: str | None = None  # the page or the browser died
-    error: str | None = None  # the action could not be done (e.g. selectors exhausted)
-    events: list[Any] = field(default_factory=list)
-    retries: list[Any] = field(default_factory=list)
-    latency_ms: int = 0
+    result: StepResult | None = None
+    crash: str | None = None
 
-    @classmethod
-    def of(cls, sid: str | None, redact: bool, result: Any) -> BrowserStep:
-        """From the executor's `StepResult` of a step that reached the page."""
-        return cls(
-            sid,
-            redact,
-            error=None if result.ok else str(result.error),
-            events=result.events,
-            retries=[r.model_dump() for r in result.retries],
-            latency_ms=result.latency_ms,
-        )
+    @property
+    def error(self) -> str | None:
+        """Why the action could not be done (e.g. selectors exhausted), if it could not."""
+        return None if self.result is None or self.result.ok else str(self.result.error)
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        return self.result.events if self.result is not None else []
+
+    @property
+    def retries(self) -> list[dict[str, Any]]:
+        return [r.model_dump() for r in self.result.retries] if self.result is not None else []
+
+    @property
+    def latency_ms(self) -> int:
+        return self.result.latency_ms if self.result is not None else 0
 
 
 @dataclass(frozen=True)
@@ -187,6 +188,7 @@ class Episode:
     ) -> StepOutcome:
         """Score the step and write its record: `refused` is why the action was invalid
         before reaching the browser, `ran` what the browser did with a valid one."""
+        sid, redact = self._account(op, dom_before, ran)
         errors: list[dict[str, Any]] = []
         if refused is not None:
             errors.append(error_event("agent", f"invalid action: {refused}", self.steps))
@@ -211,7 +213,7 @@ class Episode:
         before, self.state = self.state, self.full_state()
         fired = self.app.take_fired()
         outcome = self.sim.step(
-            ActionRecord(valid=valid, sid=ran.sid, done=done, transitions=fired), self.state
+            ActionRecord(valid=valid, sid=sid, done=done, transitions=fired), self.state
         )
         terminated = outcome.terminated
         truncated = not terminated and (self.steps >= self.max_steps or ran.crash is not None)
@@ -223,8 +225,8 @@ class Episode:
             decoded=decoded,
             dom_before=dom_before,
             op=op,
-            sid=ran.sid,
-            redact=ran.redact,
+            sid=sid,
+            redact=redact,
             done=done,
             answer=self.agent["answer"],
             valid=valid,
@@ -241,6 +243,23 @@ class Episode:
         )
         record = step_record(facts, self.secrets)
         return StepOutcome(outcome, terminated, truncated, valid, hide(error, self.secrets), record)
+
+    def _account(
+        self, op: BrowserOp | None, dom_before: DomSnapshot, ran: BrowserStep
+    ) -> tuple[str | None, bool]:
+        """For an action sent to the browser: the semantic id it acted on and whether it typed
+        or selected a secret there (kept for redaction); the logical time it took."""
+        if op is None or (ran.result is None and ran.crash is None):  # it never was sent
+            return None, False
+        sid = dom_before.sids[op.index] if op.index >= 0 else None
+        redact = op.verb in ("type", "select") and (
+            0 <= op.index < len(dom_before) and dom_before.secrets[op.index]
+        )
+        if redact:
+            self.note_secret(op.value)
+        if ran.result is not None:  # server latency and retry backoff pass on the logical clock
+            self.clock_ms += ran.result.latency_ms + ran.result.backoff_ms
+        return sid, redact
 
     def context(self, config: Any, level_seed: int, record: StepRecord | None) -> StepContext:
         """What the text observation says besides the page (`config`: the env's `EnvConfig`):

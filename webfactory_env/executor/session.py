@@ -82,8 +82,13 @@ class SessionConfig:
 
 @dataclass(frozen=True)
 class ObserveConfig:
+    """What to observe of the page after a step: up to `max_elements` elements (`max_text`
+    characters of text each) and, with a `screenshot` size (height, width), a downscaled
+    screenshot (`perform` takes it, so one call gives all a step's observation needs)."""
+
     max_elements: int = 128
     max_text: int = 80
+    screenshot: tuple[int, int] | None = None
 
     def to_json(self) -> dict[str, int]:
         return {"maxElements": self.max_elements, "maxText": self.max_text}
@@ -109,6 +114,7 @@ class StepResult:
     retries: list[RetryEvent] = field(default_factory=list)
     backoff_ms: int = 0
     latency_ms: int = 0
+    screenshot: np.ndarray | None = None  # when `ObserveConfig.screenshot` asks for one
 
 
 def merge_patches(patches: list[Patch]) -> Patch:
@@ -405,7 +411,8 @@ class PageSession:
         }
         dom = DomSnapshot.from_json(self._js("step", [payload]))
         latency = patch.latency_ms if patch else 0
-        return StepResult(dom, events, ok, error, retries, clock.now_ms, latency)
+        shot = self.screenshot_for(observe)
+        return StepResult(dom, events, ok, error, retries, clock.now_ms, latency, shot)
 
     def _act_with_drift(
         self, op: BrowserOp, verb: str, value: str, clock: LogicalClock, retries: list[RetryEvent]
@@ -500,6 +507,10 @@ class PageSession:
             return self.screenshot_png() if self.changes == at and not self.closed else None
 
         return take
+
+    def screenshot_for(self, observe: ObserveConfig) -> np.ndarray | None:
+        """The screenshot `observe` asks for (see `screenshot_array`), or None."""
+        return None if observe.screenshot is None else self.screenshot_array(observe.screenshot)
 
     def screenshot_array(self, size: tuple[int, int] | None = None) -> np.ndarray:
         """RGB uint8 array of the viewport, downscaled by the browser to (height, width)."""

@@ -2,7 +2,7 @@
 
 Imports only `core`; the env imports it."""
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -29,14 +29,14 @@ from webfactory_env.observation.text import StepContext, render_observation, ren
 def encode_observation(
     dom: DomSnapshot,
     config: ObservationConfig,
-    screenshot: Callable[[tuple[int, int]], np.ndarray] | None,
+    screenshot: np.ndarray | None,
     goal: Mapping[str, np.ndarray] | None = None,
     menu: np.ndarray | None = None,
     context: StepContext | None = None,
 ) -> Any:
     """The observation of `dom` in `config.mode`: text (with `context`, the goal, values and
-    last action above the page), or the arrays of the DOM tokens and/or a downscaled
-    screenshot (taken with `screenshot(size)`); in token modes also the `goal` arrays
+    last action above the page), or the arrays of the DOM tokens and/or the `screenshot`
+    (downscaled to `config.screenshot_size`); in token modes also the `goal` arrays
     (`encode_goal`) and the discrete mode's `menu` (`actions.menu_array`)."""
     if config.mode == "text":
         return render_observation(dom, context, config.max_chars)
@@ -54,7 +54,7 @@ def encode_observation(
     if config.pixels:
         if screenshot is None:
             raise ValueError("a pixel observation needs a screenshot")
-        obs["screenshot"] = screenshot(config.screenshot_size)
+        obs["screenshot"] = screenshot
     return obs
 
 
