@@ -5,7 +5,8 @@
 
 Each node is one stage of the loop (a subpackage, or a top-level module); an edge A --> B
 says A imports B. The tests check that the README shows the current map and that the
-stages form no cycle: data flows one way.
+stages form no cycle: data flows one way; `module_imports` gives the same graph between
+the modules of one stage, for the stages that must be acyclic inside too.
 """
 
 from __future__ import annotations
@@ -40,6 +41,18 @@ def stage_of(module: str) -> str | None:
     return None if parts[1] in IGNORED else parts[1]
 
 
+def imported_names(path: Path) -> set[str]:
+    """Every absolute module name `path` imports, at any depth (inside functions too): for
+    `from a.b import c`, both `a.b` and `a.b.c` (which may be a module)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.update([node.module, *(f"{node.module}.{a.name}" for a in node.names)])
+        elif isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+    return names
+
+
 def stage_imports() -> dict[str, set[str]]:
     """stage -> the stages it imports (at any depth, including imports inside functions)."""
     edges: dict[str, set[str]] = {}
@@ -48,18 +61,26 @@ def stage_imports() -> dict[str, set[str]]:
         here = stage_of(module)
         if here is None:
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = []
-            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
-            elif isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            for name in names:
-                there = stage_of(name)
-                if there is not None and there != here:
-                    edges.setdefault(here, set()).add(there)
+        for name in imported_names(path):
+            there = stage_of(name)
+            if there is not None and there != here:
+                edges.setdefault(here, set()).add(there)
         edges.setdefault(here, set())
     return edges
+
+
+def module_imports(stage: str) -> dict[str, set[str]]:
+    """module -> the modules of the same stage (a subpackage) it imports, at any depth, so
+    that a cycle an import inside a function hides still shows. A package's `__init__` is
+    the package's own name; importing a submodule does not count as importing it."""
+    paths = {
+        ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): path
+        for path in sorted((PACKAGE / stage).rglob("*.py"))
+    }
+    return {
+        module: {name for name in imported_names(path) if name in paths and name != module}
+        for module, path in paths.items()
+    }
 
 
 def cycles(edges: dict[str, set[str]]) -> list[list[str]]:

@@ -1,6 +1,7 @@
-"""The house stays readable from its layout: the module map is current, data flows one way,
-the stages after site generation use a running site only through its served-site
-interface, env.py is a thin orchestrator, and no site family module is a thousand lines."""
+"""The house stays readable from its layout: the module map is current, data flows one way
+(between stages, and between the observation's modules), the stages after site generation
+use a running site only through its served-site interface, env.py is a thin orchestrator,
+and no site family module is a thousand lines."""
 
 from __future__ import annotations
 
@@ -39,6 +40,14 @@ def test_the_readme_shows_the_current_module_map():
 def test_stages_form_no_cycle():
     m = _module_map()
     assert m.cycles(m.stage_imports()) == []
+
+
+def test_observation_modules_import_one_way():
+    m = _module_map()
+    assert m.cycles(m.module_imports("observation")) == [], (
+        "observation modules import each other (imports inside functions count): move what"
+        " both need into a module both import, or compose them in a third"
+    )
 
 
 def _names_a_site(node: ast.expr) -> bool:

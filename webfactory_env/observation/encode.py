@@ -18,7 +18,7 @@ from gymnasium import spaces
 
 from webfactory_env.core import dom as domflags
 from webfactory_env.core.dom import DomSnapshot
-from webfactory_env.core.errors import ConfigError
+from webfactory_env.core.errors import ConfigError, UnknownNameError
 
 ObsMode = Literal["tokens", "pixels", "tokens+pixels", "text"]
 OBS_MODES: tuple[str, ...] = ("tokens", "pixels", "tokens+pixels", "text")
@@ -117,8 +117,6 @@ class ObservationConfig:
 
     def __post_init__(self) -> None:
         if self.mode not in OBS_MODES:
-            from webfactory_env.core.errors import UnknownNameError
-
             raise UnknownNameError("observation mode", self.mode, OBS_MODES)
         if not 1 <= self.max_elements <= 4096:
             raise ConfigError("max_elements must be between 1 and 4096")
@@ -141,30 +139,17 @@ class ObservationConfig:
         return "pixels" in self.mode
 
 
-def observation_space(config: ObservationConfig) -> spaces.Space:
-    if config.mode == "text":
-        from webfactory_env.observation.text import text_space
-
-        return text_space(config.max_chars)
+def dom_space(config: ObservationConfig) -> dict[str, spaces.Space]:
+    """The spaces of `encode_dom`'s arrays."""
     n, k = config.max_elements, config.max_tokens
-    parts: dict[str, spaces.Space] = {}
-    if config.tokens:
-        parts.update(
-            tag=spaces.Box(0, len(TAGS) - 1, (n,), np.int64),
-            role=spaces.Box(0, len(ROLES) - 1, (n,), np.int64),
-            text=spaces.Box(0, config.vocab_size - 1, (n, k), np.int64),
-            bbox=spaces.Box(0.0, 1.0, (n, 4), np.float32),
-            flags=spaces.Box(0, 1, (n, len(FLAG_COLUMNS)), np.uint8),
-            mask=spaces.Box(0, 1, (n,), np.uint8),
-        )
-        from webfactory_env.observation.goal import goal_space, menu_space
-
-        parts.update(goal_space(config))
-        parts.update(menu_space(config))
-    if config.pixels:
-        h, w = config.screenshot_size
-        parts["screenshot"] = spaces.Box(0, 255, (h, w, 3), np.uint8)
-    return spaces.Dict(parts)
+    return {
+        "tag": spaces.Box(0, len(TAGS) - 1, (n,), np.int64),
+        "role": spaces.Box(0, len(ROLES) - 1, (n,), np.int64),
+        "text": spaces.Box(0, config.vocab_size - 1, (n, k), np.int64),
+        "bbox": spaces.Box(0.0, 1.0, (n, 4), np.float32),
+        "flags": spaces.Box(0, 1, (n, len(FLAG_COLUMNS)), np.uint8),
+        "mask": spaces.Box(0, 1, (n,), np.uint8),
+    }
 
 
 _WORD_IDS: dict[tuple[str, int], int] = {}
