@@ -33,7 +33,7 @@ from webfactory_env.sitegen import Site, generate_site
 from webfactory_env.sitegen.registry import get_family
 from webfactory_env.sitegen.variation import AXES, Variation
 from webfactory_env.tasks import compile_for_site, library_tasks
-from webfactory_env.tasks.compiler import compile_task
+from webfactory_env.tasks.compile import compile_task
 from webfactory_env.testing import check_site, semantic_graph
 
 FAMILIES = ("shop", "travel", "kanban", "account", "forum")

@@ -1,7 +1,7 @@
 """The house stays readable from its layout: the module map is current, data flows one way
 (between stages, and between the observation's modules), the stages after site generation
 use a running site only through its served-site interface, env.py is a thin orchestrator,
-and no site family module is a thousand lines."""
+and no site family or tasks module is long."""
 
 from __future__ import annotations
 
@@ -143,5 +143,17 @@ def test_no_site_family_module_is_over_800_lines():
         str(p.relative_to(families)): n
         for p in families.rglob("*.py")
         if (n := p.read_text(encoding="utf-8").count("\n")) > 800
+    }
+    assert long == {}
+
+
+def test_no_tasks_module_is_over_600_lines():
+    """The task compiler reads as a package of seams (run, steps, resolution, operating
+    widgets, endings, predicates, words), not one long module."""
+    tasks = ROOT / "webfactory_env" / "tasks"
+    long = {
+        str(p.relative_to(tasks)): n
+        for p in tasks.rglob("*.py")
+        if (n := p.read_text(encoding="utf-8").count("\n")) > 600
     }
     assert long == {}

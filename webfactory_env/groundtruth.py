@@ -42,7 +42,7 @@ from webfactory_env.reward import RewardOutcome
 from webfactory_env.sitegen.registry import Site, generate_site
 from webfactory_env.sitegen.spec import Affordance
 from webfactory_env.tasks import CompiledTask, PlanStep, compile_for_site
-from webfactory_env.tasks.compiler import _answer_text
+from webfactory_env.tasks.compile import answer_text
 
 HACK_BUDGET = 40
 ENTITY_KINDS = ("Item", "Result", "Link", "Button", "Toggle")
@@ -253,7 +253,7 @@ def _answer_now(d: AppDriver, task: CompiledTask) -> str:
 
 
 def _text(value: Any) -> str:
-    return "" if value is None or isinstance(value, (dict, list)) else _answer_text(value)
+    return "" if value is None or isinstance(value, (dict, list)) else answer_text(value)
 
 
 # --------------------------------------------------------------------- mutations

@@ -14,8 +14,8 @@ from webfactory_env.core.errors import ConfigError, UnknownNameError
 from webfactory_env.core.resources import resource_root
 from webfactory_env.dsl import For, If, Step, TaskFile, parse_task_file
 from webfactory_env.sitegen.registry import Site, families
+from webfactory_env.tasks.compile import compile_task
 from webfactory_env.tasks.compiled import CompiledTask
-from webfactory_env.tasks.compiler import compile_task
 from webfactory_env.tasks.instruction import description_of, goal_templates
 
 
