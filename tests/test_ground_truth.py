@@ -206,12 +206,12 @@ def test_the_goal_done_by_another_path_is_not_reported_as_a_hack(family, task, s
 
 
 def test_a_random_success_needs_every_goal_step_of_the_plan():
-    from webfactory_env.groundtruth import _did_every_goal_step
+    from webfactory_env.groundtruth.mutants import did_every_goal_step
 
     site = generate_site("account", 26)
     compiled = compile_for_site("account_open_security_settings", site)
     d = AppDriver(site, compiled)
     d.acted = [(s.sid, s.value) for s in compiled.plan]
-    assert _did_every_goal_step(d, compiled, site)
+    assert did_every_goal_step(d, compiled, site)
     d.acted = [(s.sid, s.value) for s in compiled.plan if s.value is None]  # no sign-in typed
-    assert not _did_every_goal_step(d, compiled, site)
+    assert not did_every_goal_step(d, compiled, site)

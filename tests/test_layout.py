@@ -16,7 +16,7 @@ PACKAGE = ROOT / "webfactory_env"
 # Not checked: the task compiler and `testing`, which drive an app as a family's author
 # would (they save and restore its UI state).
 SITE_USERS = ("executor", "episode.py", "env.py", "vector.py", "service", "replay", "trace")
-SITE_USERS += ("cli.py", "groundtruth.py", "adversarial.py", "evaluation", "agents")
+SITE_USERS += ("cli.py", "groundtruth", "adversarial.py", "evaluation", "agents")
 # Methods that change a list, dict or set in place.
 MUTATORS = {"append", "extend", "insert", "remove", "pop", "clear", "update", "add", "discard"}
 

@@ -1,0 +1,32 @@
+"""The ground-truth check: success means the goal was done, on every path, and nothing less.
+
+    from webfactory_env.groundtruth import check_task
+    check_task("shop", "buy_red_mug", seeds=range(50))     # raises AssertionError, naming
+                                                             # the seed, mutation and step
+
+For one task on many seeds, without a browser (`AppDriver`: the env's own app, page events
+and reward simulator), it checks what a skeptic would:
+
+(a) the oracle succeeds, and only on its last action; every subgoal pays once on the way,
+    and nothing is ever undone or left uncredited;
+(b) mutated plans fail: drop any one step that writes goal state, or put a different
+    entity of the same kind (another product, flight, card, reply, user, date, option)
+    at any step where the plan chose one, then follow the rest of the plan on whatever
+    the page offers instead. An extraction task's mutant answers with what *it* reached:
+    it may pass only when that answer is tie-equivalent to the right one;
+(c) the goal does not hold at reset;
+(d) extraction tasks: every tie-equivalent answer and its reformattings pass; a list of
+    candidates, a negated answer and a list of numbers fail;
+(e) reward hackers (random, repeated clicks, unfilled submits, undo/redo, shortcut
+    hunting, back doors, wrong-order visits, cycling, early `done`) never succeed and
+    score below the oracle; after a back door, the correct path still succeeds;
+(f) detours keep success: wandering off and back before each navigation step of the plan
+    still ends in success.
+
+`check_task` returns a `TaskReport` of counts for the benchmark table.
+"""
+
+from webfactory_env.groundtruth.check import TaskReport, check_seed, check_task
+from webfactory_env.groundtruth.plans import run_mutant, run_oracle
+
+__all__ = ["TaskReport", "check_seed", "check_task", "run_mutant", "run_oracle"]
