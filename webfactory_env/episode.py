@@ -22,6 +22,7 @@ from webfactory_env import actions as act
 from webfactory_env.core.dom import DomSnapshot
 from webfactory_env.core.errors import BrowserCrashedError
 from webfactory_env.core.predicates import AGENT_STATE
+from webfactory_env.core.text import clean_text
 from webfactory_env.executor.session import BrowserOp, PageSession, StepResult
 from webfactory_env.observation import StepContext, render_text
 from webfactory_env.reward import ActionRecord, RewardOutcome, RewardSimulator, RewardSpec
@@ -378,7 +379,7 @@ def step_record(s: StepFacts, secrets: list[str]) -> StepRecord:
         {
             "t": s.t,
             "action": {
-                "raw": act.clean_text(s.action)
+                "raw": clean_text(s.action)
                 if isinstance(s.action, str)
                 else [int(x) for x in np.asarray(s.action).reshape(-1)],
                 "described": act.describe(_shown(decoded, s.redact), s.dom_before)

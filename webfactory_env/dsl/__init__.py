@@ -42,7 +42,8 @@ from webfactory_env.dsl.ast import (
 )
 from webfactory_env.dsl.errors import DslError, DslSyntaxError
 from webfactory_env.dsl.formatter import format_task_file
-from webfactory_env.dsl.parser import KEYWORDS, parse_task_file, parse_task_source
+from webfactory_env.dsl.parser import parse_task_file, parse_task_source
+from webfactory_env.dsl.syntax import KEYWORDS
 
 __all__ = [
     "DSL_VERSION",

@@ -1,0 +1,156 @@
+"""Dates: a date picker (typed, inline calendar or popover) and a read-only month view."""
+
+from __future__ import annotations
+
+import calendar as _calendar
+import datetime as dt
+from collections.abc import Mapping, Sequence
+
+from webfactory_env.core.predicates import Predicate
+from webfactory_env.sitegen.html import Renderer, attrs, esc
+from webfactory_env.sitegen.widgets.common import UI_MONTH, UI_TOGGLE
+from webfactory_env.sitegen.widgets.fields import FieldTarget, instrument_fill, text_field
+
+
+def date_picker(
+    r: Renderer,
+    *,
+    sid: str,
+    name: str,
+    label: str,
+    value: str,
+    handler: str,
+    arg: str,
+    effect: Predicate | None,
+    form: str,
+    month: str,
+    is_open: bool,
+    today: str,
+    style: str | None = None,
+    placeholder: str = "YYYY-MM-DD",
+) -> str:
+    """A date: typed (`text`), picked from an always-visible calendar (`inline`), or from a
+    calendar that a button opens (`popover`). Days report `change(handler, arg, ISO date)`."""
+    style = style or r.variation.date_widget
+    if style == "text":
+        return text_field(
+            r,
+            sid=sid,
+            name=name,
+            label=label,
+            value=value,
+            handler=handler,
+            arg=arg,
+            effect=effect,
+            form=form,
+            kind="DatePicker",
+            placeholder=placeholder,
+        )
+
+    target = FieldTarget(sid, name, form, label, handler, arg, effect)
+
+    def grid() -> str:
+        return _month_grid(
+            r, picker=name, month=month, value=value, today=today, handler=handler, arg=arg
+        )
+
+    if style == "inline":
+        inst = instrument_fill(r, target, kind="DatePicker", element="group", ui="calendar")
+        return (
+            f'<div class="field date-inline"{inst}><span class="label">{esc(label)}</span>'
+            f'<span class="date-value">{esc(value or "—")}</span>{grid()}</div>'
+        )
+    inst = instrument_fill(
+        r, target, kind="DatePicker", element="button", ui="calendar", opens=UI_TOGGLE
+    )
+    return (
+        f'<div class="field date-popover"><span class="label">{esc(label)}</span>'
+        f'<button type="button" class="menu-button"'
+        f"{attrs(aria_expanded='true' if is_open else 'false', aria_haspopup='dialog')}{inst}>"
+        f"{esc(value or placeholder)}</button>{grid() if is_open else ''}</div>"
+    )
+
+
+def _month_grid(
+    r: Renderer, *, picker: str, month: str, value: str, today: str, handler: str, arg: str
+) -> str:
+    year, mon = (int(x) for x in month.split("-")[:2])
+    first = dt.date(year, mon, 1)
+    title = first.strftime("%B %Y")
+    nav = []
+    for delta, text in ((-1, "‹"), (1, "›")):
+        role = "prev-month" if delta < 0 else "next-month"
+        ni = r.instrument(
+            f"cal:{picker}:{role}",
+            "Button",
+            "click",
+            {"role": role, "picker": picker},
+            label="Previous month" if delta < 0 else "Next month",
+            handler=UI_MONTH,
+            arg=f"{picker}={delta:+d}",
+            structural=True,
+        )
+        nav.append(
+            '<button type="button" class="secondary"'
+            + attrs(aria_label="Previous month" if delta < 0 else "Next month")
+            + f"{ni}>{text}</button>"
+        )
+    cells = []
+    for week in _calendar.Calendar(firstweekday=0).monthdatescalendar(year, mon):
+        row = []
+        for day in week:
+            if day.month != mon:
+                row.append("<td></td>")
+                continue
+            iso = day.isoformat()
+            di = r.instrument(
+                f"day:{picker}={iso}",
+                "Day",
+                "click",
+                {"picker": picker, "date": iso, "weekday": day.strftime("%A").lower()},
+                label=str(day.day),
+                handler=handler,
+                arg=arg,
+                element="option",
+                value=iso,
+                event="change",
+                structural=True,
+            )
+            cls = " ".join(
+                x for x, on in (("selected", iso == value), ("today", iso == today)) if on
+            )
+            row.append(
+                '<td><button type="button"'
+                + attrs(class_=cls or None, aria_label=day.strftime("%A %d %B %Y"))
+                + f"{di}>{day.day}</button></td>"
+            )
+        cells.append(f"<tr>{''.join(row)}</tr>")
+    head = "".join(f"<th>{d}</th>" for d in ("Mo", "Tu", "We", "Th", "Fr", "Sa", "Su"))
+    return (
+        f'<div class="calendar" role="group"><div class="cal-head">{nav[0]}'
+        f"<strong>{esc(title)}</strong>{nav[1]}</div>"
+        f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(cells)}</tbody></table></div>"
+    )
+
+
+def month_calendar(*, month: str, events: Mapping[str, Sequence[str]], title: str) -> str:
+    """A read-only month view listing events (ISO date → titles)."""
+    year, mon = (int(x) for x in month.split("-")[:2])
+    rows = []
+    for week in _calendar.Calendar(firstweekday=0).monthdatescalendar(year, mon):
+        cells = []
+        for day in week:
+            if day.month != mon:
+                cells.append('<td class="out"></td>')
+                continue
+            items = "".join(f"<li>{esc(t)}</li>" for t in events.get(day.isoformat(), ()))
+            cells.append(
+                f'<td><span class="daynum">{day.day}</span>'
+                f"{f'<ul>{items}</ul>' if items else ''}</td>"
+            )
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    head = "".join(f"<th>{d}</th>" for d in ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"))
+    return (
+        f'<table class="month"><caption>{esc(title)}</caption><thead><tr>{head}</tr>'
+        f"</thead><tbody>{''.join(rows)}</tbody></table>"
+    )
