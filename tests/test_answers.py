@@ -4,6 +4,9 @@ whatever the page shows; right answers in another format pass. Pure: no browser.
 from __future__ import annotations
 
 import datetime as dt
+import json
+import re
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +21,9 @@ from webfactory_env.core.answer_values import (
 )
 from webfactory_env.core.answers import AnswerKey, grade
 from webfactory_env.core.domains import Vocabulary, declare, domain, select
+from webfactory_env.groundtruth.answers import answer_key
+from webfactory_env.sitegen import generate_site
+from webfactory_env.tasks import compile_for_site, library_tasks
 
 STATUS = AnswerKey(("delivered",), "status", ("delivered",), "shop.statuses")
 CITY = AnswerKey(("Lisbon",), "place", ("Lisbon", "Seoul"), "account.cities")
@@ -159,3 +165,30 @@ def test_a_bad_declaration_says_what_is_wrong(monkeypatch):
         domain("forum.whole_lists")
     with pytest.raises(KeyError, match=r"no answer domain 'forum\.nobody'"):
         domain("forum.nobody")
+
+
+ANSWER_TASKS = sorted(
+    (t.family, t.name)
+    for t in library_tasks()
+    if t.family != "gallery" and re.search(r"^\s*answer\b", Path(t.path).read_text(), re.M)
+)
+
+
+def test_every_library_question_asks_for_a_declared_kind():
+    """The kind comes from the family's declaration of the field, and a domain travels by
+    name: a compiled key stays small however many names the family can produce."""
+    kinds = {}
+    for family, name in ANSWER_TASKS:
+        compiled = compile_for_site(name, generate_site(family, 0))
+        found = answer_key(compiled)
+        if found is None:
+            continue
+        kinds[name] = (found.kind, found.domain)
+        assert len(json.dumps(found.to_json())) < 1000, name
+    assert kinds["shop_order_status"] == ("status", "shop.statuses")
+    assert kinds["account_oldest_failed_sign_in"] == ("place", "account.cities")
+    assert kinds["forum_longest_member"] == ("person", "forum.members")
+    assert kinds["kanban_overdue_count"] == ("count", "")
+    assert kinds["shop_cheapest_in_category"] == ("money", "")
+    assert kinds["trip_reference_after_2fa"] == ("reference", "")
+    assert all(kind != "text" or dom for kind, dom in kinds.values()), kinds
