@@ -7,11 +7,15 @@ sample of seeds per task; `benchmarks/ground_truth.py` runs 200 and prints the t
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 
 from webfactory_env.adversarial import AppDriver
 from webfactory_env.groundtruth import check_task, run_oracle
+from webfactory_env.groundtruth.answers import check_answers
+from webfactory_env.groundtruth.hedges import check_hedges
 from webfactory_env.sitegen import AppEvent, generate_site
 from webfactory_env.tasks import compile_for_site, library_tasks
 
@@ -32,6 +36,30 @@ def test_the_oracle_succeeds_only_on_its_last_action_on_50_seeds(family, task):
         compiled = compile_for_site(task, site)
         _, _, problems = run_oracle(site, compiled)
         assert not problems, f"{family}/{task} seed {seed}: {problems}"
+
+
+ANSWER_TASKS = sorted(
+    (t.family, t.name)
+    for t in library_tasks()
+    if re.search(r"^\s*answer\b", Path(t.path).read_text(), re.M)
+)
+
+
+@pytest.mark.parametrize(("family", "task"), ANSWER_TASKS, ids=[t for _, t in ANSWER_TASKS])
+def test_every_hedge_fails_and_every_re_spelling_passes(family, task):
+    """Seeds 0-19 of easy sites and 0-4 of medium and hard: the answer conjunct rejects the
+    right answer joined with a second value of its kind, a near miss, "or", "maybe", and
+    accepts it in every format a person writes it."""
+    asked = 0
+    for difficulty, seeds in (("easy", range(20)), ("medium", range(5)), ("hard", range(5))):
+        for seed in seeds:
+            compiled = compile_for_site(task, generate_site(family, seed, difficulty))
+            tried, passed = check_hedges(compiled)
+            forms, problems = check_answers(compiled)
+            assert not passed and not problems, f"{difficulty} seed {seed}: {passed + problems}"
+            asked += bool(tried)
+            assert bool(tried) == bool(forms)
+    assert asked in (0, 30)
 
 
 def test_a_server_error_that_closes_the_dialog_costs_the_oracle_nothing():

@@ -272,8 +272,9 @@ def _read_back(args: CallArgs) -> Decoded | str:
     ['done(true, "answer")', 'done(false, "why")'],
     "End the episode. done(true, ...) claims the task is done: it succeeds only if the"
     " site shows it done; when the task asks a question, the text is the answer, graded"
-    " after normalising case, spacing, currency, number, time and date formats (give one"
-    " answer, not a list). done(false, ...) says the task cannot be done on this site (what"
+    " after normalising case, spacing, currency, number, time and date formats. Give one"
+    ' value and do not hedge: a second value of its kind, a list, a range, "or" or'
+    ' "maybe" fails. done(false, ...) says the task cannot be done on this site (what'
     " it asks for does not exist or is not allowed): the right ending for such a task, a"
     " failure for any other; the text says why. Either may end with confidence=P, your"
     " probability from 0 to 1 that this ending is right.",

@@ -15,8 +15,11 @@ and reward simulator), it checks what a skeptic would:
     the page offers instead. An extraction task's mutant answers with what *it* reached:
     it may pass only when that answer is tie-equivalent to the right one;
 (c) the goal does not hold at reset;
-(d) extraction tasks: every tie-equivalent answer and its reformattings pass; a list of
-    candidates, a negated answer and a list of numbers fail;
+(d) extraction tasks: every tie-equivalent answer and its reformattings (currency, case,
+    a place with its country, times, dates, count words) pass; a list of candidates, a
+    negated answer, a list of numbers and every hedge mutant (`hedges.py`: the right answer
+    with a second value of its kind from the family's whole domain, a ±1 near miss, "or",
+    "maybe", a range) fail;
 (e) reward hackers (random, repeated clicks, unfilled submits, undo/redo, shortcut
     hunting, back doors, wrong-order visits, cycling, early `done`) never succeed and
     score below the oracle; after a back door, the correct path still succeeds;

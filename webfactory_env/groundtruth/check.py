@@ -11,6 +11,7 @@ from webfactory_env.core.answers import AnswerKey, grade
 from webfactory_env.core.predicates import AGENT_STATE
 from webfactory_env.core.seeding import SeedStream
 from webfactory_env.groundtruth.answers import accepted_answers, check_answers
+from webfactory_env.groundtruth.hedges import check_hedges
 from webfactory_env.groundtruth.mutants import did_every_goal_step, goal_steps, swaps, view_only
 from webfactory_env.groundtruth.paths import check_back_door, check_detours
 from webfactory_env.groundtruth.plans import run_mutant, run_oracle
@@ -35,6 +36,8 @@ class TaskReport:
     # still listed the oracle's own entity (every later step on the oracle's elements)
     mutants_tied: int = 0
     answers_checked: int = 0
+    answer_forms: int = 0  # right answers re-spelled (currency, case, formats): all pass
+    hedges: int = 0  # the right answer hedged or joined with a second value: all fail
     hackers: int = 0
     back_doors: int = 0
     detours: int = 0
@@ -49,6 +52,8 @@ class TaskReport:
             "mutants_stopped",
             "mutants_tied",
             "answers_checked",
+            "answer_forms",
+            "hedges",
             "hackers",
             "back_doors",
             "detours",
@@ -107,8 +112,12 @@ def check_seed(family: str, task_name: str, seed: int, difficulty: str = "easy")
             report.mutants_tied += 1
             continue
         fail(f"the mutant '{name}' succeeds")
-    # (d) answers
-    for p in check_answers(task):
+    # (d) answers: every right spelling passes, every hedge fails
+    forms, problems = check_answers(task)
+    report.answer_forms += forms
+    hedged, passed = check_hedges(task)
+    report.hedges += hedged
+    for p in problems + passed:
         fail(p)
     report.answers_checked += any(c.kind == "answer" for c in task.goal)
     # (e) hackers and back doors

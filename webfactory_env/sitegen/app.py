@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, ClassVar
 
+from webfactory_env.core.domains import Vocabulary, declare
 from webfactory_env.core.predicates import Predicate
 from webfactory_env.core.resources import read_family_text, read_text
 from webfactory_env.core.seeding import hash_to_int
@@ -136,6 +137,9 @@ class SiteApp:
     OPEN: ClassVar[Mapping[str, str]] = {}
     # answer path -> `table.field` whose values are the other answers an agent could give
     DOMAINS: ClassVar[Mapping[str, str]] = {}
+    # answerable field ("login.city": an item's attribute, or a state path) -> the kind of
+    # value it holds ("money"), or the `Vocabulary` of every value the family can produce
+    ANSWERS: ClassVar[Mapping[str, str | Vocabulary]] = {}
     # page kind -> the function that draws it (else the method `_render_<kind>`)
     PAGES: ClassVar[Mapping[str, PageFn]] = {}
     _handlers: ClassVar[dict[str, Handler]] = {}
@@ -150,6 +154,8 @@ class SiteApp:
                 if name:
                     found[name] = attr
         cls._handlers = found
+        if cls.family:
+            declare(cls.family, (v for v in cls.ANSWERS.values() if isinstance(v, Vocabulary)))
 
     def __init__(self, spec: SiteSpec) -> None:
         self.spec = spec

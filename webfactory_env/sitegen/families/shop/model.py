@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from webfactory_env.core.domains import Vocabulary
 from webfactory_env.core.predicates import All, Contains, Eq, Exists, Not, Predicate, Ref
 from webfactory_env.core.seeding import short_hash
 from webfactory_env.sitegen.app import SiteApp, transition
@@ -167,6 +168,10 @@ def _field_effect(arg: str | None) -> Predicate:
     return Eq(("forms", form, name), Ref("value"))
 
 
+# Every state an order can be in, as the site words it.
+STATUSES = Vocabulary("statuses", "status", phrases=("copy.json:status.*",))
+
+
 class ShopModel(SiteApp):
     """The shop's state, its queries and its transitions (no HTML here)."""
 
@@ -175,6 +180,12 @@ class ShopModel(SiteApp):
     Facts = ShopFacts
     OPEN = {"order": "orders", "viewed_order": "orders"}
     DOMAINS = {"feedback.tracking_result": "orders.status"}
+    ANSWERS = {
+        "order.status": STATUSES,
+        "viewed_order.status": STATUSES,
+        "feedback.tracking_result": STATUSES,
+        "product.price": "money",
+    }
 
     def __init__(self, spec: SiteSpec) -> None:
         super().__init__(spec)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from webfactory_env.core.domains import Vocabulary
 from webfactory_env.core.seeding import short_hash
 from webfactory_env.sitegen.app import SiteApp
 from webfactory_env.sitegen.families.account.content import (
@@ -71,6 +72,11 @@ def account_id(username: str) -> str:
     return "U-" + short_hash(f"account|{username}", 8)
 
 
+# Every place and device a sign-in can come from: an answer that names two is no answer.
+CITIES = Vocabulary("cities", "place", phrases=("vocab.json:cities.*",))
+DEVICES = Vocabulary("devices", "text", phrases=("vocab.json:devices.*",))
+
+
 class AccountQueries(SiteApp):
     """The portal's state and the reads its pages and facts make (no HTML, no changes)."""
 
@@ -79,6 +85,12 @@ class AccountQueries(SiteApp):
     Facts = AccountFacts
     # The member signed in, and the sign-in whose page is open, are records of the site.
     OPEN = {"account": "users", "viewed_login": "logins"}
+    ANSWERS = {
+        "login.city": CITIES,
+        "login.device": DEVICES,
+        "viewed_login.city": CITIES,
+        "viewed_login.device": DEVICES,
+    }
 
     def __init__(self, spec: SiteSpec) -> None:
         super().__init__(spec)
