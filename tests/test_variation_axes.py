@@ -47,9 +47,10 @@ from typing import Any
 import pytest
 
 from webfactory_env.sitegen import AppEvent, Patch, Site, generate_site
-from webfactory_env.sitegen.app import DEBOUNCE_MS, SiteApp, theme_css
+from webfactory_env.sitegen.app import DEBOUNCE_MS, SiteApp
 from webfactory_env.sitegen.registry import BUILTIN_FAMILIES
 from webfactory_env.sitegen.spec import Affordance, PageView
+from webfactory_env.sitegen.theme import theme_css
 from webfactory_env.sitegen.variation import AXES, AXIS_BY_NAME, Variation
 from webfactory_env.testing import COPY_ATTRS, page_affordances, semantic_graph
 

@@ -21,7 +21,6 @@ import re
 import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any, ClassVar
 
 from webfactory_env.core.domains import Vocabulary, declare
@@ -33,6 +32,7 @@ from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.served import Transport
 from webfactory_env.sitegen.spec import AppEvent, PageView, Patch, SiteSpec
 from webfactory_env.sitegen.state import AppState, Schema, schema_of, view_of
+from webfactory_env.sitegen.theme import theme_css
 from webfactory_env.sitegen.variation import Variation
 
 Handler = Callable[[Any, AppEvent], str | None]
@@ -90,32 +90,6 @@ class UiState:
 
     def view(self) -> dict[str, Any]:
         return {"open": sorted(self.open), "tabs": dict(self.tabs), "modal": self.modal or ""}
-
-
-@cache
-def _themes() -> dict[str, Any]:
-    return json.loads(read_text("sites", "common", "themes.json"))
-
-
-def theme_css(v: Variation) -> str:
-    """CSS custom properties for the variation's theme, palette, typography and density."""
-    t = _themes()
-    colors = t["theme"][v.theme]
-    accent = t["palette"][v.palette]["dark" if v.theme != "light" else "light"]
-    if v.theme == "high-contrast":
-        accent = "#ffff00"
-    dens = t["density"][v.density]
-    props = {
-        **{k: val for k, val in colors.items()},
-        "accent": accent,
-        "accent-fg": "#000000" if v.theme != "light" else "#ffffff",
-        "font": t["typography"][v.typography],
-        "gap": dens["gap"],
-        "pad": dens["pad"],
-        "size": dens["size"],
-    }
-    body = "; ".join(f"--{k}: {val}" for k, val in props.items())
-    return f":root {{ {body}; }}\n"
 
 
 class SiteApp:
