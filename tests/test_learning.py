@@ -50,6 +50,7 @@ def _tensors(obs: dict) -> dict:
     return {k: torch.as_tensor(v) for k, v in obs.items()}
 
 
+@pytest.mark.slow
 def test_behaviour_cloning_points_at_the_row_that_shows_the_goal_value():
     torch.manual_seed(0)
     net = PointerNet(PointerConfig(dim=32))
