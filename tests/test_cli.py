@@ -56,6 +56,8 @@ def test_tasks_list_and_compile():
     assert compiled["bindings"]["click-item-mug"]["color"] == "Red"
     text = wf("compile", "buy_red_mug", "--family", "shop", "--seed", "3").stdout
     assert "oracle plan:" in text and "witness:" in text
+    assert compiled["frame"]["creates"] == {"orders": 1}
+    assert "frame (and nothing else" in text and "the task creates: 1 record in orders" in text
 
 
 def test_schema_says_what_the_frame_keeps_and_why():

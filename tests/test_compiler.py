@@ -320,3 +320,13 @@ def test_instruction_paraphrases_ask_for_the_same_steps(shop_site):
         assert sorted(quoted.findall(text)) == sorted(quoted.findall(task.instruction))
     assert task.paraphrases[1].startswith("1. ") and " 12. " in task.paraphrases[1]
     assert compile_for_site(BUY, shop_site).to_json()["paraphrases"] == list(task.paraphrases)
+
+
+# ------------------------------------------------------- the frame and `allow`
+def test_the_frame_exempts_what_the_run_changed_and_counts_what_it_created(shop_site):
+    task = compile_for_site(BUY, shop_site)
+    assert task.frame.creates == {"orders": 1} and task.frame.exempt == ()
+    assert {k.name for k in task.frame.kept} == {"orders", "wishlist", "newsletter"}
+    data = json.loads(json.dumps(task.to_json()))["frame"]
+    assert data["creates"] == {"orders": 1} and data["allowed"] == []
+    assert task.frame.describe()[1] == "the task creates: 1 record in orders"

@@ -28,6 +28,7 @@ from webfactory_env.reward import ActionRecord, RewardOutcome, RewardSimulator, 
 from webfactory_env.sitegen.registry import Site
 from webfactory_env.sitegen.served import ServedSite
 from webfactory_env.tasks.compiled import CompiledTask
+from webfactory_env.tasks.frame import beyond_goal
 
 STEP_MS = 100  # logical time per action: nothing in a page or a reward reads the wall clock
 
@@ -309,6 +310,7 @@ class Episode:
             reached=sum(1 for g in self.task.subgoals if g.id in self.sim.credited),
             subgoals=len(self.task.subgoals),
             route=dom.route,
+            frame=() if success else tuple(self.sim.beyond_goal(self.state)),
         )
         self.artifacts, info = classify_ending(ending, shot, dom, self.errors)
         return info
@@ -431,6 +433,7 @@ class Ending:
     reached: int
     subgoals: int
     route: str
+    frame: tuple[str, ...] = ()  # the goal was done, but this changed too (not success)
 
 
 def classify_ending(
@@ -460,6 +463,7 @@ def classify_ending(
         reason = f"ran out of steps (max_steps={ending.max_steps})"
     else:
         reason = ""
+    reason += f"; {beyond_goal(ending.frame)}" if ending.frame and reason else ""
     if reason and not ending.success:
         reason += f"; {progress}; last page {ending.route}"
     has_artifacts = shot is not None or bool(page_text)
@@ -477,6 +481,7 @@ def classify_ending(
     info = {
         "outcome": outcome,
         "reason": reason,
+        **({"frame": list(ending.frame)} if ending.frame else {}),  # what else changed
         "artifacts": {
             "screenshot": shot is not None,
             "page_text": page_text,
