@@ -26,6 +26,7 @@ from webfactory_env.core.errors import did_you_mean
 from webfactory_env.core.resources import read_text
 from webfactory_env.dsl.ast import (
     NO_SPAN,
+    Allow,
     Answer,
     Assert,
     AttrPred,
@@ -34,6 +35,7 @@ from webfactory_env.dsl.ast import (
     Click,
     Fill,
     For,
+    FramePath,
     Goto,
     Ident,
     If,
@@ -67,12 +69,12 @@ KEYWORDS: frozenset[str] = frozenset(
     {
         "task", "goto", "click", "fill", "with", "select", "option", "submit", "wait", "assert",
         "if", "else", "for", "in", "true", "false", "and", "or", "not", "State",
-        "answer", "infeasible", "when", "contains",
+        "answer", "infeasible", "when", "contains", "allow",
     }
 )  # fmt: skip
 STATEMENTS: tuple[str, ...] = (
     "goto", "click", "fill", "select", "submit", "wait", "assert", "if", "for", "answer",
-    "infeasible",
+    "infeasible", "allow",
 )  # fmt: skip
 OPERATORS: tuple[str, ...] = ("=", "~=", ">", "<", "contains")
 
@@ -90,12 +92,13 @@ _STATE_TERMINALS = frozenset({"_STATE", "_NOT", "_LPAR"})
 _PUNCTUATION = {
     "_LBRACE": "{", "_RBRACE": "}", "_LPAR": "(", "_RPAR": ")", "_COMMA": ",", "_SEMI": ";",
     "_COLON": ":", "_DOT": ".", "EQ": "=", "MATCH": "~=", "GT": ">", "LT": "<",
-    "_LBRACK": "[", "_RBRACK": "]", "CONTAINS": "contains",
+    "_LBRACK": "[", "_RBRACK": "]", "CONTAINS": "contains", "STAR": "*",
 }  # fmt: skip
 # Order in which expected tokens are listed: punctuation first, then words.
 _ORDER = [
     "_SEMI", "_COMMA", "_RPAR", "_LPAR", "_RBRACE", "_LBRACE", "_DOT", "_COLON",
-    "_LBRACK", "_RBRACK", "EQ", "MATCH", "GT", "LT", "CONTAINS", "STRING", "NUMBER", "NAME",
+    "_LBRACK", "_RBRACK", "EQ", "MATCH", "GT", "LT", "CONTAINS", "STAR", "STRING", "NUMBER",
+    "NAME",
     *sorted(_KEYWORD_TERMINALS), "$END",
 ]  # fmt: skip
 _STATEMENT_HINT = "statements are " + ", ".join(STATEMENTS)
@@ -296,7 +299,16 @@ class _Builder:
             raise self.error(
                 f"the {what} is empty", _span(tree), hint="a block needs at least one statement"
             )
-        return self.steps(tree.children)
+        steps = self.steps(tree.children)
+        for step in steps:
+            if isinstance(step, Allow):
+                raise self.error(
+                    f"'allow' cannot be inside the {what}",
+                    step.span,
+                    hint="what a task may change holds for the whole task: put 'allow' "
+                    "directly in the task's body",
+                )
+        return steps
 
     # -- statements ------------------------------------------------------------------------
 
@@ -326,6 +338,8 @@ class _Builder:
             return Answer(self.target(children[0]), str(children[1]), None, span)
         if kind == "answer_state":
             return Answer(None, None, self.path(children[0]), span)
+        if kind == "allow":
+            return Allow(tuple(self.frame_path(c) for c in children), span)
         if kind == "infeasible":
             reason = children[0]
             assert isinstance(reason, Token)
@@ -437,6 +451,14 @@ class _Builder:
             str(c) if isinstance(c, Token) else PathKey(self.value(c), _span(c))
             for c in tree.children
         )
+
+    def frame_path(self, tree: Tree) -> FramePath:
+        """An `allow` path: names, `*` for any key, and `[value]` keys."""
+        parts = tuple(
+            str(c) if isinstance(c, Token) else PathKey(self.value(c), _span(c))
+            for c in tree.children
+        )
+        return FramePath(parts, _span(tree))
 
     # -- values ----------------------------------------------------------------------------
 
@@ -640,6 +662,12 @@ class _Diagnoser:
 
         if token.type in _KEYWORD_TERMINALS and "NAME" in expected and token.type not in expected:
             word = _KEYWORD_TERMINALS[token.type]
+            if previous is not None and previous.type == "_ALLOW":
+                return self.error(
+                    f"'allow' takes state paths, found {found}",
+                    at_token,
+                    hint="write e.g. allow orders, cards.*.labels;",
+                )
             if previous is not None and previous.type == "_FOR":
                 return self.error(
                     f"'for' needs a loop variable name before {found}",
@@ -755,6 +783,7 @@ _NAME_ROLES = {
     "_TASK": "a task name",
     "_FOR": "a loop variable name",
     "_DOT": "a name after '.'",
+    "_ALLOW": "a state path such as orders or cards.*.labels",
     **dict.fromkeys(
         ("_CLICK", "_FILL", "_SELECT", "_SUBMIT", "_IN"), 'a target such as Button(role="submit")'
     ),
