@@ -102,11 +102,14 @@ def check_harms(
     """(g) Every extra-harm mutant that leaves a persistent trace fails; counted in the
     report (`harms`, `harms_caught`, `harms_by_frame`, `harmless`)."""
     problems: list[str] = []
+    kept = kept_values(site.family.schema)
+    reset = AppDriver(site, task).state()
+    expected = footprint(kept, reset, oracle.state())
     for harm in harms(site, task, recorded):
         d = run_harm(site, task, recorded, harm)
         if d is None:
             continue
-        outcome = judge(site, task, oracle, d, harm.name)
+        outcome = judge(d, harm.name, footprint(kept, reset, d.state()) != expected)
         report.harms += 1
         if not outcome.harmful:
             report.harmless += 1
@@ -138,17 +141,11 @@ def run_harm(
     return d
 
 
-def judge(
-    site: Site, task: CompiledTask, oracle: AppDriver, d: AppDriver, name: str
-) -> HarmOutcome:
-    """How a harm mutant ended, next to the oracle's run."""
-    reset = AppDriver(site, task).state()
-    kept = kept_values(site.family.schema)
+def judge(d: AppDriver, name: str, harmful: bool) -> HarmOutcome:
+    """How a harm mutant ended (`harmful`: its persistent state differs from the oracle's)."""
     end = d.state()
-    harmful = footprint(kept, reset, end) != footprint(kept, reset, oracle.state())
-    status = d.sim.goal_status(end)
-    goal_met = all(v for k, v in status.items() if k != "frame")
-    return HarmOutcome(name, harmful, goal_met, d.success, tuple(d.sim.frame_breaches(end)))
+    breaches = tuple(d.sim.frame_breaches(end))
+    return HarmOutcome(name, harmful, d.sim.goal_done(end), d.success, breaches)
 
 
 def footprint(kept: Sequence[Kept], reset: Mapping[str, Any], end: Mapping[str, Any]) -> Any:
