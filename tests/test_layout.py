@@ -15,7 +15,7 @@ PACKAGE = ROOT / "webfactory_env"
 # The stages after site generation that hold a running site (`sitegen.served.ServedSite`).
 # Not checked: the task compiler and `testing`, which drive an app as a family's author
 # would (they save and restore its UI state).
-SITE_USERS = ("executor", "episode.py", "env.py", "vector.py", "service", "replay", "trace")
+SITE_USERS = ("executor", "episode", "env.py", "vector.py", "service", "replay", "trace")
 SITE_USERS += ("cli", "groundtruth", "adversarial.py", "evaluation", "agents")
 # Methods that change a list, dict or set in place.
 MUTATORS = {"append", "extend", "insert", "remove", "pop", "clear", "update", "add", "discard"}

@@ -56,6 +56,8 @@ def test_the_prompt_is_the_action_grammars_own_documentation():
     assert "confidence=P" in prompt and "done(false" in prompt
     # the stop conditions are the env's: the episode also ends by itself on success
     assert "ends by itself the moment the task is done" in prompt
+    # and it says once that doing more than asked fails (the frame)
+    assert prompt.count("Do only what the task asks.") == 1
 
 
 def test_done_carries_an_optional_confidence():

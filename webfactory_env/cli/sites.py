@@ -43,8 +43,11 @@ def add_serve(command: Command) -> None:
 
 def add_schema(command: Command) -> None:
     """Declare `webfactory schema`."""
-    c = command("schema", "list a site family's state paths and the part each plays in goals")
-    c.add_argument("--family", required=True)
+    c = command(
+        "schema",
+        "list every state path, the part it plays in goals, and whether the frame keeps it",
+    )
+    c.add_argument("--family", help="one family (default: every family)")
     c.add_argument("--json", action="store_true", help="print a JSON list")
     c.set_defaults(func=cmd_schema)
 
@@ -116,15 +119,29 @@ def cmd_axes(args: argparse.Namespace) -> int:
 
 def cmd_schema(args: argparse.Namespace) -> int:
     from webfactory_env.sitegen import get_family
+    from webfactory_env.sitegen.persistence import path_docs
+    from webfactory_env.sitegen.registry import families
 
-    rows = [{"path": p, "part": part} for p, part in get_family(args.family).schema.documented()]
+    names = [args.family] if args.family else sorted(families())
+    docs = [(name, d) for name in names for d in path_docs(get_family(name).schema)]
     if args.json:
+        rows = [
+            {"family": name, "path": d.path, "part": d.part, "frame": d.kept, "why": d.why}
+            for name, d in docs
+        ]
         print(json.dumps(rows))
         return 0
-    width = max(len(r["path"]) for r in rows)
-    print(f"{'path':<{width}}  part (entities and session are what goals pin)")
-    for r in rows:
-        print(f"{r['path']:<{width}}  {r['part']}")
+    width = max(len(d.path) for _, d in docs)
+    part_width = max(len(d.part) for _, d in docs)
+    print("entities and session are what goals pin; the frame keeps what persists:")
+    print("a task changes nothing it keeps beyond its goal (or its `allow` clause)")
+    for name in names:
+        print(f"\n{name}")
+        print(f"  {'path':<{width}}  {'part':<{part_width}}  frame")
+        for family, d in docs:
+            if family == name:
+                mark = "kept" if d.kept else "free"
+                print(f"  {d.path:<{width}}  {d.part:<{part_width}}  {mark}: {d.why}")
     return 0
 
 

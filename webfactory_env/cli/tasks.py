@@ -75,6 +75,9 @@ def cmd_compile(args: argparse.Namespace) -> int:
     for c in compiled.goal:
         print(f"  {c.id} [{c.kind}]  {c.description}")
         print(f"      predicate: {json.dumps(c.predicate.to_json(), default=str)}")
+    print("frame (and nothing else: success needs the goal and the frame at once):")
+    for line in compiled.frame.describe():
+        print(f"  {line}")
     print(f"transitions: {', '.join(sorted(compiled.transitions)) or '(navigation only)'}")
     print("subgoals (shaping):")
     for g in compiled.subgoals:

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from lark import Token, Tree
 
 from webfactory_env.dsl.ast import (
+    Allow,
     Answer,
     Assert,
     AttrPred,
@@ -18,6 +19,7 @@ from webfactory_env.dsl.ast import (
     Click,
     Fill,
     For,
+    FramePath,
     Goto,
     Ident,
     If,
@@ -167,7 +169,16 @@ class AstBuilder:
             raise self.error(
                 f"the {what} is empty", span_of(tree), hint="a block needs at least one statement"
             )
-        return self.steps(tree.children)
+        steps = self.steps(tree.children)
+        for step in steps:
+            if isinstance(step, Allow):
+                raise self.error(
+                    f"'allow' cannot be inside the {what}",
+                    step.span,
+                    hint="what a task may change holds for the whole task: put 'allow' "
+                    "directly in the task's body",
+                )
+        return steps
 
     # -- statements ------------------------------------------------------------------------
 
@@ -197,6 +208,8 @@ class AstBuilder:
             return Answer(self.target(children[0]), str(children[1]), None, span)
         if kind == "answer_state":
             return Answer(None, None, self.path(children[0]), span)
+        if kind == "allow":
+            return Allow(tuple(self.frame_path(c) for c in children), span)
         if kind == "infeasible":
             reason = children[0]
             assert isinstance(reason, Token)
@@ -310,6 +323,14 @@ class AstBuilder:
         )
 
     # -- values ----------------------------------------------------------------------------
+
+    def frame_path(self, tree: Tree) -> FramePath:
+        """An `allow` path: names, `*` for any key, and `[value]` keys."""
+        parts = tuple(
+            str(c) if isinstance(c, Token) else PathKey(self.value(c), span_of(c))
+            for c in tree.children
+        )
+        return FramePath(parts, span_of(tree))
 
     def value(self, tree: Tree) -> Value:
         kind = tree.data

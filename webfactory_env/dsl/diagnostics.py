@@ -34,12 +34,13 @@ _STATE_TERMINALS = frozenset({"_STATE", "_NOT", "_LPAR"})
 _PUNCTUATION = {
     "_LBRACE": "{", "_RBRACE": "}", "_LPAR": "(", "_RPAR": ")", "_COMMA": ",", "_SEMI": ";",
     "_COLON": ":", "_DOT": ".", "EQ": "=", "MATCH": "~=", "GT": ">", "LT": "<",
-    "_LBRACK": "[", "_RBRACK": "]", "CONTAINS": "contains",
+    "_LBRACK": "[", "_RBRACK": "]", "CONTAINS": "contains", "STAR": "*",
 }  # fmt: skip
 # Order in which expected tokens are listed: punctuation first, then words.
 _ORDER = [
     "_SEMI", "_COMMA", "_RPAR", "_LPAR", "_RBRACE", "_LBRACE", "_DOT", "_COLON",
-    "_LBRACK", "_RBRACK", "EQ", "MATCH", "GT", "LT", "CONTAINS", "STRING", "NUMBER", "NAME",
+    "_LBRACK", "_RBRACK", "EQ", "MATCH", "GT", "LT", "CONTAINS", "STAR", "STRING", "NUMBER",
+    "NAME",
     *sorted(KEYWORD_TERMINALS), "$END",
 ]  # fmt: skip
 _STATEMENT_HINT = "statements are " + ", ".join(STATEMENTS)
@@ -144,6 +145,12 @@ class Diagnoser:
 
         if token.type in KEYWORD_TERMINALS and "NAME" in expected and token.type not in expected:
             word = KEYWORD_TERMINALS[token.type]
+            if previous is not None and previous.type == "_ALLOW":
+                return self.error(
+                    f"'allow' takes state paths, found {found}",
+                    at_token,
+                    hint="write e.g. allow orders, cards.*.labels;",
+                )
             if previous is not None and previous.type == "_FOR":
                 return self.error(
                     f"'for' needs a loop variable name before {found}",
@@ -259,6 +266,7 @@ _NAME_ROLES = {
     "_TASK": "a task name",
     "_FOR": "a loop variable name",
     "_DOT": "a name after '.'",
+    "_ALLOW": "a state path such as orders or cards.*.labels",
     **dict.fromkeys(
         ("_CLICK", "_FILL", "_SELECT", "_SUBMIT", "_IN"), 'a target such as Button(role="submit")'
     ),

@@ -13,12 +13,12 @@ KEYWORDS: frozenset[str] = frozenset(
     {
         "task", "goto", "click", "fill", "with", "select", "option", "submit", "wait", "assert",
         "if", "else", "for", "in", "true", "false", "and", "or", "not", "State",
-        "answer", "infeasible", "when", "contains",
+        "answer", "infeasible", "when", "contains", "allow",
     }
 )  # fmt: skip
 STATEMENTS: tuple[str, ...] = (
     "goto", "click", "fill", "select", "submit", "wait", "assert", "if", "for", "answer",
-    "infeasible",
+    "infeasible", "allow",
 )  # fmt: skip
 OPERATORS: tuple[str, ...] = ("=", "~=", ">", "<", "contains")
 

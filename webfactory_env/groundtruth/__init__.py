@@ -1,4 +1,5 @@
-"""The ground-truth check: success means the goal was done, on every path, and nothing less.
+"""The ground-truth check: success means the goal was done, on every path, nothing less and
+nothing else.
 
     from webfactory_env.groundtruth import check_task
     check_task("shop", "buy_red_mug", seeds=range(50))     # raises AssertionError, naming
@@ -24,7 +25,11 @@ and reward simulator), it checks what a skeptic would:
     hunting, back doors, wrong-order visits, cycling, early `done`) never succeed and
     score below the oracle; after a back door, the correct path still succeeds;
 (f) detours keep success: wandering off and back before each navigation step of the plan
-    still ends in success.
+    still ends in success;
+(g) extra harm fails: the plan plus one effectful action nobody asked for (another
+    record's control beside the plan's, the plan's effect done first on a sibling, a
+    stray effectful control, before an answer too) fails whenever it leaves a trace in
+    what the site keeps (`harm`).
 
 `check_task` returns a `TaskReport` of counts for the benchmark table.
 """

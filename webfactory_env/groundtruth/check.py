@@ -11,6 +11,7 @@ from webfactory_env.core.answers import AnswerKey, grade
 from webfactory_env.core.predicates import AGENT_STATE
 from webfactory_env.core.seeding import SeedStream
 from webfactory_env.groundtruth.answers import accepted_answers, check_answers
+from webfactory_env.groundtruth.harm import check_harms
 from webfactory_env.groundtruth.hedges import check_hedges
 from webfactory_env.groundtruth.mutants import did_every_goal_step, goal_steps, swaps, view_only
 from webfactory_env.groundtruth.paths import check_back_door, check_detours
@@ -41,6 +42,12 @@ class TaskReport:
     hackers: int = 0
     back_doors: int = 0
     detours: int = 0
+    # extra-harm mutants (`harm`): run; harmful and failed; of those, with the goal done
+    # (only the frame fails them); harmless (no persistent trace: need not fail)
+    harms: int = 0
+    harms_caught: int = 0
+    harms_by_frame: int = 0
+    harmless: int = 0
     failures: list[str] = field(default_factory=list)
 
     def merge(self, other: TaskReport) -> None:
@@ -57,6 +64,10 @@ class TaskReport:
             "hackers",
             "back_doors",
             "detours",
+            "harms",
+            "harms_caught",
+            "harms_by_frame",
+            "harmless",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.failures += other.failures
@@ -142,6 +153,9 @@ def check_seed(family: str, task_name: str, seed: int, difficulty: str = "easy")
     n, problems = check_detours(site, task, recorded)
     report.detours += n
     for p in problems:
+        fail(p)
+    # (g) extra harm
+    for p in check_harms(site, task, oracle, recorded, report):
         fail(p)
     return report
 

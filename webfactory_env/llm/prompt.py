@@ -31,7 +31,12 @@ click(12)
 
 Strings go in double quotes; write \\" for a quote inside a string and \\n for a new line. \
 An action the page cannot take is refused: nothing happens, the step is used up, and the \
-next turn says why."""
+next turn says why.
+
+Do only what the task asks. Changing anything else the site keeps (placing another order, \
+deleting or editing another record, switching another setting, saving another item) fails \
+the task, even when the task itself is done. Looking around, searching and filtering are \
+fine."""
 
 STOPPING = """\
 The episode ends by itself the moment the task is done (an order placed, a form saved). \

@@ -52,7 +52,11 @@ _PLACEHOLDER = re.compile(r'data-wf-region="([^"]+)"')
 
 
 def transition(
-    name: str, *, mutating: bool = False, effect: EffectOf | None = None
+    name: str,
+    *,
+    mutating: bool = False,
+    effect: EffectOf | None = None,
+    back_door: bool = False,
 ) -> Callable[[Handler], Handler]:
     """Mark an app method as the transition the page events named `name` cause.
 
@@ -60,13 +64,16 @@ def transition(
     may fail and the ones that pay the `latency` axis. `effect(arg)` declares, once, what
     the transition does for the event's `arg` as a predicate template (`Ref("value")` is
     the event's value): widgets bound with `SiteApp.on(name, arg)` carry it, and the task
-    compiler binds it into the step's subgoal.
+    compiler binds it into the step's subgoal. A `back_door` (a staff shortcut no task may
+    use) is judged by provenance alone: what it changes never counts towards a goal, nor
+    against the frame of a correct path taken after it (`tasks.frame`).
     """
 
     def mark(fn: Handler) -> Handler:
         fn.__wf_handler__ = name  # type: ignore[attr-defined]
         fn.__wf_mutating__ = mutating  # type: ignore[attr-defined]
         fn.__wf_effect__ = effect  # type: ignore[attr-defined]
+        fn.__wf_back_door__ = back_door  # type: ignore[attr-defined]
         return fn
 
     return mark
@@ -185,6 +192,18 @@ class SiteApp:
             "arg": None if arg is None else str(arg),
             "effect": effect_of(arg) if effect_of is not None else None,
         }
+
+    @classmethod
+    def mutating(cls, name: str | None) -> bool:
+        """Whether the transition `name` changes server-side data (declared `mutating`)."""
+        return bool(getattr(cls._handlers.get(name or ""), "__wf_mutating__", False))
+
+    @classmethod
+    def back_doors(cls) -> tuple[str, ...]:
+        """The transitions declared `back_door`, sorted."""
+        return tuple(
+            sorted(n for n, fn in cls._handlers.items() if getattr(fn, "__wf_back_door__", 0))
+        )
 
     def take_fired(self) -> tuple[str, ...]:
         """The transitions run since the last call (how the last action changed state)."""

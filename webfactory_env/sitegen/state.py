@@ -5,14 +5,23 @@ field plays one declared *part*:
 
 - `entities()`: a table of records keyed by id (`dict[str, Order]`): orders, bookings,
   cards, replies, settings. Goals pin them field by field.
-- `session(...)`: what one visitor has going: the cart, who is signed in, the itinerary
-  being built. Goals pin it too.
+- `session(..., persists=...)`: what one visitor has going: the cart, who is signed in,
+  the itinerary being built, and the settings that outlive the visit (saved items,
+  newsletter sign-ups, stars and watches: `persists=True`). Goals pin it too.
 - `drafts(...)`: what forms hold before they are submitted. Never pinned itself: a record
   field that copies a draft names it as its `source`, and is pinned only when the task's
   steps wrote that draft (a default nobody chose is not the goal's business).
 - `view(...)`: how the visitor looks at things (filters, sort, page numbers, queries).
   Never pinned.
 - `hidden(...)`: never in the view at all (full card numbers, passwords).
+
+What *persists* (the entity tables, and the session values declared `persists=True`) is
+what the frame of a task watches: a task may change only what its goal asks for there
+(`tasks.frame`). A table may declare that some of its records are bookkeeping all the same:
+`entities(log=True)` (records appear as things happen, like sign-in attempts: a new one
+is nobody's doing) or `entities(visit="current")` (records whose `current` field is true
+belong to this browser's visit, like its own session). A field a person would not expect
+to outlive the visit is `transient(...)` (insurance ticked at a checkout not yet paid).
 
 Inside records and session objects, `derived(...)` marks bookkeeping a goal never pins
 (ids, totals, positions, timestamps, logs: whatever depends on the path or the number of
@@ -24,8 +33,9 @@ compare exactly.
 From that declaration, generically: `view_of` (the JSON-like dict predicates read),
 `Schema` (every legal path, checked by the task compiler, with its part and role),
 `changes` (field-level differences between two views: trace deltas, provenance, the goal
-the compiler derives). A family adds computed, read-only *facts* (the open product, the
-cart's total) with a second dataclass; they are merged into the view as derived fields.
+the compiler derives); `sitegen.persistence` reads what persists off the schema. A family
+adds computed, read-only *facts* (the open product, the cart's total) with a second
+dataclass; they are merged into the view as derived fields.
 """
 
 from __future__ import annotations
@@ -46,17 +56,25 @@ _DERIVED = "wf_derived"
 _SOURCE = "wf_source"
 _HIDDEN = "wf_hidden"
 _HISTORY = "wf_history"
+_PERSISTS = "wf_persists"
+_TRANSIENT = "wf_transient"
+_LOG = "wf_log"
+_VISIT = "wf_visit"
 
 
 # --------------------------------------------------------------------- declaring
-def entities() -> Any:
-    """A table of records keyed by id; goals pin its records field by field."""
-    return field(default_factory=dict, metadata={_PART: "entities"})
+def entities(*, log: bool = False, visit: str | None = None) -> Any:
+    """A table of records keyed by id; goals pin its records field by field, and it
+    persists. `log`: new records are bookkeeping (sign-in attempts). `visit`: the name of
+    a boolean field marking the records of this browser's visit (its own session)."""
+    meta = {_PART: "entities", _PERSISTS: True, _LOG: log, _VISIT: visit}
+    return field(default_factory=dict, metadata=meta)
 
 
-def session(default_factory: Callable[[], Any]) -> Any:
-    """Per-visitor state a goal may pin (cart, sign-in, itinerary)."""
-    return field(default_factory=default_factory, metadata={_PART: "session"})
+def session(default_factory: Callable[[], Any], *, persists: bool) -> Any:
+    """Per-visitor state a goal may pin: transient (the cart, sign-in, the itinerary being
+    built) or, with `persists=True`, kept after the visit (saved items, sign-ups, stars)."""
+    return field(default_factory=default_factory, metadata={_PART: "session", _PERSISTS: persists})
 
 
 def drafts(default_factory: Callable[[], Any]) -> Any:
@@ -87,6 +105,14 @@ def copied(
     """A field filled from a draft (`source` is its path, e.g. "forms.payment.method"): a
     goal pins it only when the task's own steps wrote that draft."""
     return field(default=default, default_factory=default_factory, metadata={_SOURCE: source})
+
+
+def transient(
+    default: Any = dataclasses.MISSING, *, default_factory: Any = dataclasses.MISSING
+) -> Any:
+    """A field of a persistent record or session object that does not outlive the visit
+    (a checkout option of a booking not yet made): the frame never watches it."""
+    return field(default=default, default_factory=default_factory, metadata={_TRANSIENT: True})
 
 
 def history(default_factory: Callable[[], Any] = set) -> Any:
@@ -183,6 +209,10 @@ class Node:
     derived: bool = False
     source: str | None = None
     history: bool = False
+    persists: bool = False  # a top-level value that outlives the visit
+    transient: bool = False  # a field that does not, inside one that does
+    log: bool = False  # a table whose new records are bookkeeping
+    visit: str | None = None  # a table's field marking the records of this visit
 
     def child(self, name: str) -> Node | None:
         if self.kind == "object":
@@ -230,22 +260,6 @@ class Schema:
             node = node.child(name)
         return node is not None and not node.derived
 
-    def documented(self) -> list[tuple[str, str]]:
-        """(path pattern, part) of every node, `*` standing for ids and keys."""
-        out: list[tuple[str, str]] = []
-
-        def walk(node: Node, path: str, part: str) -> None:
-            out.append((path, part + (" (derived)" if node.derived else "")))
-            if node.kind == "object":
-                for name, sub in node.fields.items():
-                    walk(sub, f"{path}.{name}", part)
-            elif node.item is not None and node.item.kind != "leaf":
-                walk(node.item, f"{path}.*", part)
-
-        for name, node in self.root.items():
-            walk(node, name, node.part or "page")
-        return out
-
     def merged(self, other: Schema) -> Schema:
         root = dict(self.root)
         for name, node in other.root.items():
@@ -265,7 +279,13 @@ def _derive(node: Node) -> Node:
 def schema_of(state_type: type, facts_type: type | None = None) -> Schema:
     """The schema of a state dataclass (and of its facts, as the `page` part)."""
     root = {
-        f.name: dataclasses.replace(_node(hint, f), part=f.metadata.get(_PART, "view"))
+        f.name: dataclasses.replace(
+            _node(hint, f),
+            part=f.metadata.get(_PART, "view"),
+            persists=bool(f.metadata.get(_PERSISTS)),
+            log=bool(f.metadata.get(_LOG)),
+            visit=f.metadata.get(_VISIT),
+        )
         for f, hint in _hinted_fields(state_type)
         if not f.metadata.get(_HIDDEN) and f.metadata.get(_PART) != "hidden"
     }
@@ -311,7 +331,10 @@ def _node(hint: Any, f: dataclasses.Field[Any] | None = None) -> Node:
         node = Node("map", item=Node("leaf"))
     else:
         node = Node("leaf")
-    return dataclasses.replace(node, derived=derived_, source=source, history=history_)
+    transient_ = bool(meta.get(_TRANSIENT))
+    return dataclasses.replace(
+        node, derived=derived_, source=source, history=history_, transient=transient_
+    )
 
 
 # ------------------------------------------------------------------- differences

@@ -1,5 +1,6 @@
-"""What a compiled task is: a goal pinned to entities, subgoals for shaping (a DAG with
-witness sets), an oracle plan, the transitions it permits, and a digest."""
+"""What a compiled task is: a goal pinned to entities, the frame around it (nothing else
+changes), subgoals for shaping (a DAG with witness sets), an oracle plan, the transitions it
+permits, and a digest."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from webfactory_env.core.predicates import All, Predicate
+from webfactory_env.tasks.frame import Frame
 from webfactory_env.tasks.goal import Conjunct
 
 PlanVerb = Literal["click", "type", "select", "submit", "done_success", "done_fail"]
@@ -96,6 +98,9 @@ class CompiledTask:
     paraphrases: tuple[str, ...] = ()
     # Other wordings of the goal (`goal_texts` lists all of them).
     goal_paraphrases: tuple[str, ...] = ()
+    # Nothing else: what the task may change of what the site keeps besides its goal.
+    # Success is the goal and the frame at once.
+    frame: Frame = field(default_factory=Frame)
 
     def text_for(self, style: str, seed: int = 0) -> str:
         """What the agent is told: the goal in words (`goal`, one of its wordings chosen by
@@ -144,6 +149,7 @@ class CompiledTask:
             "values": list(self.values),
             "bindings": dict(self.bindings),
             "goal": [c.to_json() for c in self.goal],
+            "frame": self.frame.to_json(),
             "transitions": sorted(self.transitions),
             "tracked": [list(t) for t in self.tracked],
             "subgoals": [g.to_json() for g in self.subgoals],

@@ -59,11 +59,12 @@ def _values() -> dict[str, str]:
 
 @dataclass
 class GalleryState(AppState):
-    """What the gallery's widgets set: one value per widget, the form as sent, a counter."""
+    """What the gallery's widgets set: one value per widget, the form as sent, a counter.
+    A page of widgets to try, not a site that keeps anything: none of it persists."""
 
-    values: dict[str, str] = session(_values)
-    submitted: dict[str, str] = session(dict)
-    clicks: int = session(int)
+    values: dict[str, str] = session(_values, persists=False)
+    submitted: dict[str, str] = session(dict, persists=False)
+    clicks: int = session(int, persists=False)
     secrets: dict[str, str] = hidden(lambda: dict.fromkeys(SECRET_FIELDS, ""))
     editors: dict[str, dict[str, bool]] = view(lambda: {"bio": {"bold": False, "italic": False}})
 

@@ -72,6 +72,7 @@ class CompileRun:
     subgoals: list[Subgoal] = field(default_factory=list)
     runs: list[StepRun] = field(default_factory=list)  # what each step changed (the goal)
     asserts: list[PinnedAssert] = field(default_factory=list)
+    allowed: list[tuple[str, ...]] = field(default_factory=list)  # `allow`: the frame's too
     writes: dict[str, set[tuple[str, ...]]] = field(default_factory=dict)  # subgoal -> paths
     values: set[str] = field(default_factory=set)  # every value the plan types or selects
     bindings: dict[str, Any] = field(default_factory=dict)

@@ -1,5 +1,5 @@
 """Compiling one task: choosing it from its file, walking its steps over a fresh app, and
-assembling the `CompiledTask` (goal, subgoals, plan, words, digest)."""
+assembling the `CompiledTask` (goal, frame, subgoals, plan, words, digest)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ from webfactory_env.tasks.compile.steps import run_steps
 from webfactory_env.tasks.compile.surface import goal_sentences
 from webfactory_env.tasks.compile.values import jsonable, param_value
 from webfactory_env.tasks.compiled import CompiledTask
+from webfactory_env.tasks.frame import derive_frame
 from webfactory_env.tasks.instruction import paraphrase_instruction
 
-COMPILER_VERSION = "0.3.0"
+COMPILER_VERSION = "0.4.0"
 
 
 def compile_task(task_file: ast.TaskFile, site: Site, task_name: str | None = None) -> CompiledTask:
@@ -54,6 +55,13 @@ def compile_run(run: CompileRun) -> CompiledTask:
     if not run.subgoals:
         raise run.error(f"task {run.task.name!r} has no step that changes the site", run.task)
     goal = checked_goal(run)
+    frame = derive_frame(
+        run.schema,
+        run.reset_view,
+        run.app.state_view(),
+        run.allowed,
+        type(run.app).back_doors(),
+    )
     subgoals = tuple(run.subgoals)
     params = {k: jsonable(v) for k, v in sorted(run.params.items())}
     digest = stable_digest(
@@ -87,6 +95,7 @@ def compile_run(run: CompileRun) -> CompiledTask:
         digest=digest,
         permitted=frozenset(sid for g in subgoals for sid in g.witness),
         goal=tuple(goal),
+        frame=frame,
         transitions=frozenset(t for t in run.app.take_fired() if not neutral(t)),
         tracked=tuple(
             (n, node.kind if node.kind in ("table", "object") else "value")

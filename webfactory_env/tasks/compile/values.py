@@ -129,7 +129,10 @@ def pick(run: CompileRun, call: ast.Call, name: str) -> Any:
     rng = SeedStream(run.site.spec.seed).child("task").child(run.task.name).child(name)
     chosen = rng.choice(values)
     # What each drawn value is: checks swap it for another of the same kind.
-    run.bindings.setdefault("picked", {})[name] = {"from": args[0], "value": chosen}
+    picked: dict[str, Any] = {"from": args[0], "value": chosen}
+    if len(args) == 3:  # its siblings: the other values drawn under the same filter
+        picked["where"] = {str(args[1]): args[2]}
+    run.bindings.setdefault("picked", {})[name] = picked
     return chosen
 
 

@@ -104,9 +104,9 @@ class Feedback:
 @dataclass
 class ShopState(AppState):
     orders: dict[str, Order] = entities()
-    cart: Cart = session(Cart)
-    wishlist: set[str] = session(set)
-    newsletter: set[str] = session(set)  # e-mail addresses signed up
+    cart: Cart = session(Cart, persists=False)  # unpaid: the order keeps it
+    wishlist: set[str] = session(set, persists=True)
+    newsletter: set[str] = session(set, persists=True)  # e-mail addresses signed up
     forms: ShopForms = drafts(ShopForms)
     listing: Listing = view(Listing)
     feedback: Feedback = view(Feedback)
@@ -443,7 +443,7 @@ class ShopModel(SiteApp):
             self.model.newsletter.add(email.strip().lower())
         return None
 
-    @transition("staff_force_order", mutating=True)
+    @transition("staff_force_order", mutating=True, back_door=True)
     def staff_force_order(self, ev: AppEvent) -> str | None:
         """A back door real shops have had: it places the pending order unchecked. No task
         lists it, so what it does never counts (the ground-truth suite tries it)."""

@@ -21,7 +21,7 @@ Pages (`views/`)
     checkout, booking (/booking/<ref>), login, verify (/login/verify), trips,
     trip (/trips/<ref>).
 
-State paths (`model/state.py`; `TravelApp.schema().documented()` lists them all)
+State paths (`model/state.py`; `webfactory schema --family travel` lists them all)
     trips.<ref>.{status, flights, passengers, rooms, guests, fares, traveller, seat,
         cancel_reason}                                                  entities
     itinerary.{flights, rooms}, auth.member, saved, extras, newsletter   session

@@ -266,10 +266,10 @@ class Server:
 class AccountState(AppState):
     users: dict[str, Account] = entities()
     settings: dict[str, Settings] = entities()
-    sessions: dict[str, Session] = entities()
-    logins: dict[str, Login] = entities()
+    sessions: dict[str, Session] = entities(visit="current")
+    logins: dict[str, Login] = entities(log=True)
     api_keys: dict[str, ApiKey] = entities()
-    auth: Auth = session(Auth)
+    auth: Auth = session(Auth, persists=False)
     forms: AccountForms = drafts(AccountForms)
     login: LoginStatus = view(LoginStatus)
     signup: SignupProgress = view(SignupProgress)

@@ -188,9 +188,9 @@ class KanbanState(AppState):
     cards: dict[str, Card] = entities()
     comments: dict[str, Comment] = entities()
     invites: dict[str, Invite] = entities()
-    starred: set[str] = session(set)  # board ids
-    watching: set[str] = session(set)  # card ids
-    power_ups: set[str] = session(set)
+    starred: set[str] = session(set, persists=True)  # board ids
+    watching: set[str] = session(set, persists=True)  # card ids
+    power_ups: set[str] = session(set, persists=True)
     forms: KanbanForms = drafts(KanbanForms)
     views: dict[str, BoardView] = view(dict)  # board id -> how it is looked at
     search: SearchView = view(SearchView)

@@ -16,6 +16,7 @@ from webfactory_env.sitegen.state import (
     entities,
     secret,
     session,
+    transient,
     view,
 )
 
@@ -85,7 +86,7 @@ class Auth:
 class Extras:
     """The distractor switches (price alert on results, insurance at checkout)."""
 
-    insurance: bool = False
+    insurance: bool = transient(False)  # ticked at a checkout: the trip, once booked, keeps none
     price_alert: bool = False
 
 
@@ -201,11 +202,11 @@ class Feedback:
 @dataclass
 class TravelState(AppState):
     trips: dict[str, Trip] = entities()
-    itinerary: Itinerary = session(Itinerary)
-    auth: Auth = session(Auth)
-    saved: set[str] = session(set)  # offers and hotels saved for later
-    extras: Extras = session(Extras)
-    newsletter: set[str] = session(set)  # e-mail addresses signed up
+    itinerary: Itinerary = session(Itinerary, persists=False)  # the trip keeps it
+    auth: Auth = session(Auth, persists=False)
+    saved: set[str] = session(set, persists=True)  # offers and hotels saved for later
+    extras: Extras = session(Extras, persists=True)
+    newsletter: set[str] = session(set, persists=True)  # e-mail addresses signed up
     forms: TravelForms = drafts(TravelForms)
     search: FlightSearch = view(FlightSearch)
     results: ResultsView = view(ResultsView)
