@@ -533,6 +533,8 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
     site = generate_site(args.family, args.seed, args.difficulty)
     compiled = compile_for_site(args.task, site)
+    for warning in compiled.warnings:  # like a compiler's: located, on stderr
+        print(warning, file=sys.stderr)
     if args.json:
         print(json.dumps(compiled.to_json(), indent=2, default=str))
         return 0

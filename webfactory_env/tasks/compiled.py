@@ -63,6 +63,23 @@ class PlanStep:
         return {"verb": self.verb, "sid": self.sid, "value": self.value, "subgoal": self.subgoal}
 
 
+@dataclass(frozen=True, slots=True)
+class CompileWarning:
+    """Something the task says that still compiles but should be written otherwise (an
+    old state path), located in the task's source."""
+
+    message: str
+    filename: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.line}:{self.column}: warning: {self.message}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"message": self.message, "line": self.line, "column": self.column}
+
+
 @dataclass(frozen=True)
 class CompiledTask:
     """A task bound to one generated site: everything rewards, agents and traces need."""
@@ -96,6 +113,8 @@ class CompiledTask:
     paraphrases: tuple[str, ...] = ()
     # Other wordings of the goal (`goal_texts` lists all of them).
     goal_paraphrases: tuple[str, ...] = ()
+    # What the task should write otherwise (deprecated state paths), in source order.
+    warnings: tuple[CompileWarning, ...] = ()
 
     def text_for(self, style: str, seed: int = 0) -> str:
         """What the agent is told: the goal in words (`goal`, one of its wordings chosen by
@@ -149,6 +168,7 @@ class CompiledTask:
             "subgoals": [g.to_json() for g in self.subgoals],
             "success": self.success.to_json(),
             "plan": [p.to_json() for p in self.plan],
+            "warnings": [w.to_json() for w in self.warnings],
             "source": self.source,
             "filename": self.filename,
         }

@@ -13,7 +13,7 @@ from webfactory_env.sitegen.registry import Site
 from webfactory_env.sitegen.spec import Affordance, Option
 from webfactory_env.sitegen.state import Schema
 from webfactory_env.tasks.compile.errors import CompileError
-from webfactory_env.tasks.compiled import PlanStep, PlanVerb, Subgoal
+from webfactory_env.tasks.compiled import CompileWarning, PlanStep, PlanVerb, Subgoal
 from webfactory_env.tasks.goal import Conjunct, PinnedAssert, StepRun
 
 
@@ -77,6 +77,7 @@ class CompileRun:
     bindings: dict[str, Any] = field(default_factory=dict)
     surface: list[str] = field(default_factory=list)  # the instruction, sentence by sentence
     named_values: dict[str, Any] = field(default_factory=dict)  # field/choice -> value set
+    warnings: list[CompileWarning] = field(default_factory=list)
     steps_seen: int = 0
 
     # Where the walk is.
@@ -105,6 +106,13 @@ class CompileRun:
         return CompileError(
             message, filename=self.file.filename, source=self.file.source, span=span, hint=hint
         )
+
+    def warn(self, message: str, node: Any) -> None:
+        """Note, once, that what `node` says should be written otherwise."""
+        span = getattr(node, "span", ast.NO_SPAN)
+        warning = CompileWarning(message, self.file.filename, span.line, span.column)
+        if warning not in self.warnings:
+            self.warnings.append(warning)
 
     def page_affordances(self) -> tuple[Affordance, ...]:
         return self.app.page().affordances

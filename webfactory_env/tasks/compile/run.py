@@ -93,4 +93,5 @@ def compile_run(run: CompileRun) -> CompiledTask:
             for n, node in run.schema.root.items()
             if node.part in PINNED_PARTS
         ),
+        warnings=tuple(sorted(run.warnings, key=lambda w: (w.line, w.column))),
     )

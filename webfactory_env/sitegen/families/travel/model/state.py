@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from webfactory_env.sitegen.families.travel.rules import PASSENGER_FIELDS
+from webfactory_env.sitegen.renamed import RenamedPath
 from webfactory_env.sitegen.state import (
     AppState,
     Record,
@@ -307,3 +308,23 @@ class TravelFacts:
     search: SearchFacts
     stay: StayFacts
     auth: AuthFacts
+
+
+# ------------------------------------------------------------------ older paths
+# What tasks written for earlier versions of this state say, and what it is now.
+RENAMED = (
+    RenamedPath(
+        "itinerary.status",
+        "booking.status",
+        since="travel 2",
+        why="a booking is a trip of its own now, and booking empties the itinerary",
+        value="booked",
+        new_value="upcoming",
+    ),
+    RenamedPath(
+        "itinerary.lead",
+        "booking.traveller",
+        since="travel 2",
+        why="the traveller's details are kept with the trip booked",
+    ),
+)
