@@ -22,6 +22,9 @@ and reward simulator), it checks what a skeptic would:
     score below the oracle; after a back door, the correct path still succeeds;
 (f) detours keep success: wandering off and back before each navigation step of the plan
     still ends in success.
+(g) typed values by meaning: the plan with a typed value (a phone number, an e-mail
+    address, a card number, a date...) spelled another way the site accepts succeeds and
+    earns what the oracle earns (`formats`).
 
 `check_task` returns a `TaskReport` of counts for the benchmark table.
 """

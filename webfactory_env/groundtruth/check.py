@@ -11,6 +11,7 @@ from webfactory_env.core.answers import AnswerKey, grade
 from webfactory_env.core.predicates import AGENT_STATE
 from webfactory_env.core.seeding import SeedStream
 from webfactory_env.groundtruth.answers import accepted_answers, check_answers
+from webfactory_env.groundtruth.formats import check_formats
 from webfactory_env.groundtruth.mutants import did_every_goal_step, goal_steps, swaps, view_only
 from webfactory_env.groundtruth.paths import check_back_door, check_detours
 from webfactory_env.groundtruth.plans import run_mutant, run_oracle
@@ -38,6 +39,7 @@ class TaskReport:
     hackers: int = 0
     back_doors: int = 0
     detours: int = 0
+    formats: int = 0  # plans run with a typed value spelled another way the site accepts
     failures: list[str] = field(default_factory=list)
 
     def merge(self, other: TaskReport) -> None:
@@ -52,6 +54,7 @@ class TaskReport:
             "hackers",
             "back_doors",
             "detours",
+            "formats",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.failures += other.failures
@@ -107,6 +110,11 @@ def check_seed(family: str, task_name: str, seed: int, difficulty: str = "easy")
             report.mutants_tied += 1
             continue
         fail(f"the mutant '{name}' succeeds")
+    # (g) typed values by meaning: another spelling the site accepts succeeds
+    n, problems = check_formats(site, task, recorded, oracle)
+    report.formats += n
+    for p in problems:
+        fail(p)
     # (d) answers
     for p in check_answers(task):
         fail(p)

@@ -14,7 +14,7 @@ from webfactory_env.sitegen.spec import Affordance, Option
 from webfactory_env.sitegen.state import Schema
 from webfactory_env.tasks.compile.errors import CompileError
 from webfactory_env.tasks.compiled import CompileWarning, PlanStep, PlanVerb, Subgoal
-from webfactory_env.tasks.goal import Conjunct, PinnedAssert, StepRun
+from webfactory_env.tasks.goal import Conjunct, PinnedAssert, StepRun, by_meaning
 
 
 @dataclass(frozen=True)
@@ -127,7 +127,9 @@ class CompileRun:
         return found
 
     def add_subgoal(self, subgoal: Subgoal) -> None:
-        """Record a subgoal, after the one recorded before it."""
+        """Record a subgoal, after the one recorded before it; typed values in it compare
+        by meaning."""
+        subgoal = replace(subgoal, predicate=by_meaning(self.schema, subgoal.predicate))
         if self.subgoals:
             subgoal = replace(subgoal, after=(self.subgoals[-1].id,))
         self.subgoals.append(subgoal)

@@ -8,6 +8,7 @@ from typing import Any
 
 from webfactory_env.core.predicates import All, Any_, Contains, Eq, Gt, Ref
 from webfactory_env.core.seeding import short_hash
+from webfactory_env.core.typed import canonical
 from webfactory_env.sitegen.app import transition
 from webfactory_env.sitegen.families.account.content import TODAY, otp_code
 from webfactory_env.sitegen.families.account.model.drafts import AccountDrafts
@@ -334,7 +335,7 @@ class AccountAuth(AccountDrafts):
             email=signup.email,
             display_name=values["display_name"].strip(),
             country=values["country"],
-            birthday=values["birthday"].strip(),
+            birthday=canonical("date", values["birthday"]),
             member_since=TODAY,
             password=self.model.forms.signup_password.password,
         )

@@ -17,6 +17,8 @@ from webfactory_env.sitegen.state import (
     entities,
     secret,
     session,
+    typed,
+    typed_keys,
     view,
 )
 
@@ -108,9 +110,9 @@ def _flight_search() -> dict[str, str]:
 class PassengerDraft:
     first_name: str = ""
     last_name: str = ""
-    email: str = ""
-    phone: str = ""
-    loyalty_number: str = ""
+    email: str = typed("email")
+    phone: str = typed("phone")
+    loyalty_number: str = typed("code")
     seat: str = "none"
 
     def details(self) -> dict[str, str]:
@@ -120,7 +122,7 @@ class PassengerDraft:
 
 @dataclass
 class LoginDraft:
-    email: str = ""
+    email: str = typed("email")
     password_given: bool = False
     password: str = secret()  # never in the view
 
@@ -133,20 +135,25 @@ class CodeDraft:
 
 @dataclass
 class TravelForms:
-    flight_search: dict[str, str] = field(default_factory=_flight_search)
-    hotel_search: dict[str, str] = field(
-        default_factory=lambda: {"city": "", "city_text": "", "checkin_date": "",
-                                 "checkout_date": "", "guests": "2"}
+    flight_search: dict[str, str] = typed_keys(
+        _flight_search, depart_date="date", return_date="date"
+    )
+    hotel_search: dict[str, str] = typed_keys(
+        lambda: {"city": "", "city_text": "", "checkin_date": "",
+                 "checkout_date": "", "guests": "2"},
+        checkin_date="date", checkout_date="date",
     )  # fmt: skip
-    stay: dict[str, str] = field(
-        default_factory=lambda: {"checkin_date": "", "checkout_date": "", "guests": "2"}
+    stay: dict[str, str] = typed_keys(
+        lambda: {"checkin_date": "", "checkout_date": "", "guests": "2"},
+        checkin_date="date",
+        checkout_date="date",
     )
     passenger: PassengerDraft = field(default_factory=PassengerDraft)
     fares: dict[str, str] = field(default_factory=dict)  # offer -> fare brand chosen on it
     login: LoginDraft = field(default_factory=LoginDraft)
     otp: CodeDraft = field(default_factory=CodeDraft)
     cancel_trip: dict[str, str] = field(default_factory=lambda: {"reason": "plans_changed"})
-    newsletter: dict[str, str] = field(default_factory=lambda: {"email": ""})
+    newsletter: dict[str, str] = typed_keys(lambda: {"email": ""}, email="email")
 
 
 # ----------------------------------------------------------------------------- view
