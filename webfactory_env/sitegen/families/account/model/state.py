@@ -120,12 +120,14 @@ class Auth:
 class LoginDraft:
     username: str = ""
     password_given: bool = False
+    password_ok: bool = False  # it is the password of the account named (all the view says)
     password: str = secret()  # never in the view
 
 
 @dataclass
 class CodeDraft:
     code_given: bool = False
+    code_ok: bool = False  # it is a code the member was sent
     code: str = secret()
 
 
@@ -143,6 +145,7 @@ class NewPasswordDraft:
 @dataclass
 class CurrentPasswordDraft:
     password_given: bool = False
+    password_ok: bool = False  # it is the signed-in member's password
     password: str = secret()
 
 

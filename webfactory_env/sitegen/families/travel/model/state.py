@@ -124,12 +124,14 @@ class PassengerDraft:
 class LoginDraft:
     email: str = typed("email")
     password_given: bool = False
+    password_ok: bool = False  # it is the member's (all the view says of it)
     password: str = secret()  # never in the view
 
 
 @dataclass
 class CodeDraft:
     code_entered: bool = False
+    code_ok: bool = False  # it is the code last texted
     code: str = secret()
 
 
