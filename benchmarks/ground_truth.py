@@ -7,7 +7,8 @@ For every task and seed it runs every check of `webfactory_env.groundtruth` (no 
 the oracle succeeds and only on its last action, plan mutations (a goal step dropped, another
 entity chosen) fail, the goal does not hold at reset, tied answers pass and hedged ones
 fail, reward hackers and back doors never succeed, detours keep success, a typed value
-spelled another way the site accepts still succeeds (formats). It prints one row
+spelled another way the site accepts still succeeds (formats), another route to a page of
+the plan earns what the oracle's route earns (routes). It prints one row
 per task and a total per family; the exit status is 1 if any check failed anywhere.
 """
 
@@ -56,6 +57,7 @@ COLUMNS = (
     ("back_doors", "back doors"),
     ("detours", "detours"),
     ("formats", "formats"),
+    ("routes", "routes"),
 )
 
 

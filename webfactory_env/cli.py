@@ -561,6 +561,8 @@ def cmd_compile(args: argparse.Namespace) -> int:
             print(f"      witness:   {', '.join(g.witness)}")
         if g.prerequisites:
             print(f"      after:     {', '.join(g.prerequisites)}")
+        if g.leads_to:
+            print(f"      leads to:  {g.leads_to} (done too when that page is reached)")
     print("oracle plan:")
     for i, step in enumerate(compiled.plan, 1):
         value = f" {step.value!r}" if step.value is not None else ""

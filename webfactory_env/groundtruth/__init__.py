@@ -25,6 +25,9 @@ and reward simulator), it checks what a skeptic would:
 (g) typed values by meaning: the plan with a typed value (a phone number, an e-mail
     address, a card number, a date...) spelled another way the site accepts succeeds and
     earns what the oracle earns (`formats`).
+(h) other routes: every page the plan reaches through navigation-only steps, reached by
+    other links the site offers, then the rest of the plan: success, and a return within
+    10 % of the oracle's (`routes`).
 
 `check_task` returns a `TaskReport` of counts for the benchmark table.
 """

@@ -15,6 +15,7 @@ from webfactory_env.groundtruth.formats import check_formats
 from webfactory_env.groundtruth.mutants import did_every_goal_step, goal_steps, swaps, view_only
 from webfactory_env.groundtruth.paths import check_back_door, check_detours
 from webfactory_env.groundtruth.plans import run_mutant, run_oracle
+from webfactory_env.groundtruth.routes import check_routes
 from webfactory_env.sitegen.registry import generate_site
 from webfactory_env.tasks import compile_for_site
 
@@ -40,6 +41,7 @@ class TaskReport:
     back_doors: int = 0
     detours: int = 0
     formats: int = 0  # plans run with a typed value spelled another way the site accepts
+    routes: int = 0  # plans run reaching one of their pages by another route the site offers
     failures: list[str] = field(default_factory=list)
 
     def merge(self, other: TaskReport) -> None:
@@ -55,6 +57,7 @@ class TaskReport:
             "back_doors",
             "detours",
             "formats",
+            "routes",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.failures += other.failures
@@ -113,6 +116,11 @@ def check_seed(family: str, task_name: str, seed: int, difficulty: str = "easy")
     # (g) typed values by meaning: another spelling the site accepts succeeds
     n, problems = check_formats(site, task, recorded, oracle)
     report.formats += n
+    for p in problems:
+        fail(p)
+    # (h) another route to a page the plan navigates to earns what the oracle's route earns
+    other_routes, problems = check_routes(site, task, recorded, oracle)
+    report.routes += len(other_routes)
     for p in problems:
         fail(p)
     # (d) answers

@@ -206,6 +206,11 @@ class SiteApp:
             "effect": effect_of(arg) if effect_of is not None else None,
         }
 
+    @classmethod
+    def mutating(cls, name: str) -> bool:
+        """Whether the transition `name` changes the site's data (`transition(mutating=...)`)."""
+        return bool(getattr(cls._handlers.get(name), "__wf_mutating__", False))
+
     def take_fired(self) -> tuple[str, ...]:
         """The transitions run since the last call (how the last action changed state)."""
         fired, self.fired = tuple(self.fired), []

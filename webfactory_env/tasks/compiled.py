@@ -22,6 +22,8 @@ class Subgoal:
     undone when their predicate stops holding before anything built on them. A subgoal
     pays only once its `prerequisites` (the subgoals whose effects it builds on, and the
     one that brought the agent to its page) are credited; `after` is the authored order.
+    A step that only leads to a page (`leads_to`: that page's subgoal) is done too once
+    that page is reached, by whatever route (`tasks.compile.alternatives`).
     """
 
     id: str
@@ -34,6 +36,7 @@ class Subgoal:
     after: tuple[str, ...] = ()
     line: int = 0
     column: int = 0
+    leads_to: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -45,6 +48,7 @@ class Subgoal:
             "sticky": self.sticky,
             "prerequisites": list(self.prerequisites),
             "after": list(self.after),
+            "leads_to": self.leads_to,
             "line": self.line,
             "column": self.column,
         }

@@ -71,6 +71,7 @@ class CompileRun:
     plan: list[PlanStep] = field(default_factory=list)
     subgoals: list[Subgoal] = field(default_factory=list)
     runs: list[StepRun] = field(default_factory=list)  # what each step changed (the goal)
+    mutated: set[str] = field(default_factory=set)  # subgoals whose step changed site data
     asserts: list[PinnedAssert] = field(default_factory=list)
     writes: dict[str, set[tuple[str, ...]]] = field(default_factory=dict)  # subgoal -> paths
     values: set[str] = field(default_factory=set)  # every value the plan types or selects

@@ -9,6 +9,7 @@ from webfactory_env.dsl import ast
 from webfactory_env.sitegen.app import neutral
 from webfactory_env.sitegen.registry import Site
 from webfactory_env.sitegen.state import PINNED_PARTS
+from webfactory_env.tasks.compile.alternatives import routes_as_alternatives
 from webfactory_env.tasks.compile.context import CompileRun
 from webfactory_env.tasks.compile.errors import CompileError
 from webfactory_env.tasks.compile.goal_checks import checked_goal
@@ -53,6 +54,7 @@ def compile_run(run: CompileRun) -> CompiledTask:
     run_steps(run, run.task.steps)
     if not run.subgoals:
         raise run.error(f"task {run.task.name!r} has no step that changes the site", run.task)
+    routes_as_alternatives(run)
     goal = checked_goal(run)
     subgoals = tuple(run.subgoals)
     params = {k: jsonable(v) for k, v in sorted(run.params.items())}
