@@ -7,10 +7,11 @@ For every task and seed it runs every check of `webfactory_env.groundtruth` (no 
 the oracle succeeds and only on its last action, plan mutations (a goal step dropped, another
 entity chosen) fail, the goal does not hold at reset, tied answers and their re-spellings
 pass and hedged ones (a second value of the kind, a near miss, "or", "maybe") fail, reward
-hackers and back doors never succeed, detours keep success, and the plan with one extra
-harmful action (a sibling's control, the task done first on a sibling, a stray effectful
-control) fails. It prints one row per task and a total per family; the exit status is 1 if
-any check failed anywhere.
+hackers and back doors never succeed, detours keep success, the plan with one extra harmful
+action (a sibling's control, the task done first on a sibling, a stray effectful control)
+fails, a typed value spelled another way the site accepts still succeeds (formats), and
+another route to a page of the plan earns what the oracle's route earns (routes). It prints
+one row per task and a total per family; the exit status is 1 if any check failed anywhere.
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ COLUMNS = (
     ("harms_caught", "caught"),
     ("harms_by_frame", "by frame"),
     ("harmless", "harmless"),
+    ("formats", "formats"),
+    ("routes", "routes"),
 )
 
 

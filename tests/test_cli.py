@@ -87,6 +87,15 @@ def test_malformed_task_file_gets_a_compiler_style_error(tmp_path):
     assert "Traceback" not in res.stderr
 
 
+def test_compile_warns_of_an_old_state_path_where_it_is_written():
+    task = "tests/tasks/blueprint_book_flight_roundtrip.task"
+    res = wf("compile", task, "--family", "travel", "--seed", "2", "--json")
+    (warning,) = res.stderr.splitlines()
+    assert warning.startswith(f"{task}:17:14: warning: `itinerary.status")
+    assert "booking.status" in warning
+    assert json.loads(res.stdout)["warnings"][0]["line"] == 17
+
+
 def test_user_errors_are_one_line_without_traceback():
     res = wf("generate", "--family", "shpo", "--seed", "1", check=False)
     assert res.returncode == 2

@@ -621,7 +621,8 @@ def test_secrets_never_reach_the_view():
     app = _app(1)
     app.dispatch(E(type="nav", path="/login"))
     app.dispatch(E(type="input", handler="set_secret", arg="login.password", value="hunter2!x"))
-    assert app.state_view()["forms"]["login"] == {"email": "", "password_given": True}
+    login = {"email": "", "password_given": True, "password_ok": False}  # not the member's
+    assert app.state_view()["forms"]["login"] == login
     assert "hunter2" not in json.dumps(app.state_view())
     assert "hunter2" not in "".join(app.page().regions.values())
 

@@ -59,6 +59,8 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
     site = generate_site(args.family, args.seed, args.difficulty)
     compiled = compile_for_site(args.task, site)
+    for warning in compiled.warnings:  # like a compiler's: located, on stderr
+        print(warning, file=sys.stderr)
     if args.json:
         print(json.dumps(compiled.to_json(), indent=2, default=str))
         return 0
@@ -88,6 +90,8 @@ def cmd_compile(args: argparse.Namespace) -> int:
             print(f"      witness:   {', '.join(g.witness)}")
         if g.prerequisites:
             print(f"      after:     {', '.join(g.prerequisites)}")
+        if g.leads_to:
+            print(f"      leads to:  {g.leads_to} (done too when that page is reached)")
     print("oracle plan:")
     for i, step in enumerate(compiled.plan, 1):
         value = f" {step.value!r}" if step.value is not None else ""

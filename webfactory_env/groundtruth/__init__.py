@@ -29,7 +29,13 @@ and reward simulator), it checks what a skeptic would:
 (g) extra harm fails: the plan plus one effectful action nobody asked for (another
     record's control beside the plan's, the plan's effect done first on a sibling, a
     stray effectful control, before an answer too) fails whenever it leaves a trace in
-    what the site keeps (`harm`).
+    what the site keeps (`harm`);
+(h) typed values by meaning: the plan with a typed value (a phone number, an e-mail
+    address, a card number, a date...) spelled another way the site accepts succeeds and
+    earns what the oracle earns (`formats`);
+(i) other routes: every page the plan reaches through navigation-only steps, reached by
+    other links the site offers, then the rest of the plan: success, and a return within
+    10 % of the oracle's (`routes`).
 
 `check_task` returns a `TaskReport` of counts for the benchmark table.
 """

@@ -17,7 +17,9 @@ Per step the reward is the sum of:
 - `invalid_penalty` when the action was invalid (it then changes nothing);
 - `subgoal_reward` for each subgoal credited for the first time: its predicate holds over
   clean state, it did not hold at reset (or has been false since), and every prerequisite
-  in the compiled DAG is credited; a subgoal pays once per episode;
+  in the compiled DAG is credited; a subgoal pays once per episode. A step that only
+  leads to a page (`Subgoal.leads_to`) holds once that page is reached by any route, so
+  another route to a page earns what the oracle's route earns;
 - `undo_penalty` for each credited, non-sticky subgoal whose predicate stopped holding,
   unless the same step made a later subgoal true (a checkout empties the cart it orders)
   or the site refused the step with a server error (closing the dialog the refused
@@ -36,7 +38,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from webfactory_env.sitegen.app import neutral
-from webfactory_env.tasks.compiled import CompiledTask
+from webfactory_env.tasks.compiled import CompiledTask, Subgoal
 from webfactory_env.tasks.frame import breaches
 
 Path = tuple[str, ...]
@@ -109,6 +111,7 @@ class RewardSimulator:
         self.task = task
         self.spec = spec or RewardSpec()
         self.order = {g.id: i for i, g in enumerate(task.subgoals)}
+        self._by_id = {g.id: g for g in task.subgoals}
         self.credited: set[str] = set()
         self.paid: set[str] = set()
         self.tainted: set[Path] = set()
@@ -127,7 +130,7 @@ class RewardSimulator:
         self.tainted = set()
         self.by_back_door = set()
         self._refusing = _server_error(state)
-        self._held = {g.id: g.predicate.holds(state) for g in self.task.subgoals}
+        self._held = self._holding(state)
         self._seen_false = {gid: not held for gid, held in self._held.items()}
         self._prev = {name: state.get(name) for name, _ in self.task.tracked}
         # What persists, as it was: the frame compares against it (views are never
@@ -173,7 +176,7 @@ class RewardSimulator:
         if not action.valid:
             parts["invalid"] = spec.invalid_penalty
         tainted_now = self._track(action, state)
-        holds = {g.id: g.predicate.holds(state) for g in self.task.subgoals}
+        holds = self._holding(state, action)
         became_true = {gid for gid, h in holds.items() if h and not self._held[gid]}
         refusing = _server_error(state)
         refused_now, self._refusing = refusing and not self._refusing, refusing
@@ -197,7 +200,7 @@ class RewardSimulator:
                 continue
             if not all(p in self.credited for p in g.prerequisites):
                 continue
-            if not g.predicate.holds_clean(state, self.clean):
+            if not self._holds_clean(g, state):
                 if g.id in became_true:
                     uncredited.append(g.id)
                 continue
@@ -225,6 +228,29 @@ class RewardSimulator:
             components=parts,
             uncredited=tuple(uncredited),
             tainted=tuple(".".join(p) for p in tainted_now),
+        )
+
+    def _holding(
+        self, state: Mapping[str, Any], action: ActionRecord | None = None
+    ) -> dict[str, bool]:
+        """Each subgoal: does it hold now? A step that only leads to a page also holds once
+        that page is reached, whatever route reached it: credited before, or arrived at
+        now by using an element of the site (any link to it; not an address typed in)."""
+        holds = {g.id: g.predicate.holds(state) for g in self.task.subgoals}
+        used_element = action is not None and action.sid is not None
+        for g in self.task.subgoals:
+            page = g.leads_to
+            if page is not None and not holds[g.id]:
+                arrived = used_element and holds.get(page, False) and not self._held.get(page)
+                holds[g.id] = page in self.credited or arrived
+        return holds
+
+    def _holds_clean(self, g: Subgoal, state: Mapping[str, Any]) -> bool:
+        if g.predicate.holds_clean(state, self.clean):
+            return True
+        page = self._by_id.get(g.leads_to or "")
+        return page is not None and (
+            page.id in self.credited or page.predicate.holds_clean(state, self.clean)
         )
 
     def goal_status(self, state: Mapping[str, Any]) -> dict[str, bool]:

@@ -11,6 +11,7 @@ from webfactory_env.__about__ import __version__
 from webfactory_env.core.errors import ConfigError, UnknownNameError
 from webfactory_env.core.resources import family_digest, tree_digest
 from webfactory_env.sitegen.app import SiteApp
+from webfactory_env.sitegen.renamed import RenamedPath
 from webfactory_env.sitegen.spec import SiteSpec
 from webfactory_env.sitegen.state import Schema
 from webfactory_env.sitegen.variation import AXIS_BY_NAME, Variation
@@ -29,6 +30,8 @@ class Family:
     app_class: type[SiteApp]
     kinds: tuple[str, ...]
     difficulties: tuple[str, ...] = DIFFICULTIES
+    # State paths of older versions that tasks may still write (`sitegen.renamed`).
+    renamed: tuple[RenamedPath, ...] = ()
 
     @property
     def schema(self) -> Schema:

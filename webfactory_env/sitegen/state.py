@@ -28,7 +28,8 @@ Inside records and session objects, `derived(...)` marks bookkeeping a goal neve
 steps taken rather than on what was asked), `copied(source, ...)` a field filled from a
 draft, and `history()` a container that records what happened (a goal pins "it holds
 what the steps added"). Unordered containers are sets: their view is sorted, so they
-compare exactly.
+compare exactly. `typed(...)` marks a field holding a typed value (a phone number, an
+e-mail address, a date...: `core.typed`), which goals compare by meaning, not spelling.
 
 From that declaration, generically: `view_of` (the JSON-like dict predicates read),
 `Schema` (every legal path, checked by the task compiler, with its part and role),
@@ -48,6 +49,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal, get_args, get_origin
 
+from webfactory_env.core.typed import VALUE_TYPES
+
 Part = Literal["entities", "session", "drafts", "view", "hidden", "page"]
 Path = tuple[str, ...]
 PINNED_PARTS: frozenset[str] = frozenset({"entities", "session"})
@@ -60,6 +63,7 @@ _PERSISTS = "wf_persists"
 _TRANSIENT = "wf_transient"
 _LOG = "wf_log"
 _VISIT = "wf_visit"
+_TYPE = "wf_type"
 
 
 # --------------------------------------------------------------------- declaring
@@ -119,6 +123,26 @@ def history(default_factory: Callable[[], Any] = set) -> Any:
     """A container that only records what happened (items taken out of a cart, files
     attached): a goal pins "it holds what the task's steps added", not its exact value."""
     return field(default_factory=default_factory, metadata={_HISTORY: True})
+
+
+def typed(value_type: str, default: Any = "") -> Any:
+    """A field holding a typed value (`core.typed`: phone, email, card, date, postal,
+    code): goals and subgoals compare it by meaning, so every spelling the site accepts for
+    the same value counts. A record field `copied` from it is typed the same."""
+    _known_type(value_type)
+    return field(default=default, metadata={_TYPE: value_type})
+
+
+def typed_keys(default_factory: Callable[[], Any], **value_types: str) -> Any:
+    """A mapping of form fields some of which hold typed values (`postal_code="postal"`)."""
+    for name in value_types.values():
+        _known_type(name)
+    return field(default_factory=default_factory, metadata={_TYPE: dict(value_types)})
+
+
+def _known_type(name: str) -> None:
+    if name not in VALUE_TYPES:
+        raise ValueError(f"unknown value type {name!r}; one of {', '.join(VALUE_TYPES)}")
 
 
 def secret(default: Any = "") -> Any:
@@ -213,6 +237,8 @@ class Node:
     transient: bool = False  # a field that does not, inside one that does
     log: bool = False  # a table whose new records are bookkeeping
     visit: str | None = None  # a table's field marking the records of this visit
+    # How its value compares: a value type's name, or key -> name for a mapping (`typed`).
+    value_type: str | Mapping[str, str] | None = None
 
     def child(self, name: str) -> Node | None:
         if self.kind == "object":
@@ -259,6 +285,28 @@ class Schema:
                 return False
             node = node.child(name)
         return node is not None and not node.derived
+
+    def value_type(self, path: Path | str) -> str | Mapping[str, str] | None:
+        """How a value at `path` compares (`core.typed`): a value type's name, a mapping of
+        key -> name for a mapping holding typed values, or None (as it is). A field copied
+        from a draft compares as the draft's field does."""
+        parts = tuple(path.split(".")) if isinstance(path, str) else tuple(path)
+        node = self.root.get(parts[0]) if parts else None
+        for i, name in enumerate(parts[1:], start=2):
+            if node is None:
+                return None
+            declared = node.value_type
+            if isinstance(declared, Mapping) and name in declared and i == len(parts):
+                return declared[name]
+            node = node.child(name)
+        if node is None:
+            return None
+        if node.value_type is not None:
+            return node.value_type
+        if node.kind == "object":
+            fields_ = {n: f.value_type for n, f in node.fields.items()}
+            return {n: t for n, t in fields_.items() if isinstance(t, str)} or None
+        return self.value_type(node.source) if node.source else None
 
     def merged(self, other: Schema) -> Schema:
         root = dict(self.root)
@@ -310,6 +358,7 @@ def _node(hint: Any, f: dataclasses.Field[Any] | None = None) -> Node:
     derived_ = bool(meta.get(_DERIVED))
     source = meta.get(_SOURCE)
     history_ = bool(meta.get(_HISTORY))
+    value_type = meta.get(_TYPE)
     origin = get_origin(hint)
     args = get_args(hint)
     if origin in (typing.Union, types.UnionType):
@@ -333,7 +382,12 @@ def _node(hint: Any, f: dataclasses.Field[Any] | None = None) -> Node:
         node = Node("leaf")
     transient_ = bool(meta.get(_TRANSIENT))
     return dataclasses.replace(
-        node, derived=derived_, source=source, history=history_, transient=transient_
+        node,
+        derived=derived_,
+        source=source,
+        history=history_,
+        transient=transient_,
+        value_type=value_type,
     )
 
 

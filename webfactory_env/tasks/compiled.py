@@ -24,6 +24,8 @@ class Subgoal:
     undone when their predicate stops holding before anything built on them. A subgoal
     pays only once its `prerequisites` (the subgoals whose effects it builds on, and the
     one that brought the agent to its page) are credited; `after` is the authored order.
+    A step that only leads to a page (`leads_to`: that page's subgoal) is done too once
+    that page is reached, by whatever route (`tasks.compile.alternatives`).
     """
 
     id: str
@@ -36,6 +38,7 @@ class Subgoal:
     after: tuple[str, ...] = ()
     line: int = 0
     column: int = 0
+    leads_to: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -47,6 +50,7 @@ class Subgoal:
             "sticky": self.sticky,
             "prerequisites": list(self.prerequisites),
             "after": list(self.after),
+            "leads_to": self.leads_to,
             "line": self.line,
             "column": self.column,
         }
@@ -63,6 +67,23 @@ class PlanStep:
 
     def to_json(self) -> dict[str, Any]:
         return {"verb": self.verb, "sid": self.sid, "value": self.value, "subgoal": self.subgoal}
+
+
+@dataclass(frozen=True, slots=True)
+class CompileWarning:
+    """Something the task says that still compiles but should be written otherwise (an
+    old state path), located in the task's source."""
+
+    message: str
+    filename: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.line}:{self.column}: warning: {self.message}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"message": self.message, "line": self.line, "column": self.column}
 
 
 @dataclass(frozen=True)
@@ -101,6 +122,8 @@ class CompiledTask:
     # Nothing else: what the task may change of what the site keeps besides its goal.
     # Success is the goal and the frame at once.
     frame: Frame = field(default_factory=Frame)
+    # What the task should write otherwise (deprecated state paths), in source order.
+    warnings: tuple[CompileWarning, ...] = ()
 
     def text_for(self, style: str, seed: int = 0) -> str:
         """What the agent is told: the goal in words (`goal`, one of its wordings chosen by
@@ -155,6 +178,7 @@ class CompiledTask:
             "subgoals": [g.to_json() for g in self.subgoals],
             "success": self.success.to_json(),
             "plan": [p.to_json() for p in self.plan],
+            "warnings": [w.to_json() for w in self.warnings],
             "source": self.source,
             "filename": self.filename,
         }

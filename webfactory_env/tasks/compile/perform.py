@@ -50,7 +50,9 @@ def perform(
         return
     moves = list(moves or [])
     sent = str(bound_value) if bound_value is not None else None
+    fired = len(run.app.fired)
     moves += operate(run, step, verb, primary, sent, predicate)
+    mutated = any(run.app.mutating(t) for t in run.app.fired[fired:])
     after = run.app.state_view()
     run.seen_views.append(after)
     if not predicate.holds(after):
@@ -62,6 +64,8 @@ def perform(
     subgoal_id = _record_subgoal(
         run, step, matches, moves, surface, slug, predicate, (before, after)
     )
+    if mutated:
+        run.mutated.add(subgoal_id)
     for mv in moves:
         run.plan.append(PlanStep(mv.verb, mv.sid, mv.value, subgoal_id))
         if mv.value is not None:

@@ -9,6 +9,7 @@ from webfactory_env.dsl import ast
 from webfactory_env.sitegen.app import neutral
 from webfactory_env.sitegen.registry import Site
 from webfactory_env.sitegen.state import PINNED_PARTS
+from webfactory_env.tasks.compile.alternatives import routes_as_alternatives
 from webfactory_env.tasks.compile.context import CompileRun
 from webfactory_env.tasks.compile.errors import CompileError
 from webfactory_env.tasks.compile.goal_checks import checked_goal
@@ -19,7 +20,7 @@ from webfactory_env.tasks.compiled import CompiledTask
 from webfactory_env.tasks.frame import derive_frame
 from webfactory_env.tasks.instruction import paraphrase_instruction
 
-COMPILER_VERSION = "0.4.0"
+COMPILER_VERSION = "0.5.0"
 
 
 def compile_task(task_file: ast.TaskFile, site: Site, task_name: str | None = None) -> CompiledTask:
@@ -54,6 +55,7 @@ def compile_run(run: CompileRun) -> CompiledTask:
     run_steps(run, run.task.steps)
     if not run.subgoals:
         raise run.error(f"task {run.task.name!r} has no step that changes the site", run.task)
+    routes_as_alternatives(run)
     goal = checked_goal(run)
     frame = derive_frame(
         run.schema,
@@ -102,4 +104,5 @@ def compile_run(run: CompileRun) -> CompiledTask:
             for n, node in run.schema.root.items()
             if node.part in PINNED_PARTS
         ),
+        warnings=tuple(sorted(run.warnings, key=lambda w: (w.line, w.column))),
     )

@@ -47,8 +47,8 @@ def _accepted(pid: str | None) -> Predicate:
 
 def _field_effect(key: str | None) -> Predicate:
     form, _, name = (key or "").partition(".")
-    if key == "signin.password":
-        return Eq(("forms", "signin", "password_given"), True)
+    if key == "signin.password":  # the right password, not any: the view says which
+        return Eq(("forms", "signin", "password_ok"), True)
     return Eq(("forms", form, name), Ref("value"))
 
 
@@ -245,10 +245,20 @@ class ForumModel(ForumQueries):
                 forms.signin.password, forms.signin.password_given = value, bool(value)
             else:
                 forms.signin.username = value
+            if name == "password" or forms.signin.password:  # one signed in with stays
+                self._check_password()
         else:
             getattr(forms, form)[name] = value
         self._revalidate(form, name)
         return None
+
+    def _check_password(self) -> None:
+        """Whether the password typed is that of the account the username names."""
+        draft = self.model.forms.signin
+        account = self.accounts.get(draft.username.strip().lower())
+        draft.password_ok = bool(draft.password) and draft.password == getattr(
+            account, "password", None
+        )
 
     @transition(
         "set_choice", effect=lambda name: Eq(("forms", "new_thread", name or ""), Ref("value"))
@@ -285,11 +295,13 @@ class ForumModel(ForumQueries):
             if ev.values.get("password"):
                 draft.password = ev.values["password"][:200]
                 draft.password_given = True
+                self._check_password()
         errors = self._validate("signin")
         account = self.accounts.get(draft.username.strip().lower())
         if not errors and (account is None or account.password != draft.password):
             errors["_form"] = "credentials"
             draft.password, draft.password_given = "", False  # a wrong password is not kept
+            draft.password_ok = False
         self._set_errors("signin", errors)
         if errors or account is None:
             return None

@@ -90,8 +90,10 @@ class Activity:
 @dataclass
 class SigninDraft:
     username: str = ""
-    # The password never reaches the view (rewards, traces): only whether one was typed.
+    # The password never reaches the view (rewards, traces): only whether one was typed,
+    # and whether it is the password of the account named.
     password_given: bool = False
+    password_ok: bool = False
     password: str = secret()
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from webfactory_env.core.domains import Vocabulary
 from webfactory_env.core.predicates import All, Contains, Eq, Exists, Not, Predicate, Ref
 from webfactory_env.core.seeding import short_hash
+from webfactory_env.core.typed import parse_card, parse_code
 from webfactory_env.sitegen.app import SiteApp, transition
 from webfactory_env.sitegen.families.shop.content import Coupon, PastOrder, Product
 from webfactory_env.sitegen.families.shop.rules import (
@@ -31,6 +32,8 @@ from webfactory_env.sitegen.state import (
     history,
     secret,
     session,
+    typed,
+    typed_keys,
     view,
 )
 
@@ -58,7 +61,7 @@ class Order(Record):
 @dataclass
 class Cart:
     items: dict[str, int] = field(default_factory=dict)  # SKU -> quantity
-    coupon: str = ""
+    coupon: str = typed("code")
     removed: set[str] = history()  # what was taken out again (shown on the cart page)
 
 
@@ -69,7 +72,7 @@ class PaymentDraft:
     card_name: str = ""
     # Card numbers and security codes never reach the view (rewards, traces): only the
     # last four digits and whether a code was given.
-    card_last4: str = ""
+    card_last4: str = typed("card")
     cvc_given: bool = False
     card_number: str = secret()
     cvc: str = secret()
@@ -77,11 +80,13 @@ class PaymentDraft:
 
 @dataclass
 class ShopForms:
-    shipping: dict[str, str] = field(default_factory=lambda: dict.fromkeys(SHIPPING_FIELDS, ""))
+    shipping: dict[str, str] = typed_keys(
+        lambda: dict.fromkeys(SHIPPING_FIELDS, ""), postal_code="postal"
+    )
     payment: PaymentDraft = field(default_factory=PaymentDraft)
-    coupon: dict[str, str] = field(default_factory=lambda: {"code": ""})
-    track: dict[str, str] = field(default_factory=lambda: {"number": ""})
-    newsletter: dict[str, str] = field(default_factory=lambda: {"email": ""})
+    coupon: dict[str, str] = typed_keys(lambda: {"code": ""}, code="code")
+    track: dict[str, str] = typed_keys(lambda: {"number": ""}, number="code")
+    newsletter: dict[str, str] = typed_keys(lambda: {"email": ""}, email="email")
 
 
 @dataclass
@@ -155,8 +160,14 @@ def money(cents: int) -> str:
 
 
 def _last4(number: str) -> str:
-    digits = "".join(ch for ch in number if ch.isdigit())
+    digits = parse_card(number) or ""
     return digits[-4:] if len(digits) >= 4 else ""
+
+
+def _code(text: str) -> str:
+    """A coupon or tracking code as typed, read as codes are (`core.typed`: no spaces,
+    capitals): whatever spelling of a code is accepted, the goal accepts too."""
+    return parse_code(text) or text.strip().upper()
 
 
 def _field_effect(arg: str | None) -> Predicate:
@@ -224,7 +235,7 @@ class ShopModel(SiteApp):
 
     def coupon_status(self) -> str:
         """Whether the code typed in the coupon field is active, expired or unknown."""
-        code = self.model.forms.coupon["code"].strip().upper()
+        code = _code(self.model.forms.coupon["code"])
         if not code:
             return ""
         found = self.coupons.get(code)
@@ -407,7 +418,7 @@ class ShopModel(SiteApp):
         forms, feedback = self.model.forms, self.model.feedback
         if ev.values is not None and "code" in ev.values:
             forms.coupon["code"] = ev.values["code"][:40]
-        code = forms.coupon["code"].strip().upper()
+        code = _code(forms.coupon["code"])
         found = self.coupons.get(code)
         if found is None:
             feedback.coupon_error = "unknown"
@@ -429,7 +440,7 @@ class ShopModel(SiteApp):
         forms, feedback = self.model.forms, self.model.feedback
         if ev.values is not None and "number" in ev.values:
             forms.track["number"] = ev.values["number"][:40]
-        number = forms.track["number"].strip().upper()
+        number = _code(forms.track["number"])
         found = next((o for o in self.model.orders.values() if o.tracking == number), None)
         feedback.tracking_result = found.status if found else "unknown"
         feedback.tracking_searched = number

@@ -8,9 +8,10 @@ from typing import Any
 
 from webfactory_env.core.predicates import All, Any_, Contains, Eq, Gt, Ref
 from webfactory_env.core.seeding import short_hash
+from webfactory_env.core.typed import canonical
 from webfactory_env.sitegen.app import transition
 from webfactory_env.sitegen.families.account.content import TODAY, otp_code
-from webfactory_env.sitegen.families.account.model.drafts import AccountDrafts
+from webfactory_env.sitegen.families.account.model.drafts import AccountDrafts, read_code
 from webfactory_env.sitegen.families.account.model.queries import (
     HERE_DEVICE,
     PRIVATE_KINDS,
@@ -187,7 +188,8 @@ class AccountAuth(AccountDrafts):
             self._record_login(account, "blocked")
             return None
         self._write_secret("login.password", "")
-        self.model.forms.login.password_given = True  # the secret goes; that one was given stays
+        login = self.model.forms.login  # the secret goes; that the right one was given stays
+        login.password_given = login.password_ok = True
         if self.me is not None:  # someone else was signed in here: sign them out first
             self._sign_out()
         if account.two_factor:
@@ -206,12 +208,12 @@ class AccountAuth(AccountDrafts):
         account = self.model.users.get(account_id(self.model.auth.pending))
         if account is None:
             return None
-        code = self._take_secret(ev, "otp.code").strip().replace(" ", "")
+        code = read_code(self._take_secret(ev, "otp.code"))
         status = self.model.login
         if code and code in self.model.server.challenge:
             status.code_error, status.result = "", "signed_in"
             self._write_secret("otp.code", "")
-            self.model.forms.otp.code_given = True
+            self.model.forms.otp.code_given = self.model.forms.otp.code_ok = True
             return self._sign_in(account, "password+otp")
         status.code_error = "code_required" if not code else "bad_code"
         return None
@@ -334,7 +336,7 @@ class AccountAuth(AccountDrafts):
             email=signup.email,
             display_name=values["display_name"].strip(),
             country=values["country"],
-            birthday=values["birthday"].strip(),
+            birthday=canonical("date", values["birthday"]),
             member_since=TODAY,
             password=self.model.forms.signup_password.password,
         )

@@ -35,14 +35,14 @@ SECRET_FIELDS = {  # the argument of a secret field -> (draft, which of its secr
     "reset_password.confirm_password": ("reset_password", "confirm"),
     "two_factor.current_password": ("two_factor", "password"),
 }
-_SECRET_FLAGS = {  # what the view says once a secret is typed
-    "login.password": "password_given",
-    "otp.code": "code_given",
+_SECRET_FLAGS = {  # what the view says once the secret a step asks for is typed
+    "login.password": "password_ok",
+    "otp.code": "code_ok",
     "signup_password.password": "password_valid",
     "signup_password.confirm_password": "confirm_matches",
     "reset_password.new_password": "password_valid",
     "reset_password.confirm_password": "confirm_matches",
-    "two_factor.current_password": "password_given",
+    "two_factor.current_password": "password_ok",
 }
 
 
@@ -54,6 +54,11 @@ def _draft_effect(arg: str | None) -> Predicate:
 def _secret_effect(arg: str | None) -> Predicate:
     form = (arg or "").partition(".")[0]
     return Eq(("forms", form, _SECRET_FLAGS.get(arg or "", "password_given")), True)
+
+
+def read_code(text: str) -> str:
+    """A one-time code as the site reads it (spaces between its digits allowed)."""
+    return text.strip().replace(" ", "")
 
 
 class AccountDrafts(AccountQueries):
@@ -75,6 +80,8 @@ class AccountDrafts(AccountQueries):
             return None  # a value the page never offers is ignored, not trusted
         if form == "login":
             self.model.forms.login.username = value
+            if self.model.forms.login.password:  # one signed in with stays judged
+                self._check_password("login")
         else:
             getattr(self.model.forms, form)[name] = value
         if self.v.validation == "sync":
@@ -98,8 +105,19 @@ class AccountDrafts(AccountQueries):
             self._check_new_password(form)
         elif form == "otp":
             draft.code_given = bool(value.strip())
+            draft.code_ok = read_code(value) in self.model.server.challenge
         else:
             draft.password_given = bool(value)
+            self._check_password(form)
+
+    def _check_password(self, form: str) -> None:
+        """Whether the password typed is the one asked for: the account the sign-in form
+        names, or the signed-in member's. A subgoal pays for that, not for any password."""
+        draft = getattr(self.model.forms, form)
+        account = self.find_account(draft.username) if form == "login" else self.me
+        draft.password_ok = bool(draft.password) and draft.password == getattr(
+            account, "password", None
+        )
 
     def _check_new_password(self, form: str) -> None:
         """Whether the new password typed meets the rules and is confirmed."""

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from webfactory_env.core.predicates import All, Contains, Eq, Exists, Has, Not, Predicate, Ref
 from webfactory_env.core.seeding import short_hash
+from webfactory_env.core.typed import canonical
 from webfactory_env.sitegen.app import transition
 from webfactory_env.sitegen.families.account.content import NOTIFICATIONS, PRIVACY, TODAY
 from webfactory_env.sitegen.families.account.model.auth import AccountAuth, _first
@@ -69,6 +70,7 @@ class AccountModel(AccountAuth):
             return None
         for name in PROFILE_FIELDS:
             setattr(me, name, draft[name].strip())
+        me.birthday = canonical("date", me.birthday)  # kept as the site reads dates
         self.flash = self.copy("profile.saved")
         return None
 
@@ -183,7 +185,7 @@ class AccountModel(AccountAuth):
             user=me.username,
             name=draft["key_name"].strip(),
             scope=draft["scope"],
-            expires=draft["expires"].strip(),
+            expires=canonical("date", draft["expires"]),
             prefix=f"wfk_{secret[:6]}",
             created=TODAY,
             last_used="never",

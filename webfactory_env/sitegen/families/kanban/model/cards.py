@@ -8,6 +8,7 @@ changes one asks `editable` first. Positions and activity logs are bookkeeping.
 from __future__ import annotations
 
 from webfactory_env.core.predicates import Contains, Eq, Has, Not, Ref
+from webfactory_env.core.typed import canonical
 from webfactory_env.sitegen.app import transition
 from webfactory_env.sitegen.families.kanban.content import PRIORITIES, TODAY, slug_id
 from webfactory_env.sitegen.families.kanban.model.effects import (
@@ -54,7 +55,7 @@ class CardTransitions(WorkspaceQueries):
             column=f.column,
             assignee=f.assignee,
             priority=f.priority,
-            due=f.due.strip(),
+            due=canonical("date", f.due),  # kept in ISO: lists sort and compare it
             labels=dict.fromkeys(board.labels, False),
             position=self._next_position(board.id, f.column),
         )
@@ -120,7 +121,7 @@ class CardTransitions(WorkspaceQueries):
         if title or due:
             return None
         card.title, card.description = draft.title.strip(), draft.description.strip()
-        card.due = draft.due.strip()
+        card.due = canonical("date", draft.due)
         draft.title, draft.description, draft.due = card.title, card.description, card.due
         card.activity.append(("log_edited", ""))
         self.flash = self.copy("card.saved")

@@ -20,6 +20,7 @@ from webfactory_env.sitegen.state import (
     drafts,
     entities,
     session,
+    typed,
     view,
 )
 
@@ -72,7 +73,7 @@ class Invite(Record):
     """An invitation to join the team (its id is the lower-cased e-mail address)."""
 
     name: str = ""
-    email: str = ""
+    email: str = typed("email")
     role: str = copied("forms.invite.role", "member")
 
 
@@ -83,7 +84,7 @@ class NewCardDraft:
     column: str = "todo"
     assignee: str = ""
     priority: str = "medium"
-    due: str = ""
+    due: str = typed("date")
 
 
 @dataclass
@@ -92,13 +93,13 @@ class CardDraft:
 
     title: str = ""
     description: str = ""
-    due: str = ""
+    due: str = typed("date")
 
 
 @dataclass
 class InviteDraft:
     name: str = ""
-    email: str = ""
+    email: str = typed("email")
     role: str = "member"
 
 

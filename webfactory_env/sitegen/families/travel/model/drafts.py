@@ -5,6 +5,7 @@ a goal themselves; what a submit makes of them is (`transitions.py`)."""
 from __future__ import annotations
 
 from webfactory_env.core.predicates import Eq, Predicate, Ref
+from webfactory_env.core.typed import parse_email
 from webfactory_env.sitegen.app import transition
 from webfactory_env.sitegen.families.travel.model.queries import TravelQueries
 from webfactory_env.sitegen.families.travel.rules import (
@@ -49,9 +50,11 @@ def _draft_effect(arg: str | None) -> Predicate:
 
 
 def _secret_effect(arg: str | None) -> Predicate:
+    """Typing a secret takes effect when it is the one the site asks for: a wrong password
+    or code is no progress (the view says only whether it is right)."""
     if arg == "otp.code":
-        return Eq(("forms", "otp", "code_entered"), True)
-    return Eq(("forms", "login", "password_given"), True)
+        return Eq(("forms", "otp", "code_ok"), True)
+    return Eq(("forms", "login", "password_ok"), True)
 
 
 class TravelDrafts(TravelQueries):
@@ -73,6 +76,8 @@ class TravelDrafts(TravelQueries):
             setattr(forms.passenger, name, value)
         elif form == "login":
             forms.login.email = value
+            if forms.login.password:  # the one signed in with stays judged
+                self._check_password()
         else:
             getattr(forms, form)[name] = value
 
@@ -82,10 +87,21 @@ class TravelDrafts(TravelQueries):
         if ev.arg == "login.password":
             forms.login.password = (ev.value or "")[:200]
             forms.login.password_given = bool(forms.login.password)
+            self._check_password()
         elif ev.arg == "otp.code":
             forms.otp.code = (ev.value or "")[:12]
             forms.otp.code_entered = len(self._code_digits()) == 6
+            forms.otp.code_ok = self._code_digits() == self.otp_code(self.model.auth.codes_sent)
         return None
+
+    def _check_password(self) -> None:
+        """Whether the password typed is the member's, for the e-mail address typed."""
+        login = self.model.forms.login
+        login.password_ok = (
+            bool(login.password)
+            and parse_email(login.email) == self.member.email.lower()
+            and login.password == self.member.password
+        )
 
     def _code_digits(self) -> str:
         return "".join(ch for ch in self.model.forms.otp.code if ch.isdigit())

@@ -314,6 +314,8 @@ class TravelModel(TravelDrafts):
             login.email = values["email"][:200]
         if values.get("password"):
             login.password, login.password_given = values["password"][:200], True
+        if login.password:
+            self._check_password()
         email = login.email.strip().lower()
         feedback = self.model.feedback
         feedback.submitted.add("login")
