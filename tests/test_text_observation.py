@@ -272,6 +272,10 @@ def test_the_envs_text_observation_reports_each_step(make_env):
     env = make_env(task="buy_red_mug", obs_mode="text", action_mode="text", max_chars=3000)
     obs, info = env.reset(seed=0)
     assert obs.startswith(f"Goal: {info['instruction']}\nValues: ")
+    # the strings the goal states, not the oracle's way there ("Price: low to high")
+    values = env.unwrapped.task.values_for("goal", 0)
+    assert obs.splitlines()[1] == "Values: " + ", ".join(f'"{v}"' for v in values)
+    assert "Price" not in obs.splitlines()[1]
     assert "Step 0 of 64. Last action: none yet" in obs and "\n  navigation" in obs
     obs, *_, info = env.step("click(999)")
     assert "Last action: (not an action) -> refused" not in obs

@@ -20,6 +20,7 @@ from webfactory_env.tasks.compile.surface import (
     describe_target,
     plain_label,
     slug,
+    stated_value,
     step_sentence,
     target_slug,
 )
@@ -124,6 +125,7 @@ def act(
         surface=step_sentence(run, verb, target, primary, matches[0].option, value),
         slug=f"{verb}-{target_slug(target, primary)}",
         moves=moves,
+        stated=stated_value(verb, primary, matches[0].option, value),
     )
 
 
