@@ -283,9 +283,11 @@ def test_the_envs_text_observation_reports_each_step(make_env):
     assert env.observation_space.contains(obs) and len(obs) <= 3000
     obs, *_ = env.step("fly(away)")
     assert "Last action: (not an action) -> refused: unknown action 'fly(away)'" in obs
+    obs, *_ = env.step('press("Tab")')  # no element: no internal index in the words
+    assert "Last action: press 'Tab' -> done" in obs and "[-1]" not in obs
     shop = next(m for m in re.finditer(r"\[(\d+)\] link \"Shop\"", obs))
     obs, *_ = env.step(f"click({shop[1]})")
-    assert f"Step 3 of 64. Last action: click [{shop[1]}] link 'Shop' -> done" in obs
+    assert f"Step 4 of 64. Last action: click [{shop[1]}] link 'Shop' -> done" in obs
 
 
 # A page with everything the observation must get right, mounted into a served site.
