@@ -124,9 +124,7 @@ class WebTaskEnv(gym.Env):
         compile_for_site(task, generate_site(family, 0, difficulty, variation))
         shot = self.obs_config.screenshot_size if self.obs_config.pixels else None
         # Texts whole up to the text observation's budget: only its ladder shortens them.
-        self._observe = ObserveConfig(
-            max_elements=max_elements, max_text=self.obs_config.max_chars, screenshot=shot
-        )
+        self._observe = ObserveConfig(max_elements, self.obs_config.max_chars, shot)
         self._menu = act.ActionMenu(self.action_config)
         self._session: PageSession | None = None
         self._release: weakref.finalize | None = None
