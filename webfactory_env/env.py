@@ -123,7 +123,8 @@ class WebTaskEnv(gym.Env):
         # Fail on a bad family/task/difficulty/variation now, not at the first reset.
         compile_for_site(task, generate_site(family, 0, difficulty, variation))
         shot = self.obs_config.screenshot_size if self.obs_config.pixels else None
-        self._observe = ObserveConfig(max_elements=max_elements, screenshot=shot)
+        # Texts whole up to the text observation's budget: only its ladder shortens them.
+        self._observe = ObserveConfig(max_elements, self.obs_config.max_chars, shot)
         self._menu = act.ActionMenu(self.action_config)
         self._session: PageSession | None = None
         self._release: weakref.finalize | None = None

@@ -17,19 +17,15 @@ from webfactory_env.actions.verbs import (
     Decoded,
     InvalidActionError,
 )
-from webfactory_env.core.text import clean_text
+from webfactory_env.core.text import UnicodeText, clean_text
 
 
 def action_space(config: ActionConfig) -> spaces.Space[Any]:
     if config.mode == "text":
-        return spaces.Text(max_length=MAX_TEXT_ACTION, min_length=1, charset=_TEXT_CHARSET)
+        return UnicodeText(MAX_TEXT_ACTION, min_length=1)
     if config.mode == "discrete":
         return spaces.Discrete(config.max_actions)
     return spaces.MultiDiscrete([len(VERBS), config.max_elements, config.max_values])
-
-
-# Printable ASCII plus the typographic characters sites and agents commonly write.
-_TEXT_CHARSET = frozenset(chr(c) for c in range(32, 127)) | set("\n\t’‘“”–—…€£×·★é")
 
 
 def decode(

@@ -197,18 +197,24 @@ def menu_array(menu: Sequence[Decoded], values: Sequence[str], size: int) -> np.
 
 
 def describe(d: Decoded, dom: DomSnapshot) -> str:
-    """A discrete action in words (for people and debugging)."""
-    if d.verb in PAGE_ACTIONS and d.text and d.index < len(dom):
+    """An action in words (for people, debugging and the text observation's last-action
+    line). An action without an element (a key press on the page) names none: the index
+    -1 that stands for "no element" is internal and never shown."""
+    if d.verb in PAGE_ACTIONS and d.text and 0 <= d.index < len(dom):
         return f"done success, answering {d.text!r} (what [{d.index}] shows)"
     if d.verb in PAGE_ACTIONS:
         return d.verb.replace("_", " ")
+    verb, value = d.verb, f" {d.value!r}" if d.value is not None else ""
+    if d.verb == "press_enter":  # any key, not only Enter
+        verb, value = "press", f" {d.key!r}"
+    if d.index < 0:
+        return f"{verb}{value}"
     target = (
         f"[{d.index}] {dom.roles[d.index]} {dom.texts[d.index]!r}"
         if d.index < len(dom)
         else f"[{d.index}]"
     )
-    value = f" {d.value!r}" if d.value is not None else ""
-    return f"{d.verb}{value} {target}"
+    return f"{verb}{value} {target}"
 
 
 class ActionMenu:

@@ -114,6 +114,23 @@ def llm_options(args: argparse.Namespace) -> Any:
     )
 
 
+def instruction_style_arg(c: argparse.ArgumentParser) -> None:
+    from webfactory_env.tasks.compiled import INSTRUCTION_STYLES
+
+    c.add_argument(
+        "--instruction-style",
+        choices=INSTRUCTION_STYLES,
+        help="how the agent is told the task: the goal in words (goal, the default), the"
+        " goal with the step-by-step recipe as hints (goal+hints), or the recipe alone",
+    )
+
+
+def difficulty_arg(c: argparse.ArgumentParser, default: str | None, help_: str) -> None:
+    from webfactory_env.sitegen.registry import DIFFICULTIES
+
+    c.add_argument("--difficulty", choices=DIFFICULTIES, default=default, help=help_)
+
+
 def site_args(c: argparse.ArgumentParser) -> None:
     c.add_argument("--family", default="shop", help="site family (default: shop)")
     c.add_argument("--seed", type=int, required=True, help="level seed")

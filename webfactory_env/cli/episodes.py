@@ -8,7 +8,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from webfactory_env.cli.common import Command, llm_args, llm_options, usage, write_or_print
+from webfactory_env.cli.common import (
+    Command,
+    difficulty_arg,
+    instruction_style_arg,
+    llm_args,
+    llm_options,
+    usage,
+    write_or_print,
+)
 
 
 def add_demo(command: Command) -> None:
@@ -27,7 +35,8 @@ def add_run(command: Command) -> None:
     c.add_argument("--family", default="shop")
     c.add_argument("--task", required=True)
     c.add_argument("--seed", type=int, required=True)
-    c.add_argument("--difficulty", default="easy")
+    difficulty_arg(c, "easy", "easy (default), medium or hard")
+    instruction_style_arg(c)
     c.add_argument("--agent", default="oracle", help="oracle (default), random, or openai:MODEL")
     c.add_argument("--max-steps", type=int, default=64)
     c.add_argument("--trace", help="write a JSONL trace to this path")
@@ -84,6 +93,7 @@ def run_episode(
     obs_mode: str = "tokens+pixels",
     screenshots: bool = False,
     llm: Any = None,
+    instruction_style: str | None = None,
 ) -> tuple[dict[str, Any], Any]:
     """One episode; returns the summary and the (still open) env for artifacts. `agent` is
     oracle, random or any `webfactory eval` agent (openai:MODEL with `llm` options)."""
@@ -99,6 +109,8 @@ def run_episode(
 
         spec = parse_agent(agent, llm)  # before the browser starts: mistakes fail fast
     kwargs: dict[str, Any] = {"obs_mode": obs_mode, **(spec.env_kwargs if spec else {})}
+    if instruction_style is not None:
+        kwargs["instruction_style"] = instruction_style
     env = gym.make(
         "WebTask-v0", family=family, task=task, difficulty=difficulty, max_steps=max_steps, **kwargs
     )
@@ -141,15 +153,11 @@ def run_episode(
     }
     usage = getattr(policy, "usage", None)
     if usage is not None:
-        summary["llm"] = {
-            "calls": usage.calls,
-            "prompt_tokens": usage.prompt_tokens,
-            "completion_tokens": usage.completion_tokens,
-            "malformed_replies": usage.malformed_replies,
-            "retries": usage.retries,
-            "latency_s": round(sum(usage.latencies_s), 3),
-            "failure": usage.failure,
-        }
+        from webfactory_env.evaluation.agents import llm_prices
+        from webfactory_env.evaluation.harness import llm_usage
+
+        # The same section as an `eval` results row's.
+        summary["llm"] = llm_usage(usage, llm_prices(llm)).model_dump(mode="json")
     return summary, env
 
 
@@ -176,6 +184,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             obs_mode="tokens",
             screenshots=args.screenshots,
             llm=llm_options(args),
+            instruction_style=args.instruction_style,
         )
         try:
             if args.bundle and trace:
@@ -191,9 +200,24 @@ def cmd_run(args: argparse.Namespace) -> int:
             f"{summary['outcome']}: {summary['task']} on {summary['family']} seed {summary['seed']}"
             f" with {summary['agent']} in {summary['steps']} steps, return {summary['return']:+.3f}"
         )
+        if summary.get("llm"):
+            print(model_line(summary["llm"]))
         if summary.get("bundle"):
             print(f"bundle: {summary['bundle']}")
     return 0
+
+
+def model_line(llm: dict[str, Any]) -> str:
+    """A run's model calls in one line: calls, tokens, cost, malformed replies, failure."""
+    tokens = "tokens not reported"
+    if llm["total_tokens"] is not None:
+        tokens = f"{llm['prompt_tokens']} + {llm['completion_tokens']} tokens"
+    cost = f", ${llm['cost_usd']:.6f}" if llm["cost_usd"] is not None else ""
+    failure = f"; failed: {llm['failure']}" if llm["failure"] else ""
+    return (
+        f"model: {llm['calls']} calls ({llm['requests']} requests), {tokens}{cost},"
+        f" {llm['malformed_replies']} malformed replies{failure}"
+    )
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

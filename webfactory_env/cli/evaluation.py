@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from typing import Any
 
 from webfactory_env.cli.common import (
     Command,
     command_group,
+    difficulty_arg,
+    instruction_style_arg,
     llm_args,
     llm_options,
     usage,
@@ -89,6 +92,8 @@ def add_eval(command: Command) -> None:
         help="print the JSON Schema of the results file (with --out, write it there)",
     )
     c.add_argument("--trace", help="also record the agent's episodes to this JSONL trace")
+    difficulty_arg(c, None, "play the suite's episodes at this difficulty instead of its own")
+    instruction_style_arg(c)
     llm_args(c)
     c.set_defaults(func=cmd_eval)
 
@@ -166,6 +171,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     suite = (
         _task_suite(args.task, args.family, args.episodes) if args.task else get_suite(args.suite)
     )
+    if args.difficulty is not None:
+        suite = dataclasses.replace(suite, difficulty=args.difficulty)
     if args.episodes < 1:
         raise usage("--episodes must be at least 1")
     list(suite.episode_specs(args.episodes))  # more than the suite holds: says so
@@ -183,6 +190,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             perturbations=perturbations,
             on_episode=lambda done, total, row: bar.update(done, ok=row.success),
             trace=args.trace,
+            instruction_style=args.instruction_style,
         )
     written = write_results(results, args.out)
     for line in summary_lines(results):

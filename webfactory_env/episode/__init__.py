@@ -236,7 +236,7 @@ class Episode:
         action = record["action"] if record is not None else None
         return StepContext(
             goal=instruction_text(self.task, config.instruction_style, level_seed),
-            values=tuple(self.task.values),
+            values=self.task.values_for(config.instruction_style, level_seed),
             step=self.steps,
             max_steps=self.max_steps,
             last_action=action["described"] if action is not None else None,

@@ -82,12 +82,13 @@ class SessionConfig:
 
 @dataclass(frozen=True)
 class ObserveConfig:
-    """What to observe of the page after a step: up to `max_elements` elements (`max_text`
-    characters of text each) and, with a `screenshot` size (height, width), a downscaled
-    screenshot (`perform` takes it, so one call gives all a step's observation needs)."""
+    """What to observe of the page after a step: up to `max_elements` elements (their texts
+    whole up to `max_text` characters, a longer one cut with "…") and, with a `screenshot`
+    size (height, width), a downscaled screenshot (`perform` takes it, so one call gives
+    all a step's observation needs)."""
 
     max_elements: int = 128
-    max_text: int = 80
+    max_text: int = 8000
     screenshot: tuple[int, int] | None = None
 
     def to_json(self) -> dict[str, int]:

@@ -45,7 +45,7 @@ from webfactory_env.core.errors import (
     MalformedTraceError,
     one_line,
 )
-from webfactory_env.core.resources import read_text, resource_root
+from webfactory_env.core.resources import read_text, resource_root, runtime_script
 from webfactory_env.dsl import DSL_VERSION
 from webfactory_env.env import WebTaskEnv
 from webfactory_env.sitegen.registry import Site
@@ -226,7 +226,7 @@ def export_site(site: Site) -> tuple[dict[str, str], dict[str, str]]:
     """
     assets = {
         f"{ASSETS_DIR}/base.css": read_text("sites", "common", "base.css"),
-        f"{ASSETS_DIR}/runtime.js": read_text("sites", "runtime", "runtime.js"),
+        f"{ASSETS_DIR}/runtime.js": runtime_script(),
     }
     files = dict(assets)
     pages: dict[str, str] = {}

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 from webfactory_env.core.domains import Vocabulary, declare
 from webfactory_env.core.predicates import Predicate
-from webfactory_env.core.resources import read_family_text, read_text
+from webfactory_env.core.resources import read_family_text, read_text, runtime_script
 from webfactory_env.core.seeding import hash_to_int
 from webfactory_env.sitegen.copy import Copy
 from webfactory_env.sitegen.html import Renderer, esc
@@ -593,5 +593,5 @@ def bootstrap_document(boot_json: str | None = None) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title></title><style>{read_text('sites', 'common', 'base.css')}</style></head>"
         f'<body><div id="wf-root"></div>{boot}'
-        f"<script>{read_text('sites', 'runtime', 'runtime.js')}</script></body></html>"
+        f"<script>{runtime_script()}</script></body></html>"
     )

@@ -13,6 +13,8 @@ from webfactory_env.tasks.frame import Frame
 from webfactory_env.tasks.goal import Conjunct
 
 PlanVerb = Literal["click", "type", "select", "submit", "done_success", "done_fail"]
+# How the agent is told a task (`CompiledTask.text_for`; the env's `instruction_style`).
+INSTRUCTION_STYLES = ("goal", "goal+hints", "recipe")
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +126,12 @@ class CompiledTask:
     frame: Frame = field(default_factory=Frame)
     # What the task should write otherwise (deprecated state paths), in source order.
     warnings: tuple[CompileWarning, ...] = ()
+    # The strings each wording of the goal states exactly (`goal_texts` order), and the
+    # values the recipe's steps type or choose: what the text observation's Values line
+    # lists (`values_for`). `values` is the action space's table, which holds every value
+    # the plan types or selects, the oracle's own choices included.
+    goal_values: tuple[tuple[str, ...], ...] = ()
+    recipe_values: tuple[str, ...] = ()
 
     def text_for(self, style: str, seed: int = 0) -> str:
         """What the agent is told: the goal in words (`goal`, one of its wordings chosen by
@@ -134,6 +142,14 @@ class CompiledTask:
             return self.instruction
         goal = goals[seed % len(goals)]
         return f"{goal}\nHints: {self.instruction}" if style == "goal+hints" else goal
+
+    def values_for(self, style: str, seed: int = 0) -> tuple[str, ...]:
+        """The strings the text `text_for(style, seed)` states that the agent types or
+        chooses: the goal's own (its placeholders and quotes), or the recipe's values."""
+        goals = self.goal_texts
+        if style == "recipe" or not goals:
+            return self.recipe_values
+        return self.goal_values[seed % len(goals)] if self.goal_values else ()
 
     @property
     def goal_texts(self) -> tuple[str, ...]:
@@ -166,6 +182,8 @@ class CompiledTask:
             "compiler_version": self.compiler_version,
             "goal_text": self.goal_text,
             "goal_paraphrases": list(self.goal_paraphrases),
+            "goal_values": [list(v) for v in self.goal_values],
+            "recipe_values": list(self.recipe_values),
             "instruction": self.instruction,
             "paraphrases": list(self.paraphrases),
             "params": dict(self.params),

@@ -119,9 +119,13 @@ def _month_grid(
             cls = " ".join(
                 x for x, on in (("selected", iso == value), ("today", iso == today)) if on
             )
+            # The chosen day says so to a screen reader too, not only to the eye.
+            chosen = "true" if iso == value else None
             row.append(
                 '<td><button type="button"'
-                + attrs(class_=cls or None, aria_label=day.strftime("%A %d %B %Y"))
+                + attrs(
+                    class_=cls or None, aria_label=day.strftime("%A %d %B %Y"), aria_selected=chosen
+                )
                 + f"{di}>{day.day}</button></td>"
             )
         cells.append(f"<tr>{''.join(row)}</tr>")

@@ -24,6 +24,9 @@ class Move:
     verb: PlanVerb
     sid: str
     value: str | None = None
+    # The instruction's sentence for a move that is a step of its own for the agent:
+    # opening the tab, dialog, section or menu a target is behind, paging a list forward.
+    says: str = ""
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,8 @@ class CompileRun:
     values: set[str] = field(default_factory=set)  # every value the plan types or selects
     bindings: dict[str, Any] = field(default_factory=dict)
     surface: list[str] = field(default_factory=list)  # the instruction, sentence by sentence
+    # The values the instruction's steps type or choose, as its sentences state them.
+    recipe_values: list[str] = field(default_factory=list)
     named_values: dict[str, Any] = field(default_factory=dict)  # field/choice -> value set
     warnings: list[CompileWarning] = field(default_factory=list)
     steps_seen: int = 0

@@ -30,7 +30,11 @@ from webfactory_env.tasks.compile.surface import answer_text, describe_target, t
 from webfactory_env.tasks.compile.ties import fork_answers, tied
 from webfactory_env.tasks.compiled import PlanStep, Subgoal
 from webfactory_env.tasks.goal import Conjunct
-from webfactory_env.tasks.instruction import answer_surface, answer_surface_state
+from webfactory_env.tasks.instruction import (
+    INFEASIBLE_ENDING,
+    answer_surface,
+    answer_surface_state,
+)
 
 
 def answer(run: CompileRun, step: ast.Answer) -> None:
@@ -189,7 +193,8 @@ def infeasible(run: CompileRun, step: ast.Infeasible) -> None:
                 Eq(("agent", "claimed"), False),
             )
         ),
-        "",
+        # The recipe leads up to the obstacle; followed to the letter, it must end there.
+        INFEASIBLE_ENDING,
         [],
         PlanStep("done_fail", "", step.reason.value, "infeasible"),
         description=f"Stop and say that the task cannot be done: {step.reason.value}.",
@@ -229,5 +234,4 @@ def end_task(
     for mv in moves:
         run.plan.append(PlanStep(mv.verb, mv.sid, mv.value, slug))
     run.plan.append(final)
-    if surface:
-        run.surface.append(surface)
+    run.surface += [mv.says for mv in moves if mv.says] + [surface]

@@ -21,6 +21,7 @@ from webfactory_env.tasks.compile.surface import (
     describe_target,
     plain_label,
     slug,
+    stated_value,
     step_sentence,
     target_slug,
 )
@@ -128,6 +129,7 @@ def act(
         surface=step_sentence(run, verb, target, primary, matches[0].option, value),
         slug=f"{verb}-{target_slug(target, primary)}",
         moves=moves,
+        stated=stated_value(verb, primary, matches[0].option, value),
     )
 
 
