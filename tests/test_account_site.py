@@ -111,7 +111,7 @@ def test_signed_in_pages_in_browser():
                 _login(app, user.username, user.password)
                 _send(app, type="nav", path=route)
                 if tab:
-                    _send(app, type="click", handler="ui.tab", arg=f"settings={tab}")
+                    app.fire(app.ui_tab, group="settings", name=tab)
                 expected = sorted(a.sid for a in app.page().affordances)
                 session.load(app, seed=1, observe=ObserveConfig())
                 audit = session._js("audit", [])
@@ -145,7 +145,7 @@ def test_no_axis_changes_the_meaning_of_signed_in_pages():
         _login(app, user.username, user.password)
         found = set().union(*(_meaning(app, route) for route in PRIVATE))
         for tab in SETTINGS_TABS:  # page_affordances does not open a dialog inside a tab
-            _send(app, type="click", handler="ui.tab", arg=f"settings={tab}")
+            app.fire(app.ui_tab, group="settings", name=tab)
             found |= _meaning(app, "/settings")
         state = {k: v for k, v in app.state_view().items() if k not in ("ui", "route", "page")}
         return found | {("state", json.dumps(state, sort_keys=True))}
@@ -381,7 +381,7 @@ def test_secrets_never_reach_state_or_html():
     user = _user(site)
     _login(app, user.username, user.password)
     _send(app, type="nav", path="/settings")
-    _send(app, type="click", handler="ui.tab", arg="settings=security")
+    app.fire(app.ui_tab, group="settings", name="security")
     _send(
         app,
         type="input",
@@ -592,7 +592,7 @@ def test_two_factor_needs_the_current_password():
     _send(app, type="submit", handler="enable_two_factor", values=values)
     assert app.state_view()["account"]["two_factor"] is True
     _send(app, type="nav", path="/settings")
-    _send(app, type="click", handler="ui.tab", arg="settings=security")
+    app.fire(app.ui_tab, group="settings", name="security")
     assert app.page().affordance("form:two_factor").handler == "disable_two_factor"
 
 
@@ -652,17 +652,18 @@ def test_history_filter_search_sort_pages_and_report():
     _send(app, type="nav", path="/history")
     state = app.state_view()["history"]
     assert state["pages"] > 1 and state["shown"] == 10
-    _send(app, type="click", handler="turn_history_page", arg="2")
+    app.fire(app.turn_history_page, page=2)
     assert app.state_view()["history"]["page"] == 2
-    _send(app, type="click", handler="turn_history_page", arg="99")
+    app.fire(app.turn_history_page, page=99)
     _send(app, type="change", handler="filter_history", value="failed")
     rows = app.history_rows()
     assert rows and all(e.result == "failed" for e in rows)
     assert app.state_view()["history"]["page"] == 1
-    _send(app, type="click", handler="sort_history", arg="date=asc")
+    app.fire(app.sort_history, column="date", order="asc")
     dates = [e.at for e in app.history_rows()]
     assert dates == sorted(dates)
-    _send(app, type="click", handler="sort_history", arg="ip=asc")  # not sortable: ignored
+    app.dispatch(AppEvent(type="click", handler="sort_history", arg="column=ip&order=asc"))
+    assert app.errors.pop()["kind"] == "bad_argument"  # not sortable: refused
     assert app.state_view()["history"]["sort"] == "date-asc"
     _send(app, type="change", handler="filter_history", value="")
     city = next(e.city for e in site.spec.entities["logins"] if e.username == user.username)
@@ -699,7 +700,7 @@ def test_infinite_history_loads_in_batches():
     _login(app, user.username, user.password)
     _send(app, type="nav", path="/history")
     assert any(a.kind == "More" for a in app.page().affordances)
-    _send(app, type="click", handler="ui.more", arg="history")
+    app.fire(app.ui_more, key="history")
     assert app.state_view()["history"]["shown"] == 20
 
 
@@ -709,7 +710,7 @@ def test_bad_events_are_ignored_not_raised():
     user = _user(site)
     _login(app, user.username, user.password)
     garbage = [None, "", "../x", "<script>", "9" * 250, "true", "=", "a=b=c", "U-0/x"]
-    for name in sorted(type(app)._handlers):
+    for name in sorted(type(app).transitions()):
         if name in ("sign_out", "sign_in", "retry") or name.startswith("ui."):
             continue
         for value in garbage:

@@ -207,7 +207,7 @@ def test_search_filters_sort_and_pages():
         a.attr_map()["id"] for a in app.page().affordances if a.attr_map().get("type") == "thread"
     ]
     assert newest == [t.id for t in threads[:PAGE_SIZE]], "newest first"
-    app.dispatch(AppEvent(type="click", handler="turn_page", arg="2"))
+    app.fire(app.turn_page, page=2)
     ranks = [
         a.attr_map()["rank"] for a in app.page().affordances if a.attr_map().get("type") == "thread"
     ]
@@ -371,8 +371,8 @@ def test_reply_edit_and_delete_own_reply():
     app.dispatch(AppEvent(type="submit", handler="post_reply", values={"reply": "A second one."}))
     assert app.state_view()["thread"]["replies"] == 1, "one reply per member and thread"
 
-    app.dispatch(AppEvent(type="click", handler="ui.toggle", arg=f"actions:{pid}"))
-    app.dispatch(AppEvent(type="click", handler="ui.toggle", arg=f"edit:{pid}"))
+    app.fire(app.ui_toggle, key=f"actions:{pid}")
+    app.fire(app.ui_toggle, key=f"edit:{pid}")
     assert any(a.sid == "field:edit_reply.body" for a in app.page().affordances)
     app.dispatch(AppEvent(type="input", handler="type_edit", arg=pid, value="Edited: restart it."))
     app.dispatch(
@@ -382,7 +382,7 @@ def test_reply_edit_and_delete_own_reply():
     assert reply["body"] == "Edited: restart it." and reply["edited"]
     assert f"edit:{pid}" not in app.ui.open
 
-    app.dispatch(AppEvent(type="click", handler="ui.toggle", arg=f"actions:{pid}"))
+    app.fire(app.ui_toggle, key=f"actions:{pid}")
     app.dispatch(_role(app, "delete").click_event())
     app.dispatch(_role(app, "confirm-delete").click_event())
     state = app.state_view()
@@ -457,7 +457,7 @@ def test_new_thread_is_a_new_record_listed_first():
     category = site.spec.entities["categories"][0].slug
     app.dispatch(AppEvent(type="change", handler="set_choice", arg="category", value=category))
     app.dispatch(AppEvent(type="change", handler="set_choice", arg="tag", value="no-such-tag"))
-    app.dispatch(AppEvent(type="click", handler="toggle_format", arg="body=bold"))
+    app.fire(app.toggle_format, editor="body", style="bold", on=True)
     body = "Exports stopped including attachments after the update to 5.1 yesterday."
     patch = app.dispatch(
         AppEvent(
@@ -600,15 +600,17 @@ def test_bad_events_are_ignored_and_unknown_routes_are_404():
         AppEvent(type="input", handler="set_field", arg="nope.nope", value="x"),
         AppEvent(type="input", handler="type_edit", arg="P0000000", value="x"),
         AppEvent(type="change", handler="set_choice", arg="category", value="<b>"),
-        AppEvent(type="click", handler="sort_members", arg="password=asc"),
         AppEvent(type="change", handler="sort_replies", value="random"),
-        AppEvent(type="click", handler="turn_page", arg="-1"),
-        AppEvent(type="click", handler="toggle_format", arg="reply=underline"),
         AppEvent(type="click", handler="report_post", arg="nothing"),
         AppEvent(type="click", handler="follow_thread", arg="nothing"),
     ):
         app.dispatch(ev)
+    app.fire(app.turn_page, page=-1)
     assert not app.errors
+    for malformed in ("column=password&order=asc", "editor=reply&style=underline&on=true"):
+        handler = "sort_members" if malformed.startswith("column") else "toggle_format"
+        app.dispatch(AppEvent(type="click", handler=handler, arg=malformed))
+    assert [e["kind"] for e in app.errors] == ["bad_argument"] * 2
     after = app.state_view()
     assert {k: v for k, v in after.items() if k != "ui"} == {
         k: v for k, v in before.items() if k != "ui"
@@ -638,7 +640,7 @@ def test_a_failed_dialog_change_closes_the_dialog_and_can_be_retried():
     mine = next(p for p in site.spec.entities["posts"] if p.thread_id == thread.id)
     _signin(app, site, mine.author)
     app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
-    app.dispatch(AppEvent(type="click", handler="ui.modal", arg=f"edit:{mine.id}"))
+    app.fire(app.ui_modal, name=f"edit:{mine.id}")
     app.dispatch(
         AppEvent(type="input", handler="type_edit", arg=mine.id, value="Better text, with the fix.")
     )

@@ -12,7 +12,7 @@ import pytest
 
 from webfactory_env.adversarial import AppDriver
 from webfactory_env.groundtruth import check_task, run_oracle
-from webfactory_env.sitegen import AppEvent, generate_site
+from webfactory_env.sitegen import generate_site
 from webfactory_env.tasks import compile_for_site, library_tasks
 
 TASKS = sorted((t.family, t.name) for t in library_tasks())
@@ -186,7 +186,7 @@ def test_the_goal_is_in_the_compiled_json():
 
 def test_the_app_reports_each_transition_it_ran():
     site, compiled, d = _shop("buy_red_mug")
-    d.app.dispatch(AppEvent(type="click", handler="add_to_cart", arg="nope"))
+    d.app.fire(d.app.add_to_cart, sku="nope")
     assert d.app.take_fired() == ("add_to_cart",)
 
 

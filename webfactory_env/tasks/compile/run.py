@@ -6,7 +6,6 @@ from __future__ import annotations
 from webfactory_env.core.errors import did_you_mean
 from webfactory_env.core.seeding import stable_digest
 from webfactory_env.dsl import ast
-from webfactory_env.sitegen.app import neutral
 from webfactory_env.sitegen.registry import Site
 from webfactory_env.sitegen.state import PINNED_PARTS
 from webfactory_env.tasks.compile.context import CompileRun
@@ -87,7 +86,9 @@ def compile_run(run: CompileRun) -> CompiledTask:
         digest=digest,
         permitted=frozenset(sid for g in subgoals for sid in g.witness),
         goal=tuple(goal),
-        transitions=frozenset(t for t in run.app.take_fired() if not neutral(t)),
+        transitions=frozenset(
+            t for t in run.app.take_fired() if not run.app.transitions()[t].neutral
+        ),
         tracked=tuple(
             (n, node.kind if node.kind in ("table", "object") else "value")
             for n, node in run.schema.root.items()

@@ -9,10 +9,13 @@ once in its decorator.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Literal
 
 from webfactory_env.core.predicates import All, Contains, Eq, Exists, Has, Not, Predicate, Ref
 from webfactory_env.core.seeding import short_hash
 from webfactory_env.sitegen.app import transition
+from webfactory_env.sitegen.binding import SortOrder
+from webfactory_env.sitegen.binding import transition as typed_transition
 from webfactory_env.sitegen.families.forum.content import NOW_STAMP, REPLY_PREFIX, THREAD_PREFIX
 from webfactory_env.sitegen.families.forum.queries import ForumQueries, table_of
 from webfactory_env.sitegen.families.forum.rules import (
@@ -29,7 +32,8 @@ from webfactory_env.sitegen.spec import AppEvent
 SORTS = ("newest", "votes", "replies")
 STATUSES = ("", "solved", "unsolved")
 REPLY_SORTS = ("oldest", "votes")
-MEMBER_COLUMNS = ("name", "joined", "reputation", "posts")
+MemberColumn = Literal["name", "joined", "reputation", "posts"]
+Style = Literal["bold", "italic"]
 REP_PER_VOTE = 10
 REP_PER_ACCEPT = 15
 
@@ -164,15 +168,14 @@ class ForumModel(ForumQueries):
             self._list_changed(*here)
         return None
 
-    @transition("turn_page")
-    def turn_page(self, ev: AppEvent) -> str | None:
+    @typed_transition(effect=lambda page: Eq(("listing", "page"), page))
+    def turn_page(self, ev: AppEvent, *, page: int) -> str | None:
         here = self._list_here()
-        if here is None or not (ev.arg or "").isdigit():
+        if here is None:
             return None
         scope, ls = here
-        n = int(ev.arg or 0)
-        if 1 <= n <= self.pages(len(self.listing(scope))):
-            ls.page = n
+        if 1 <= page <= self.pages(len(self.listing(scope))):
+            ls.page = page
         return None
 
     @transition("sort_replies", effect=lambda _: Eq(("browsing", "reply_sort"), Ref("value")))
@@ -181,11 +184,11 @@ class ForumModel(ForumQueries):
             self.model.browsing.reply_sort = ev.value
         return None
 
-    @transition("sort_members")
-    def sort_members(self, ev: AppEvent) -> str | None:
-        col, _, order = (ev.arg or "").partition("=")
-        if col in MEMBER_COLUMNS and order in ("asc", "desc"):
-            self.model.browsing.members_sort = f"{col}-{order}"
+    @typed_transition(
+        effect=lambda column, order: Eq(("browsing", "members_sort"), f"{column}-{order}")
+    )
+    def sort_members(self, ev: AppEvent, *, column: MemberColumn, order: SortOrder) -> str | None:
+        self.model.browsing.members_sort = f"{column}-{order}"
         return None
 
     # ----------------------------------------------------- form transitions
@@ -261,12 +264,12 @@ class ForumModel(ForumQueries):
             self._revalidate("new_thread", ev.arg or "")
         return None
 
-    @transition("toggle_format")
-    def toggle_format(self, ev: AppEvent) -> str | None:
-        name, _, style = (ev.arg or "").partition("=")
-        editor = getattr(self.model.editors, name, None) if name in ("reply", "body") else None
-        if editor is not None and style in ("bold", "italic"):
-            setattr(editor, style, not getattr(editor, style))
+    @typed_transition(effect=lambda editor, style, on: Eq(("editors", editor, style), on))
+    def toggle_format(
+        self, ev: AppEvent, *, editor: Literal["reply", "body"], style: Style, on: bool
+    ) -> str | None:
+        """Turn bold or italic on or off in the reply's or the new thread's editor."""
+        setattr(getattr(self.model.editors, editor), style, on)
         return None
 
     # ---------------------------------------------------- account transitions

@@ -9,9 +9,11 @@ from collections.abc import Callable
 from webfactory_env.core.predicates import All, Contains, Eq, Exists, Has, Not, Predicate, Ref
 from webfactory_env.core.seeding import short_hash
 from webfactory_env.sitegen.app import transition
+from webfactory_env.sitegen.binding import SortOrder
+from webfactory_env.sitegen.binding import transition as typed_transition
 from webfactory_env.sitegen.families.account.content import NOTIFICATIONS, PRIVACY, TODAY
 from webfactory_env.sitegen.families.account.model.auth import AccountAuth, _first
-from webfactory_env.sitegen.families.account.model.queries import HISTORY_COLUMNS, RESULTS
+from webfactory_env.sitegen.families.account.model.queries import RESULTS, HistoryColumn
 from webfactory_env.sitegen.families.account.model.state import PROFILE_FIELDS, ApiKey
 from webfactory_env.sitegen.families.account.rules import validate_profile
 from webfactory_env.sitegen.spec import AppEvent
@@ -222,23 +224,20 @@ class AccountModel(AccountAuth):
         self._first_history_page()
         return None
 
-    @transition("sort_history")
-    def sort_history(self, ev: AppEvent) -> str | None:
-        col, _, order = (ev.arg or "").partition("=")
-        if col in HISTORY_COLUMNS and order in ("asc", "desc"):
-            self.model.history.sort = f"{col}-{order}"
-            self._first_history_page()
+    @typed_transition(effect=lambda column, order: Eq(("history", "sort"), f"{column}-{order}"))
+    def sort_history(self, ev: AppEvent, *, column: HistoryColumn, order: SortOrder) -> str | None:
+        self.model.history.sort = f"{column}-{order}"
+        self._first_history_page()
         return None
 
     def _first_history_page(self) -> None:
         self.model.history.page = 1
         self.ui.more.pop("history", None)
 
-    @transition("turn_history_page")
-    def turn_history_page(self, ev: AppEvent) -> str | None:
-        arg = ev.arg or ""
-        if arg.isdigit() and 1 <= int(arg) <= self.history_pages():
-            self.model.history.page = int(arg)
+    @typed_transition(effect=lambda page: Eq(("history", "page"), page))
+    def turn_history_page(self, ev: AppEvent, *, page: int) -> str | None:
+        if 1 <= page <= self.history_pages():
+            self.model.history.page = page
         return None
 
     @transition(

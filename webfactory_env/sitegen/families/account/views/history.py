@@ -90,9 +90,8 @@ def _history_list(app: AccountModel, r: Renderer) -> str:
         ],
         rows=cells,
         sort=(col, order),
-        sort_handler="sort_history",
         caption=c("history.caption"),
-        sort_path=("history", "sort"),
+        bind=app.sort_history.bind(),
     )
     if app.v.list_mode == "infinite":
         more = w.load_more(
@@ -104,11 +103,10 @@ def _history_list(app: AccountModel, r: Renderer) -> str:
             key="history",
             page=app.model.history.page,
             pages=app.history_pages(),
-            handler="turn_history_page",
+            bind=app.turn_history_page.bind(),
             label=c("history.pages"),
             prev_text=c("history.prev"),
             next_text=c("history.next"),
-            state_path=("history", "page"),
         )
     count = c("history.count_one") if len(rows) == 1 else c("history.count_many", n=len(rows))
     body = table if rows else f"<p>{esc(c('history.empty'))}</p>"

@@ -5,6 +5,7 @@ and the order of a form's fields."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from webfactory_env.core.seeding import SeedStream
@@ -19,7 +20,7 @@ Page = tuple[str, str]  # title, main region
 
 def no_arg(action: Mapping[str, Any]) -> dict[str, Any]:
     """A form's submit binding: forms take a handler and an effect, no argument."""
-    return {k: v for k, v in action.items() if k != "arg"}
+    return {"bind": replace(action["bind"], arg=None)}
 
 
 def heading(text: str) -> str:

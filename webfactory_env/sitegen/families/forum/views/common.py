@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from webfactory_env.core.predicates import Contains
 from webfactory_env.core.seeding import SeedStream
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.families.forum.content import vocab
@@ -45,10 +44,8 @@ def menu_button(
         "click",
         attrs_,
         label=text,
-        handler=w.UI_TOGGLE,
-        arg=key,
-        effect=Contains(("ui", "open"), key),
         structural=True,
+        **w.sends(w.UI_TOGGLE.bind(key=key)),
     )
     aria = text if glyph and r.variation.aria == "on" else None
     tip = text if r.variation.tooltips == "on" else None

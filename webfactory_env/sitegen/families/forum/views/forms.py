@@ -130,7 +130,7 @@ def new_thread(app: ForumModel, r: Renderer, route: str) -> Page:
         label=c("new.body"),
         value=draft["body"],
         form="new_thread",
-        format_handler="toggle_format",
+        format=app.toggle_format.bind(editor="body"),
         bold=style.bold,
         italic=style.italic,
         **app.on("set_field", "new_thread.body"),

@@ -181,11 +181,10 @@ def _threads(app: ForumModel, r: Renderer, scope: str) -> str:
             key="threads",
             page=app.list_of(scope).page,
             pages=app.pages(len(items)),
-            handler="turn_page",
+            bind=app.turn_page.bind(),
             label=c("list.pages"),
             prev_text=c("list.prev"),
             next_text=c("list.next"),
-            state_path=("listing", "page"),
         )
     rows = "".join(
         thread_row(app, r, t, first + i + 1) for i, t in enumerate(items[first : first + n])

@@ -332,7 +332,7 @@ def _reply_box(app: ForumModel, r: Renderer, t: Discussion) -> str:
         label=c("reply.label"),
         value=app.model.forms.reply["body"],
         form="reply",
-        format_handler="toggle_format",
+        format=app.toggle_format.bind(editor="reply"),
         bold=style.bold,
         italic=style.italic,
         **app.on("set_field", "reply.body"),
