@@ -163,17 +163,18 @@ def _enter(family: str, site: Site, app: SiteApp) -> tuple[str, ...]:
         return ("/flights/results",)
     if family == "account":
         user = next(u for u in ent["users"] if u.security == "password")
-        _send(app, E(type="input", handler="set_field", arg="login.username", value=user.username))
-        _send(app, E(type="input", handler="set_secret", arg="login.password", value=user.password))
+        login = {"form": "login", "type": "input"}
+        _fire(app, app.set_field, name="username", value=user.username, **login)
+        _fire(app, app.set_secret, name="password", value=user.password, **login)
         values = {"username": user.username, "password": user.password}
-        _send(app, E(type="submit", handler="sign_in", values=values))
+        _fire(app, app.sign_in, values=values)
         return ("/account", "/profile", "/settings", "/history")
     if family == "forum":
         post = ent["posts"][0]
         user = next(u for u in ent["users"] if u.username == post.author)
         _send(app, E(type="nav", path="/signin"))
         values = {"username": user.username, "password": user.password}
-        _send(app, E(type="submit", handler="sign_in", values=values))
+        _fire(app, app.sign_in, values=values)
         return (f"/t/{post.thread_id}", "/new")
     return ()
 
