@@ -2,10 +2,12 @@
 
 A `SiteApp` owns one site's mutable state: an instance of its family's declared state
 model (`State`, see `sitegen.state`). The browser sends it `AppEvent`s, each handled by
-one *transition* (an event = a transition = a function, declared with `@transition`);
-it answers with a `Patch` of re-rendered regions, only those whose HTML changed since
-they were last sent. Rewards and the task compiler read `state_view()` directly, with no
-browser, and learn from `take_fired()` which transitions an action set off (provenance).
+one *transition* (an event = a transition = a method declared with `@transition`, whose
+keyword parameters are the typed arguments `dispatch` decodes from the event, see
+`sitegen.binding`); it answers with a `Patch` of re-rendered regions, only those whose
+HTML changed since they were last sent. Rewards and the task compiler read `state_view()`
+directly, with no browser, and learn from `take_fired()` which transitions an action set
+off (provenance).
 
 The base class also owns what every family shares: UI state (open menus and pickers,
 active tabs, the open dialog, how much of an infinite list is loaded), the server
@@ -20,11 +22,9 @@ import json
 import re
 import traceback
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar
 
-from webfactory_env.core.predicates import Predicate
 from webfactory_env.core.resources import read_family_text, read_text
 from webfactory_env.core.seeding import hash_to_int
 from webfactory_env.sitegen.binding import (
@@ -32,12 +32,10 @@ from webfactory_env.sitegen.binding import (
     Binding,
     BoundTransition,
     EventType,
-    FormField,
     Transition,
-    read_path,
+    transition,
     transitions_of,
 )
-from webfactory_env.sitegen.binding import transition as typed_transition
 from webfactory_env.sitegen.copy import Copy
 from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.served import Transport
@@ -51,46 +49,6 @@ PageFn = Callable[[Any, Renderer, str], tuple[str, str]]  # (app, renderer, rout
 ERROR_RATE = 0.2  # share of changes that fail when the `errors` axis is "some"
 DEBOUNCE_MS = 300
 _PLACEHOLDER = re.compile(r'data-wf-region="([^"]+)"')
-
-
-def transition(
-    name: str, *, mutating: bool = False, effect: Callable[[Any], Predicate | None] | None = None
-) -> Callable[[Callable[..., str | None]], Transition]:
-    """A transition that reads its argument string itself (families not converted yet)."""
-
-    def mark(fn: Callable[..., str | None]) -> Transition:
-        t = Transition(fn, name=name, mutating=mutating, neutral=False, effect=None, field=None)
-        t.legacy_effect = effect  # type: ignore[attr-defined]
-        return t
-
-    return mark
-
-
-@dataclass(frozen=True)
-class LegacyBinding:
-    handler: str
-    arg: str | None
-    effect: Predicate | None
-    app: Any = None
-
-    @property
-    def field(self) -> FormField:
-        form, _, name = (self.arg or "").partition(".")
-        return FormField(form, name, ("forms", form, name))
-
-    def sid(self, prefix: str) -> str:
-        return f"{prefix}:{self.arg}"
-
-    @property
-    def value(self) -> str:
-        found = read_path(self.app.model, self.field.path or ())
-        return "" if found is None else str(found)
-
-
-def handler(
-    name: str, *, mutating: bool = False
-) -> Callable[[Callable[..., str | None]], Transition]:
-    return transition(name, mutating=mutating)
 
 
 @cache
@@ -194,22 +152,6 @@ class SiteApp(UiTransitions):
         if cls.State is None:
             raise NotImplementedError(f"{cls.__name__} declares no State")
         return _schema(cls)
-
-    def on(self, name: str, arg: Any = None) -> dict[str, Any]:
-        """Widget arguments that bind an element to the transition `name` for `arg`
-        (families not converted yet)."""
-        fn = self._transitions.get(name)
-        if fn is None:
-            raise KeyError(f"{type(self).__name__} has no transition {name!r}")
-        effect_of = getattr(fn, "legacy_effect", None)
-        return {
-            "bind": LegacyBinding(
-                name,
-                None if arg is None else str(arg),
-                effect_of(arg) if effect_of is not None else None,
-                self,
-            )
-        }
 
     def take_fired(self) -> tuple[str, ...]:
         """The transitions run since the last call (how the last action changed state)."""
@@ -362,7 +304,7 @@ class SiteApp(UiTransitions):
             self.errors.append({"kind": "unknown_handler", "handler": name})
             return Patch()
         try:
-            args = _arguments(fn, event)
+            args = fn.decode(event.arg)
         except BadArgument as exc:  # the page never sends it: refused, like an unknown one
             self.errors.append({"kind": "bad_argument", "handler": name, "message": str(exc)})
             return Patch()
@@ -381,7 +323,7 @@ class SiteApp(UiTransitions):
                 self.failed = None
             if event.type == "input" and self.v.debounce == "on":
                 latency += DEBOUNCE_MS
-            target = _run(fn, self, event, args)
+            target = fn.run(self, event, args)
             if target is not None:
                 self.route = target
         except Exception as exc:  # the site's bug must not crash the env: show a 500 page
@@ -447,7 +389,7 @@ class SiteApp(UiTransitions):
         self._sent["main"] = html
         return Patch(regions={"main": html}, title=self.copy("server_error.title"))
 
-    @typed_transition("retry", neutral=True)
+    @transition("retry", neutral=True)
     def retry(self, ev: AppEvent) -> str | None:
         """Send again the change an injected server error refused."""
         failed, self.failed = self.failed, None
@@ -456,7 +398,7 @@ class SiteApp(UiTransitions):
         fn = self._transitions[failed.handler or ""]
         self.fired.append(fn.name)
         self.requests += 1
-        return _run(fn, self, failed, _arguments(fn, failed))
+        return fn.run(self, failed, fn.decode(failed.arg))
 
     # ------------------------- the served site: `sitegen.served.ServedSite` says what each does
     @property
@@ -499,18 +441,6 @@ class SiteApp(UiTransitions):
         boot = json.dumps(self.mount_payload(transport), ensure_ascii=False)
         boot = boot.replace("</", "<\\/").replace("<!--", "<\\!--")
         return bootstrap_document(boot_json=boot)
-
-
-def _arguments(fn: Transition, event: AppEvent) -> dict[str, Any]:
-    if hasattr(fn, "legacy_effect"):
-        return {}
-    return fn.decode(event.arg)
-
-
-def _run(fn: Transition, app: SiteApp, event: AppEvent, args: dict[str, Any]) -> str | None:
-    if hasattr(fn, "legacy_effect"):
-        return fn.fn(app, event)
-    return fn.run(app, event, args)
 
 
 _SCHEMAS: dict[type, Schema] = {}

@@ -155,7 +155,8 @@ def decode_args(params: tuple[Param, ...], arg: str | None) -> dict[str, Any]:
 @dataclass(frozen=True)
 class FormField:
     """The form field a transition edits: the form it is in, its name there, and where the
-    app's state keeps its current value (None for a secret, which is never shown)."""
+    app's state keeps its current value (None when the page gives the value itself: a
+    secret is never shown, and some drafts belong to whatever the page shows)."""
 
     form: str
     name: str
@@ -369,8 +370,9 @@ def transition(
 
 
 def _check_effect(t: Transition) -> None:
-    """An effect template takes exactly the transition's parameters (checked once the
-    module is read: names in annotations may be defined after the class)."""
+    """An effect or field template takes exactly the transition's keyword parameters
+    (checked by name when declared; their types are read later, at first use, since an
+    annotation may name something defined after the class)."""
     for declared in (t.effect, t.field):
         if declared is None:
             continue

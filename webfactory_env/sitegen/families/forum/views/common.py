@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from webfactory_env.core.seeding import SeedStream
 from webfactory_env.sitegen import widgets as w
@@ -19,11 +18,6 @@ from webfactory_env.sitegen.html import Renderer, attrs, esc
 from webfactory_env.sitegen.spec import AttrValue
 
 Page = tuple[str, str]  # title, main region
-
-
-def submit(app: ForumModel, name: str) -> dict[str, Any]:
-    """A form's binding to the transition `name`: forms take a handler and an effect."""
-    return {k: v for k, v in app.on(name).items() if k != "arg"}
 
 
 def menu_button(
