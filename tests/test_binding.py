@@ -103,3 +103,26 @@ def test_neutral_is_a_flag_every_family_reads_from_its_transition_table():
         neutral = {name for name, t in table.items() if t.neutral}
         assert {"nav", "retry", "ui.toggle", "ui.tab", "ui.modal"} <= neutral, family.name
         assert not any(t.mutating for t in table.values() if t.neutral), family.name
+
+
+def test_conformance_checks_declared_effects_and_pages_that_change_state(monkeypatch):
+    from webfactory_env.core.predicates import Contains
+    from webfactory_env.sitegen.families.shop.app import ShopApp
+    from webfactory_env.testing import check_site, check_transitions
+
+    check_transitions("shop")
+    wrong = lambda sku: Contains(("carts", "items"), sku)  # noqa: E731
+    monkeypatch.setattr(ShopApp.add_to_cart, "effect", wrong)
+    with pytest.raises(AssertionError, match=r"add_to_cart.*carts\.items"):
+        check_transitions("shop")
+    monkeypatch.undo()
+
+    page = ShopApp.PAGES["cart"]
+
+    def greedy_cart(app, r, route):  # a page that saves what it shows
+        app.model.wishlist.add("SKU-PEEKED")
+        return page(app, r, route)
+
+    monkeypatch.setitem(ShopApp.PAGES, "cart", greedy_cart)
+    with pytest.raises(AssertionError, match="/cart: rendering the page changed state"):
+        check_site(generate_site("shop", 0))
