@@ -107,11 +107,8 @@ def test_oracle_plan_solves_the_task_in_the_python_app(shop_site):
         aff = app.page().affordance(step.sid)
         assert aff is not None, step
         if step.verb == "click" and aff.kind == "Form":
-            app.dispatch(
-                AppEvent(
-                    type="submit", handler=aff.handler, values=app.state_view()["forms"]["shipping"]
-                )
-            )
+            values = app.state_view()["forms"]["shipping"]
+            app.dispatch(AppEvent(type="submit", handler=aff.handler, arg=aff.arg, values=values))
         elif step.verb == "click":
             app.dispatch(
                 AppEvent(type="click", handler=aff.handler, arg=aff.arg)

@@ -368,17 +368,17 @@ def test_a_crash_while_recording_screenshots_truncates_and_keeps_the_step(tmp_pa
         env.close()
 
 
-def test_a_failing_app_handler_shows_an_error_page_and_an_error_event(make_env):
+def test_a_failing_app_handler_shows_an_error_page_and_an_error_event(make_env, monkeypatch):
     env = make_env(obs_mode="tokens")
     oracle = OracleAgent(env)
     obs, info = env.reset(seed=0)
     oracle.reset()
     app = env.unwrapped.app
 
-    def broken(self, event):
+    def broken(self, event, **args):
         raise RuntimeError("the cart service is down")
 
-    app._handlers = {**app._handlers, "add_to_cart": broken}  # this app only
+    monkeypatch.setattr(type(app).add_to_cart, "fn", broken)
     errors = []
     for _ in range(8):
         obs, _, terminated, truncated, info = env.step(oracle.act(obs, info))

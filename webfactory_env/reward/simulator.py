@@ -37,7 +37,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from webfactory_env.sitegen.app import neutral
+from webfactory_env.sitegen.registry import get_family
 from webfactory_env.tasks.compiled import CompiledTask, Subgoal
 from webfactory_env.tasks.frame import breaches
 
@@ -112,6 +112,8 @@ class RewardSimulator:
         self.spec = spec or RewardSpec()
         self.order = {g.id: i for i, g in enumerate(task.subgoals)}
         self._by_id = {g.id: g for g in task.subgoals}
+        table = get_family(task.family).app_class.transitions()
+        self.neutral = frozenset(name for name, t in table.items() if t.neutral)
         self.credited: set[str] = set()
         self.paid: set[str] = set()
         self.tainted: set[Path] = set()
@@ -148,7 +150,7 @@ class RewardSimulator:
         if action.done:
             return True
         allowed = self.task.transitions
-        return all(neutral(t) or t in allowed for t in action.transitions)
+        return all(t in self.neutral or t in allowed for t in action.transitions)
 
     def clean(self, path: Path) -> bool:
         """Whether `path` (and everything under it) was last changed by permitted means."""

@@ -5,12 +5,14 @@ its semantic description (kind, attributes, how it is operated, what it does to 
 state) can never drift from its markup. Widgets hold no state: the app passes in what to
 show (the value of a field, whether a menu is open, which month a calendar shows), and UI
 state such as open menus lives in the app (`SiteApp.ui`), so rewards and the compiler see
-exactly what the page shows.
+exactly what the page shows. What an element does comes from the transition it is bound to
+(`bind=`, a `sitegen.binding.Binding`): its handler, argument and effect, and for a form
+field its semantic id, name, form and current value.
 
 Choices come in four interchangeable styles (the `choice_widget` variation axis): a
 native `<select>`, a radio group, a custom menu (a button that opens a list), or a
 typeahead combobox (type to filter, or open the list). All of them report the same
-`change` event to the app, so a family's handlers do not care which one
+`change` event to the app, so a family's transitions do not care which one
 the page shows; the compiler plans the right clicks for each.
 
 One module per kind of widget: `navigation`, `buttons`, `choices`, `fields`, `dates`,
@@ -26,6 +28,7 @@ from webfactory_env.sitegen.widgets.common import (
     UI_QUERY,
     UI_TAB,
     UI_TOGGLE,
+    sends,
 )
 from webfactory_env.sitegen.widgets.dates import date_picker, month_calendar
 from webfactory_env.sitegen.widgets.fields import (
@@ -91,6 +94,7 @@ __all__ = [
     "retry_banner",
     "rich_text",
     "secondary_form",
+    "sends",
     "site_nav",
     "tabs",
     "text_field",

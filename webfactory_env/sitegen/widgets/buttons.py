@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from webfactory_env.core.predicates import Predicate
+from webfactory_env.sitegen.binding import Binding
 from webfactory_env.sitegen.html import Renderer, attrs, esc
 from webfactory_env.sitegen.spec import AttrValue
-from webfactory_env.sitegen.widgets.common import tip
+from webfactory_env.sitegen.widgets.common import sends, tip
 
 
 def button(
@@ -15,18 +15,17 @@ def button(
     *,
     sid: str,
     text: str,
-    handler: str | None,
+    bind: Binding | None,
     attrs_: Mapping[str, AttrValue],
     kind: str = "Button",
-    arg: str | None = None,
-    effect: Predicate | None = None,
     disabled: bool = False,
     variant: str = "primary",
     submit: bool = False,
     icon: str | None = None,
 ) -> str:
-    """A button. With `icon`, the visible text is the icon and the name is in aria-label
-    (when the `aria` axis is on) and in a tooltip (when `tooltips` is on)."""
+    """A button that runs the transition it is bound to (`bind`). With `icon`, the visible
+    text is the icon and the name is in aria-label (when the `aria` axis is on) and in a
+    tooltip (when `tooltips` is on)."""
     full = {**attrs_, "disabled": disabled}
     inst = r.instrument(
         sid,
@@ -34,9 +33,7 @@ def button(
         "submit" if submit else "click",
         full,
         label=text,
-        handler=handler,
-        arg=arg,
-        effect=effect,
+        **sends(bind),
     )
     shown = esc(icon) if icon else esc(text)
     aria = text if icon and r.variation.aria == "on" else None

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from webfactory_env.core.predicates import Eq, Predicate, Ref
+from webfactory_env.core.predicates import Predicate
+from webfactory_env.sitegen.binding import Binding, Transition
 from webfactory_env.sitegen.html import Renderer, attrs, esc
 from webfactory_env.sitegen.spec import AttrValue, Element, Option, Ui
-from webfactory_env.sitegen.widgets.common import UI_QUERY, UI_TOGGLE, aria_label, hint
+from webfactory_env.sitegen.widgets.common import UI_QUERY, UI_TOGGLE, aria_label, hint, sends
 
 
 @dataclass(frozen=True)
@@ -46,12 +47,15 @@ def instrument_group(
     *,
     element: Element,
     ui: Ui,
-    opens: str | None = None,
+    opens: Transition | None = None,
     opener: str | None = None,
 ) -> str:
-    """The choice's own affordance. A control that opens a list sends the UI handler that
-    opens it (`opens`); the others report the change to the choice's handler themselves."""
-    handler, arg = (opens, c.sid) if opens else (c.handler, c.arg)
+    """The choice's own affordance. A control that opens a list sends the UI transition
+    that opens it (`opens`); the others report the change to the choice's own."""
+    if opens is not None:
+        handler, arg = opens.name, opens.encode({"key": c.sid})
+    else:
+        handler, arg = c.handler, c.arg
     return r.instrument(
         c.sid,
         c.kind,
@@ -164,14 +168,15 @@ def _typeahead_choice(r: Renderer, c: ChoiceGroup) -> str:
     inst = instrument_group(
         r, c, listed, element="input", ui="typeahead", opens=UI_QUERY, opener=toggle_sid
     )
+    lists = UI_TOGGLE.bind(key=sid)
     opener = r.instrument(
         toggle_sid,
         "Button",
         "click",
         {"role": "show-options", "for": sid},
         label=label,
-        handler=UI_TOGGLE,
-        arg=sid,
+        handler=lists.handler,
+        arg=lists.arg,  # how the choice is operated, not a goal: no effect of its own
         structural=True,
     )
     fid = r.dom_id(f"cb:{sid}")
@@ -219,39 +224,38 @@ _STYLES: Mapping[str, Callable[[Renderer, ChoiceGroup], str]] = {
 def choice(
     r: Renderer,
     *,
-    sid: str,
     kind: str,
-    name: str,
     label: str,
     options: Sequence[Option],
-    selected: str,
-    handler: str,
-    arg: str | None,
-    effect: Predicate | None,
+    bind: Binding,
+    sid: str | None = None,
+    name: str | None = None,
+    selected: str | None = None,
     attrs_: Mapping[str, AttrValue] | None = None,
     style: str | None = None,
     is_open: bool = False,
     helper: str = "",
 ) -> str:
     """One choice among `options`: a native select, a radio group, a custom menu, or a
-    typeahead combobox.
+    typeahead combobox, bound to the transition that takes the value chosen (`bind`).
 
-    `style` defaults to the site's `choice_widget` axis. Every style sends the app
-    `change(handler, arg, value)`.
+    Its semantic id (`choice:<form>.<name>`), name and current value are those of the
+    field the transition edits, unless given. `style` defaults to the site's
+    `choice_widget` axis. Every style sends the app the same `change` event.
     """
+    sid = sid or bind.sid("choice")
+    name = name or bind.field.name
     group = ChoiceGroup(
         sid=sid,
         kind=kind,
         name=name,
         label=label,
         options=options,
-        selected=selected,
-        handler=handler,
-        arg=arg,
-        effect=effect,
+        selected=bind.value if selected is None else selected,
         attrs={"name": name, **(attrs_ or {})},
         is_open=is_open,
         hint=hint(r, helper),
+        **sends(bind),
     )
     return _STYLES[style or r.variation.choice_widget](r, group)
 
@@ -259,18 +263,20 @@ def choice(
 def toggle(
     r: Renderer,
     *,
-    sid: str,
     kind: str,
-    name: str,
     label: str,
-    checked: bool,
-    handler: str,
-    arg: str | None,
-    effect: Predicate | None,
+    bind: Binding,
+    sid: str | None = None,
+    name: str | None = None,
+    checked: bool | None = None,
     attrs_: Mapping[str, AttrValue] | None = None,
     switch: bool = False,
 ) -> str:
-    """A checkbox (or a switch): `select Toggle(...) option true|false` flips it if needed."""
+    """A checkbox (or a switch) bound to the transition that takes "true" or "false":
+    `select Toggle(...) option true|false` flips it if needed."""
+    sid = sid or bind.sid("toggle")
+    name = name or bind.field.name
+    checked = bind.value == "true" if checked is None else checked
     full = {"name": name, "checked": checked, **(attrs_ or {})}
     options = (
         Option("true", "true", aliases=("on", "yes")),
@@ -283,11 +289,9 @@ def toggle(
         "select",
         full,
         label=label,
-        handler=handler,
-        arg=arg,
         options=options,
-        effect=effect,
         element="checkbox",
+        **sends(bind),
         ui="choice",
     )
     role = ' role="switch"' if switch else ""
@@ -305,14 +309,12 @@ def checkbox_group(
     label: str,
     options: Sequence[Option],
     checked: Sequence[str],
-    handler: str,
-    arg: str,
-    state_path: tuple[str, ...],
+    bind: Binding,
     kind: str = "Toggle",
 ) -> str:
     """Several independent checkboxes under one legend (labels of a card, say). Each box
-    is its own `Toggle(name=..., value=...)` with sid `<sid>=<value>`; the app receives
-    `change(handler, "<arg>:<value>", "true"|"false")` and keeps `state_path + (value,)`."""
+    is its own `Toggle(name=..., value=...)` with sid `<sid>=<value>`, bound to `bind`
+    with its `option` filled in: the app receives "true" or "false" for that option."""
     boxes = "".join(
         toggle(
             r,
@@ -321,9 +323,7 @@ def checkbox_group(
             name=name,
             label=o.label,
             checked=o.value in checked,
-            handler=handler,
-            arg=f"{arg}:{o.value}",
-            effect=Eq((*state_path, o.value), Ref("value")),
+            bind=bind.with_args(option=o.value),
             attrs_={"value": o.value, "group": sid, **dict(o.attrs)},
         )
         for o in options

@@ -1,16 +1,28 @@
-"""What every widget module shares: the app's UI handlers, tooltips, hints and ARIA labels."""
+"""What every widget module shares: the app's UI transitions, what a bound element sends,
+tooltips, hints and ARIA labels."""
 
 from __future__ import annotations
 
-from webfactory_env.sitegen.html import Renderer, attrs, esc
+from typing import Any
 
-# Handlers every app has (`SiteApp`): they change UI state, never the family's state.
-UI_TOGGLE = "ui.toggle"
-UI_TAB = "ui.tab"
-UI_MONTH = "ui.month"
-UI_MORE = "ui.more"
-UI_MODAL = "ui.modal"
-UI_QUERY = "ui.query"
+from webfactory_env.sitegen.binding import Binding
+from webfactory_env.sitegen.html import Renderer, attrs, esc
+from webfactory_env.sitegen.ui import UiTransitions
+
+# Transitions every app has (`sitegen.ui`): they change UI state, never the family's state.
+UI_TOGGLE = UiTransitions.ui_toggle
+UI_TAB = UiTransitions.ui_tab
+UI_MONTH = UiTransitions.ui_month
+UI_MORE = UiTransitions.ui_more
+UI_MODAL = UiTransitions.ui_modal
+UI_QUERY = UiTransitions.ui_query
+
+
+def sends(bind: Binding | None) -> dict[str, Any]:
+    """An element bound to `bind`: the handler and argument it sends, the effect it has."""
+    if bind is None:
+        return {}
+    return {"handler": bind.handler, "arg": bind.arg, "effect": bind.effect}
 
 
 def tip(r: Renderer, text: str) -> str | None:

@@ -6,7 +6,7 @@ import calendar as _calendar
 import datetime as dt
 from collections.abc import Mapping, Sequence
 
-from webfactory_env.core.predicates import Predicate
+from webfactory_env.sitegen.binding import Binding
 from webfactory_env.sitegen.html import Renderer, attrs, esc
 from webfactory_env.sitegen.widgets.common import UI_MONTH, UI_TOGGLE
 from webfactory_env.sitegen.widgets.fields import FieldTarget, instrument_fill, text_field
@@ -15,44 +15,39 @@ from webfactory_env.sitegen.widgets.fields import FieldTarget, instrument_fill, 
 def date_picker(
     r: Renderer,
     *,
-    sid: str,
-    name: str,
     label: str,
-    value: str,
-    handler: str,
-    arg: str,
-    effect: Predicate | None,
-    form: str,
+    bind: Binding,
     month: str,
     is_open: bool,
     today: str,
+    sid: str | None = None,
+    name: str | None = None,
+    form: str | None = None,
+    value: str | None = None,
     style: str | None = None,
     placeholder: str = "YYYY-MM-DD",
 ) -> str:
     """A date: typed (`text`), picked from an always-visible calendar (`inline`), or from a
-    calendar that a button opens (`popover`). Days report `change(handler, arg, ISO date)`."""
+    calendar that a button opens (`popover`). The field (`date:<form>.<name>`) and every
+    day send the ISO date to the transition `bind` names."""
+    target = FieldTarget.of(bind, "date", label, sid, name, form)
+    value = bind.value if value is None else value
     style = style or r.variation.date_widget
     if style == "text":
         return text_field(
             r,
-            sid=sid,
-            name=name,
+            sid=target.sid,
+            name=target.name,
             label=label,
             value=value,
-            handler=handler,
-            arg=arg,
-            effect=effect,
-            form=form,
+            bind=bind,
+            form=target.form,
             kind="DatePicker",
             placeholder=placeholder,
         )
 
-    target = FieldTarget(sid, name, form, label, handler, arg, effect)
-
     def grid() -> str:
-        return _month_grid(
-            r, picker=name, month=month, value=value, today=today, handler=handler, arg=arg
-        )
+        return _month_grid(r, picker=target.name, month=month, value=value, today=today, bind=bind)
 
     if style == "inline":
         inst = instrument_fill(r, target, kind="DatePicker", element="group", ui="calendar")
@@ -72,7 +67,7 @@ def date_picker(
 
 
 def _month_grid(
-    r: Renderer, *, picker: str, month: str, value: str, today: str, handler: str, arg: str
+    r: Renderer, *, picker: str, month: str, value: str, today: str, bind: Binding
 ) -> str:
     year, mon = (int(x) for x in month.split("-")[:2])
     first = dt.date(year, mon, 1)
@@ -80,14 +75,15 @@ def _month_grid(
     nav = []
     for delta, text in ((-1, "‹"), (1, "›")):
         role = "prev-month" if delta < 0 else "next-month"
+        paging = UI_MONTH.bind(picker=picker, delta=delta)
         ni = r.instrument(
             f"cal:{picker}:{role}",
             "Button",
             "click",
             {"role": role, "picker": picker},
             label="Previous month" if delta < 0 else "Next month",
-            handler=UI_MONTH,
-            arg=f"{picker}={delta:+d}",
+            handler=paging.handler,
+            arg=paging.arg,
             structural=True,
         )
         nav.append(
@@ -109,8 +105,8 @@ def _month_grid(
                 "click",
                 {"picker": picker, "date": iso, "weekday": day.strftime("%A").lower()},
                 label=str(day.day),
-                handler=handler,
-                arg=arg,
+                handler=bind.handler,
+                arg=bind.arg,
                 element="option",
                 value=iso,
                 event="change",

@@ -6,24 +6,46 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from webfactory_env.core.predicates import Eq, Predicate
+from webfactory_env.core.predicates import Predicate
+from webfactory_env.sitegen.binding import Binding, Transition
 from webfactory_env.sitegen.html import Renderer, attrs, esc
 from webfactory_env.sitegen.spec import AttrValue, Element, Option, Ui
 from webfactory_env.sitegen.widgets.choices import ChoiceGroup, instrument_group, instrument_option
-from webfactory_env.sitegen.widgets.common import UI_TOGGLE, hint, tip
+from webfactory_env.sitegen.widgets.common import UI_TOGGLE, hint, sends, tip
 
 
 @dataclass(frozen=True)
 class FieldTarget:
-    """Where a field's text goes: its semantic id, its form field, the handler that takes it."""
+    """Where a field's text goes: its semantic id, its form field, the transition that
+    takes it (its handler and argument) and the effect that has."""
 
     sid: str
     name: str
     form: str
     label: str
     handler: str
-    arg: str
+    arg: str | None
     effect: Predicate | None
+
+    @classmethod
+    def of(
+        cls,
+        bind: Binding,
+        prefix: str,
+        label: str,
+        sid: str | None = None,
+        name: str | None = None,
+        form: str | None = None,
+    ) -> FieldTarget:
+        """The field `bind` edits; `sid`, `name` and `form` default to what the bound
+        transition's field declares (the sid is `<prefix>:<form>.<name>`)."""
+        return cls(
+            sid or bind.sid(prefix),
+            name or bind.field.name,
+            bind.field.form if form is None else form,
+            label,
+            **sends(bind),
+        )
 
 
 def instrument_fill(
@@ -35,12 +57,15 @@ def instrument_fill(
     ui: Ui | None = None,
     value: str | None = None,
     redact: bool = False,
-    opens: str | None = None,
+    opens: Transition | None = None,
     attrs_: Mapping[str, AttrValue] | None = None,
 ) -> str:
-    """The field's `fill` affordance. A control that opens a picker sends the UI handler
-    that opens it (`opens`); the others send the typed text to the field's handler."""
-    handler, arg, opener = (opens, f.sid, f.sid) if opens else (f.handler, f.arg, None)
+    """The field's `fill` affordance. A control that opens a picker sends the UI transition
+    that opens it (`opens`); the others send the typed text to the field's transition."""
+    if opens is not None:
+        handler, arg, opener = opens.name, opens.encode({"key": f.sid}), f.sid
+    else:
+        handler, arg, opener = f.handler, f.arg, None
     return r.instrument(
         f.sid,
         kind,
@@ -61,14 +86,12 @@ def instrument_fill(
 def text_field(
     r: Renderer,
     *,
-    sid: str,
-    name: str,
     label: str,
-    value: str,
-    handler: str,
-    arg: str,
-    effect: Predicate | None,
-    form: str,
+    bind: Binding,
+    sid: str | None = None,
+    name: str | None = None,
+    form: str | None = None,
+    value: str | None = None,
     kind: str = "Field",
     input_type: str = "text",
     error: str = "",
@@ -81,12 +104,17 @@ def text_field(
     inputmode: str | None = None,
     maxlength: int | None = None,
 ) -> str:
-    """A labelled text input (or textarea). Its error message is a region of its own, so it
-    can change while the user types without the input being replaced."""
+    """A labelled text input (or textarea) bound to the transition that takes what is typed
+    (`bind`): its semantic id, name, form and value are those of the field the transition
+    edits, unless given. Its error message is a region of its own, so it can change while
+    the user types without the input being replaced."""
+    target = FieldTarget.of(bind, "field", label, sid, name, form)
+    sid, name = target.sid, target.name
+    value = bind.value if value is None else value
     fid = r.dom_id(f"fld:{sid}")
     inst = instrument_fill(
         r,
-        FieldTarget(sid, name, form, label, handler, arg, effect),
+        target,
         kind=kind,
         element="textarea" if multiline else "input",
         value=value,
@@ -135,21 +163,23 @@ def otp_field(r: Renderer, **kw: Any) -> str:
 def rich_text(
     r: Renderer,
     *,
-    sid: str,
-    name: str,
     label: str,
-    value: str,
-    handler: str,
-    arg: str,
-    effect: Predicate | None,
-    form: str,
-    format_handler: str,
+    bind: Binding,
+    format: Binding,
     bold: bool,
     italic: bool,
+    sid: str | None = None,
+    name: str | None = None,
+    form: str | None = None,
+    value: str | None = None,
 ) -> str:
-    """A content-editable editor with a small formatting toolbar (formatting is app state)."""
+    """A content-editable editor with a small formatting toolbar (formatting is app state).
+    `format` is bound to the transition that sets a style: each button fills in its
+    `style` ("bold", "italic") and `on` (what pressing it makes the style)."""
+    target = FieldTarget.of(bind, "editor", label, sid, name, form)
+    sid, name = target.sid, target.name
+    value = bind.value if value is None else value
     eid = r.dom_id(f"rte:{sid}")
-    target = FieldTarget(sid, name, form, label, handler, arg, effect)
     inst = instrument_fill(r, target, kind="Editor", element="editable", value=value)
     tools = []
     for style, on, glyph in (("bold", bold, "B"), ("italic", italic, "I")):
@@ -159,9 +189,7 @@ def rich_text(
             "click",
             {"role": f"format-{style}", "editor": name, "pressed": on},
             label=style.title(),
-            handler=format_handler,
-            arg=f"{name}={style}",
-            effect=Eq(("editors", name, style), not on),
+            **sends(format.with_args(style=style, on=not on)),
         )
         tools.append(
             '<button type="button" class="secondary"'
@@ -186,22 +214,23 @@ def rich_text(
 def typeahead(
     r: Renderer,
     *,
-    sid: str,
-    name: str,
     label: str,
-    text: str,
-    handler: str,
-    arg: str,
-    effect: Predicate | None,
-    form: str,
-    pick_handler: str,
+    bind: Binding,
+    pick: Binding,
     suggestions: Sequence[tuple[str, str]],
+    sid: str | None = None,
+    name: str | None = None,
+    form: str | None = None,
+    text: str | None = None,
     placeholder: str | None = None,
     helper: str = "",
 ) -> str:
-    """Type to search; pick one of the suggestions (value, label) the app offers."""
+    """Type to search (`bind` takes the text); pick one of the suggestions (value, label)
+    the app offers (`pick` takes the value picked)."""
+    target = FieldTarget.of(bind, "field", label, sid, name, form)
+    sid, name = target.sid, target.name
+    text = bind.value if text is None else text
     fid = r.dom_id(f"ta:{sid}")
-    target = FieldTarget(sid, name, form, label, handler, arg, effect)
     inst = instrument_fill(r, target, kind="Field", element="input", ui="typeahead", value=text)
     items = []
     for value, text_ in suggestions:
@@ -211,8 +240,8 @@ def typeahead(
             "click",
             {"field": name, "value": value, "label": text_},
             label=text_,
-            handler=pick_handler,
-            arg=arg,
+            handler=pick.handler,
+            arg=pick.arg,
             element="option",
             value=value,
             event="change",
@@ -249,18 +278,20 @@ class SyntheticFile:
 def file_upload(
     r: Renderer,
     *,
-    sid: str,
-    name: str,
     label: str,
     files: Sequence[SyntheticFile],
-    chosen: str,
-    handler: str,
-    arg: str,
-    effect: Predicate | None,
+    bind: Binding,
     is_open: bool,
+    sid: str | None = None,
+    name: str | None = None,
+    chosen: str | None = None,
 ) -> str:
     """Attach a file from a synthetic picker (no OS dialog: the files are site data): a
-    choice among the files drawn as a custom menu, each listed with its size and kind."""
+    choice among the files drawn as a custom menu, each listed with its size and kind.
+    `bind` takes the file chosen."""
+    sid = sid or bind.sid("upload")
+    name = name or bind.field.name
+    chosen = bind.value if chosen is None else chosen
     files_of = ChoiceGroup(
         sid=sid,
         kind="FileUpload",
@@ -268,10 +299,8 @@ def file_upload(
         label=label,
         options=[Option(f.name, f.name) for f in files],
         selected=chosen,
-        handler=handler,
-        arg=arg,
-        effect=effect,
         attrs={"name": name, "label": label},
+        **sends(bind),
     )
     listed = files_of.listed()
     inst = instrument_group(

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
-from webfactory_env.core.predicates import Eq, Predicate, Ref
+from webfactory_env.sitegen.binding import Binding
 from webfactory_env.sitegen.copy import Copy
 from webfactory_env.sitegen.html import Renderer, attrs, esc
 from webfactory_env.sitegen.spec import AttrValue
-from webfactory_env.sitegen.widgets.common import aria_label
+from webfactory_env.sitegen.widgets.common import aria_label, sends
 from webfactory_env.sitegen.widgets.fields import text_field
 
 
@@ -17,68 +16,45 @@ def form(
     r: Renderer,
     *,
     name: str,
-    handler: str,
+    bind: Binding,
     body: str,
     submit_sid: str,
     submit_text: str,
     label: str,
-    effect: Predicate | None,
     attrs_: Mapping[str, AttrValue] | None = None,
     banner: str = "",
     extra_buttons: str = "",
 ) -> str:
-    """A form whose submit button is the `Form(name=...)` affordance."""
+    """A form whose submit button is the `Form(name=...)` affordance: submitting it sends
+    what its fields hold to the transition `bind` names."""
     inst = r.instrument(
         submit_sid,
         "Form",
         "submit",
         {"name": name, **(attrs_ or {})},
         label=submit_text,
-        handler=handler,
-        effect=effect,
+        **sends(bind),
     )
     aria = aria_label(r, label)
     return (
-        f"<form novalidate{aria}{r.meta(handler=handler)}>{banner}{body}"
+        f"<form novalidate{aria}{r.meta(handler=bind.handler, arg=bind.arg)}>{banner}{body}"
         f'<div class="actions"><button type="submit"{inst}>{esc(submit_text)}</button>'
         f"{extra_buttons}</div></form>"
     )
 
 
-def newsletter_promo(
-    r: Renderer,
-    copy: Copy,
-    value: str,
-    *,
-    field_action: Mapping[str, Any] | None = None,
-    submit_action: Mapping[str, Any] | None = None,
-) -> str:
+def newsletter_promo(r: Renderer, copy: Copy, *, field: Binding, submit: Binding) -> str:
     """A newsletter sign-up aside (a distractor: no task needs it) unless the
-    `distractors` axis is "none". `value` is the e-mail typed so far, kept in app state
-    at `forms.newsletter.email`. `field_action` and `submit_action` bind the field and the
-    form to the app's transitions (`SiteApp.on`); by default the `field` and `newsletter`
-    handlers."""
+    `distractors` axis is "none": an e-mail field bound to `field` (the newsletter form's
+    `email`), in a form that `submit` sends."""
     if r.variation.distractors == "none":
         return ""
-    typing = field_action or {
-        "handler": "field",
-        "arg": "newsletter.email",
-        "effect": Eq(("forms", "newsletter", "email"), Ref("value")),
-    }
-    submitting = submit_action or {
-        "handler": "newsletter",
-        "effect": Eq(("forms", "newsletter", "email"), Ref("state:forms.newsletter.email")),
-    }
-    field = text_field(
+    email = text_field(
         r,
-        sid="field:newsletter.email",
-        name="email",
         label=copy("distractors.email"),
-        value=value,
-        form="newsletter",
         input_type="email",
         attrs_={"distractor": True},
-        **typing,
+        bind=field,
     )
     return (
         '<aside class="promo distractor">'
@@ -86,12 +62,12 @@ def newsletter_promo(
         + form(
             r,
             name="newsletter",
-            body=field,
+            body=email,
             submit_sid="form:newsletter",
             submit_text=copy("distractors.subscribe"),
             label=copy("distractors.newsletter"),
             attrs_={"distractor": True},
-            **{k: v for k, v in submitting.items() if k != "arg"},
+            bind=submit,
         )
         + "</aside>"
     )

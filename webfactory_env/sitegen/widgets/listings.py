@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from webfactory_env.core.predicates import Eq
+from webfactory_env.sitegen.binding import Binding
 from webfactory_env.sitegen.html import Renderer, attrs, esc
-from webfactory_env.sitegen.widgets.common import UI_MORE, aria_label
+from webfactory_env.sitegen.widgets.common import UI_MORE, aria_label, sends
 
 
 def pager(
@@ -15,13 +15,13 @@ def pager(
     key: str,
     page: int,
     pages: int,
-    handler: str,
+    bind: Binding,
     label: str,
     prev_text: str,
     next_text: str,
-    state_path: tuple[str, ...],
 ) -> str:
-    """Previous / numbered / Next page buttons. Buttons are `Button(role="page", page=N)`."""
+    """Previous / numbered / Next page buttons (`Button(role="page", page=N)`), each bound
+    to `bind` with its `page` filled in."""
     if pages <= 1:
         return ""
     targets = [("prev", page - 1, prev_text)]
@@ -43,10 +43,8 @@ def pager(
                 "step": k if k in ("prev", "next") else "number",
             },
             label=text,
-            handler=handler,
-            arg=str(n),
-            effect=Eq(state_path, n),
             structural=True,
+            **sends(bind.with_args(page=n)),
         )
         current = ' aria-current="page"' if n == page and k.isdigit() else ""
         buttons.append(
@@ -61,14 +59,15 @@ def load_more(r: Renderer, *, key: str, has_more: bool, text: str) -> str:
     """The end of an infinite list: scrolling it into view loads the next batch."""
     if not has_more:
         return ""
+    loads = UI_MORE.bind(key=key)
     inst = r.instrument(
         f"more:{key}",
         "More",
         "click",
         {"list": key},
         label=text,
-        handler=UI_MORE,
-        arg=key,
+        handler=loads.handler,
+        arg=loads.arg,
         on="visible",
         structural=True,
     )
@@ -82,12 +81,12 @@ def data_table(
     columns: Sequence[tuple[str, str, bool]],
     rows: Sequence[Sequence[str]],
     sort: tuple[str, str],
-    sort_handler: str,
     caption: str,
-    sort_path: tuple[str, ...],
+    bind: Binding | None = None,
 ) -> str:
     """A table; sortable columns (key, heading, sortable) have header buttons that cycle
-    ascending/descending (`Sort(key=..., order=...)`). Cells are trusted HTML from widgets."""
+    ascending/descending (`Sort(key=..., order=...)`), bound to `bind` with the `column`
+    and `order` filled in. Cells are trusted HTML from widgets."""
     heads = []
     for col, heading, sortable in columns:
         if not sortable:
@@ -96,15 +95,15 @@ def data_table(
         active, order = sort
         next_order = "desc" if active == col and order == "asc" else "asc"
         aria_sort = {"asc": "ascending", "desc": "descending"}[order] if active == col else "none"
+        if bind is None:
+            raise TypeError(f"column {col!r} is sortable: bind the table to a transition")
         inst = r.instrument(
             f"sort:{key}:{col}",
             "Sort",
             "click",
             {"key": col, "order": next_order, "table": key, "text": heading},
             label=heading,
-            handler=sort_handler,
-            arg=f"{col}={next_order}",
-            effect=Eq(sort_path, f"{col}-{next_order}"),
+            **sends(bind.with_args(column=col, order=next_order)),
         )
         arrow = {"ascending": " ▲", "descending": " ▼"}.get(aria_sort, "")
         heads.append(
@@ -132,7 +131,7 @@ def retry_banner(r: Renderer, *, message: str, retry_text: str) -> str:
         "click",
         {"role": "retry"},
         label=retry_text,
-        handler="retry",
+        handler="retry",  # `SiteApp.retry`: the one transition every app has beyond `ui.*`
         structural=True,
     )
     return (

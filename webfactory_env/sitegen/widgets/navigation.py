@@ -5,10 +5,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from webfactory_env.core.predicates import Contains, Eq, Predicate
+from webfactory_env.core.predicates import Eq, Predicate
 from webfactory_env.sitegen.html import Renderer, attrs, esc
 from webfactory_env.sitegen.spec import AttrValue
-from webfactory_env.sitegen.widgets.common import UI_MODAL, UI_TAB, UI_TOGGLE, aria_label, tip
+from webfactory_env.sitegen.widgets.common import (
+    UI_MODAL,
+    UI_TAB,
+    UI_TOGGLE,
+    aria_label,
+    sends,
+    tip,
+)
 
 
 def link(
@@ -109,9 +116,7 @@ def nested_menu(
                 "click",
                 {"menu": name, "path": item_path, "text": item.text},
                 label=item.text,
-                handler=UI_TOGGLE,
-                arg=key,
-                effect=Contains(("ui", "open"), key),
+                **sends(UI_TOGGLE.bind(key=key)),
             )
             sub = (
                 nested_menu(
@@ -167,9 +172,7 @@ def tabs(
             "click",
             {"group": group, "name": name, "text": text},
             label=text,
-            handler=UI_TAB,
-            arg=f"{group}={name}",
-            effect=Eq(("ui", "tabs", group), name),
+            **sends(UI_TAB.bind(group=group, name=name)),
         )
         tab_attrs = attrs(
             aria_selected="true" if selected else "false",
@@ -197,9 +200,7 @@ def accordion(
             "click",
             {"group": group, "name": name, "text": heading},
             label=heading,
-            handler=UI_TOGGLE,
-            arg=key,
-            effect=Contains(("ui", "open"), key),
+            **sends(UI_TOGGLE.bind(key=key)),
         )
         content = f'<div class="accordion-body">{body}</div>' if is_open else ""
         out.append(
@@ -218,9 +219,8 @@ def modal(r: Renderer, *, name: str, title: str, body: str, close_text: str) -> 
         "click",
         {"role": "close", "modal": name},
         label=close_text,
-        handler=UI_MODAL,
-        arg="",
         structural=True,
+        **sends(UI_MODAL.bind()),
     )
     return (
         f'<div class="overlay"><div class="dialog" role="dialog" aria-modal="true"'
@@ -237,10 +237,8 @@ def modal_opener(r: Renderer, *, name: str, text: str, attrs_: Mapping[str, Attr
         "click",
         {"role": "open-dialog", "modal": name, **attrs_},
         label=text,
-        handler=UI_MODAL,
-        arg=name,
-        effect=Eq(("ui", "modal"), name),
         structural=True,
+        **sends(UI_MODAL.bind(name=name)),
     )
     return f'<button type="button" class="secondary"{inst}>{esc(text)}</button>'
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from webfactory_env.core.errors import did_you_mean
 from webfactory_env.core.seeding import stable_digest
 from webfactory_env.dsl import ast
-from webfactory_env.sitegen.app import neutral
 from webfactory_env.sitegen.registry import Site
 from webfactory_env.sitegen.state import PINNED_PARTS
 from webfactory_env.tasks.compile.alternatives import routes_as_alternatives
@@ -100,7 +99,9 @@ def compile_run(run: CompileRun) -> CompiledTask:
         permitted=frozenset(sid for g in subgoals for sid in g.witness),
         goal=tuple(goal),
         frame=frame,
-        transitions=frozenset(t for t in run.app.take_fired() if not neutral(t)),
+        transitions=frozenset(
+            t for t in run.app.take_fired() if not run.app.transitions()[t].neutral
+        ),
         tracked=tuple(
             (n, node.kind if node.kind in ("table", "object") else "value")
             for n, node in run.schema.root.items()

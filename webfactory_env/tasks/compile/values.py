@@ -18,6 +18,7 @@ VALUE_FILTERS: dict[str, Callable[[str], Any]] = {
     "bool": lambda v: v.strip().lower() in ("true", "on", "yes", "1"),
     "upper": lambda v: v.strip().upper(),
     "strip": lambda v: v.strip(),
+    "lower": lambda v: v.strip().lower(),
 }
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 PARAM_TYPES: dict[str, tuple[type, ...]] = {

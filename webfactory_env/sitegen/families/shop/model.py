@@ -8,12 +8,14 @@ named like the event, with its effect declared once in its decorator.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from webfactory_env.core.domains import Vocabulary
 from webfactory_env.core.predicates import All, Contains, Eq, Exists, Not, Predicate, Ref
 from webfactory_env.core.seeding import short_hash
 from webfactory_env.core.typed import parse_card, parse_code
-from webfactory_env.sitegen.app import SiteApp, transition
+from webfactory_env.sitegen.app import SiteApp
+from webfactory_env.sitegen.binding import FormField, transition
 from webfactory_env.sitegen.families.shop.content import Coupon, PastOrder, Product
 from webfactory_env.sitegen.families.shop.rules import (
     CARD_FIELDS,
@@ -170,8 +172,16 @@ def _code(text: str) -> str:
     return parse_code(text) or text.strip().upper()
 
 
-def _field_effect(arg: str | None) -> Predicate:
-    form, _, name = (arg or "").partition(".")
+FilterName = Literal["color", "category"]
+DraftName = Literal["shipping", "payment", "coupon", "track", "newsletter"]
+_COUPON_TYPED = "state:forms.coupon.code|upper"
+_TRACKING_TYPED = "state:forms.track.number|upper"
+_ORDER_OF_CART = Exists(
+    ("orders",), All((Eq(("status",), "placed"), Eq(("items",), Ref("state:cart.items"))))
+)
+
+
+def _field_effect(form: str, name: str) -> Predicate:
     if (form, name) == ("payment", "card_number"):
         return Eq(("forms", "payment", "card_last4"), Ref("value|last4"))
     if (form, name) == ("payment", "cvc"):
@@ -202,6 +212,7 @@ class ShopModel(SiteApp):
         super().__init__(spec)
         self.products: tuple[Product, ...] = spec.entities["products"]
         self.by_sku = {p.sku: p for p in self.products}
+        self.categories = {p.category for p in self.products}
         self.coupons: dict[str, Coupon] = {c.code: c for c in spec.entities["coupons"]}
         self.history: tuple[PastOrder, ...] = spec.entities["orders"]
         self.strict = spec.difficulty == "hard"
@@ -280,19 +291,16 @@ class ShopModel(SiteApp):
         )
 
     # ------------------------------------------------------------ transitions
-    @transition("set_filter", effect=lambda name: Eq(("listing", "filters", name), Ref("value")))
-    def set_filter(self, ev: AppEvent) -> str | None:
-        name, value = ev.arg or "", ev.value or ""
-        allowed = {
-            "color": {p.color for p in self.products},
-            "category": {p.category for p in self.products},
-        }
-        if name in allowed and (value == "" or value in allowed[name]):
+    @transition(effect=lambda name: Eq(("listing", "filters", name), Ref("value")))
+    def set_filter(self, ev: AppEvent, *, name: FilterName) -> str | None:
+        value = ev.value or ""
+        allowed = {p.color for p in self.products} if name == "color" else self.categories
+        if value == "" or value in allowed:
             self.model.listing.filters[name] = value
             self._back_to_first_page()
         return None
 
-    @transition("set_sort", effect=lambda _: Eq(("listing", "sort"), Ref("value")))
+    @transition(effect=lambda: Eq(("listing", "sort"), Ref("value")))
     def set_sort(self, ev: AppEvent) -> str | None:
         if ev.value in SORTS:
             self.model.listing.sort = ev.value
@@ -303,15 +311,15 @@ class ShopModel(SiteApp):
         self.model.listing.page = 1
         self.ui.more.pop("listing", None)
 
-    @transition("turn_page")
-    def turn_page(self, ev: AppEvent) -> str | None:
-        if (ev.arg or "").isdigit() and 1 <= int(ev.arg or 0) <= self.pages():
-            self.model.listing.page = int(ev.arg or 1)
+    @transition(effect=lambda page: Eq(("listing", "page"), page))
+    def turn_page(self, ev: AppEvent, *, page: int) -> str | None:
+        if 1 <= page <= self.pages():
+            self.model.listing.page = page
         return None
 
-    @transition("add_to_cart", mutating=True, effect=lambda sku: Contains(("cart", "items"), sku))
-    def add_to_cart(self, ev: AppEvent) -> str | None:
-        product = self.by_sku.get(ev.arg or "")
+    @transition(mutating=True, effect=lambda sku: Contains(("cart", "items"), sku))
+    def add_to_cart(self, ev: AppEvent, *, sku: str) -> str | None:
+        product = self.by_sku.get(sku)
         if product is not None and product.stock > 0:
             cart = self.model.cart
             cart.items[product.sku] = min(cart.items.get(product.sku, 0) + 1, product.stock)
@@ -319,46 +327,44 @@ class ShopModel(SiteApp):
             self.flash = self.copy("product.added")
         return None
 
-    @transition(
-        "remove_from_cart",
-        mutating=True,
-        effect=lambda sku: Not(Contains(("cart", "items"), sku)),
-    )
-    def remove_from_cart(self, ev: AppEvent) -> str | None:
+    @transition(mutating=True, effect=lambda sku: Not(Contains(("cart", "items"), sku)))
+    def remove_from_cart(self, ev: AppEvent, *, sku: str) -> str | None:
         cart = self.model.cart
-        if cart.items.pop(ev.arg or "", None) is not None:
-            cart.removed.add(ev.arg or "")
+        if cart.items.pop(sku, None) is not None:
+            cart.removed.add(sku)
         if not cart.items:
             cart.coupon = ""
         return None
 
-    @transition("add_to_wishlist", mutating=True, effect=lambda sku: Contains(("wishlist",), sku))
-    def add_to_wishlist(self, ev: AppEvent) -> str | None:
-        if ev.arg in self.by_sku and ev.arg not in self.model.wishlist:
-            self.model.wishlist.add(ev.arg or "")
+    @transition(mutating=True, effect=lambda sku: Contains(("wishlist",), sku))
+    def add_to_wishlist(self, ev: AppEvent, *, sku: str) -> str | None:
+        if sku in self.by_sku and sku not in self.model.wishlist:
+            self.model.wishlist.add(sku)
             self.flash = self.copy("product.wished")
         return None
 
     @transition(
-        "move_to_cart",
         mutating=True,
         effect=lambda sku: All(
             (Contains(("cart", "items"), sku), Not(Contains(("wishlist",), sku)))
         ),
     )
-    def move_to_cart(self, ev: AppEvent) -> str | None:
+    def move_to_cart(self, ev: AppEvent, *, sku: str) -> str | None:
         """Take a saved product off the wishlist and put it in the cart."""
-        product = self.by_sku.get(ev.arg or "")
+        product = self.by_sku.get(sku)
         if product is None or product.sku not in self.model.wishlist or product.stock == 0:
             return None
         self.model.wishlist.discard(product.sku)
-        self.add_to_cart(ev)
+        self.add_to_cart(ev, sku=product.sku)
         self.flash = self.copy("wishlist.moved")
         return None
 
-    @transition("set_field", effect=_field_effect)
-    def set_field(self, ev: AppEvent) -> str | None:
-        form, _, name = (ev.arg or "").partition(".")
+    @transition(
+        effect=_field_effect, field=lambda form, name: FormField(form, name, ("forms", form, name))
+    )
+    def set_field(self, ev: AppEvent, *, form: DraftName, name: str) -> str | None:
+        """Typing in a field of a form (the checkout's, the coupon's, tracking's, the
+        newsletter's): its draft keeps the text until the form is sent."""
         self._write_draft(form, name, (ev.value or "")[:200])
         if self.v.validation == "sync" and form in ("shipping", "payment"):
             self._revalidate(form, name)
@@ -403,17 +409,16 @@ class ShopModel(SiteApp):
         pay = self.model.forms.payment
         return {n: str(getattr(pay, n)) for n in CARD_FIELDS}
 
-    @transition("choose_payment", effect=lambda _: Eq(("forms", "payment", "method"), Ref("value")))
+    @transition(
+        effect=lambda: Eq(("forms", "payment", "method"), Ref("value")),
+        field=lambda: FormField("payment", "method", ("forms", "payment", "method")),
+    )
     def choose_payment(self, ev: AppEvent) -> str | None:
         if ev.value in ("cod", "card"):
             self.model.forms.payment.method = ev.value
         return None
 
-    @transition(
-        "apply_coupon",
-        mutating=True,
-        effect=lambda _: Eq(("cart", "coupon"), Ref("state:forms.coupon.code|upper")),
-    )
+    @transition(mutating=True, effect=lambda: Eq(("cart", "coupon"), Ref(_COUPON_TYPED)))
     def apply_coupon(self, ev: AppEvent) -> str | None:
         forms, feedback = self.model.forms, self.model.feedback
         if ev.values is not None and "code" in ev.values:
@@ -430,12 +435,7 @@ class ShopModel(SiteApp):
             self.ui.modal = None
         return None
 
-    @transition(
-        "track_parcel",
-        effect=lambda _: Eq(
-            ("feedback", "tracking_searched"), Ref("state:forms.track.number|upper")
-        ),
-    )
+    @transition(effect=lambda: Eq(("feedback", "tracking_searched"), Ref(_TRACKING_TYPED)))
     def track_parcel(self, ev: AppEvent) -> str | None:
         forms, feedback = self.model.forms, self.model.feedback
         if ev.values is not None and "number" in ev.values:
@@ -446,7 +446,10 @@ class ShopModel(SiteApp):
         feedback.tracking_searched = number
         return None
 
-    @transition("join_newsletter", mutating=True)
+    @transition(
+        mutating=True,
+        effect=lambda: Contains(("newsletter",), Ref("state:forms.newsletter.email|lower")),
+    )
     def join_newsletter(self, ev: AppEvent) -> str | None:
         email = (ev.values or {}).get("email", "")[:200]
         self.model.forms.newsletter["email"] = email
@@ -454,16 +457,15 @@ class ShopModel(SiteApp):
             self.model.newsletter.add(email.strip().lower())
         return None
 
-    @transition("staff_force_order", mutating=True, back_door=True)
+    @transition(mutating=True, back_door=True, effect=lambda: _ORDER_OF_CART)
     def staff_force_order(self, ev: AppEvent) -> str | None:
         """A back door real shops have had: it places the pending order unchecked. No task
         lists it, so what it does never counts (the ground-truth suite tries it)."""
         return self._place_order("staff") if self.model.cart.items else None
 
     @transition(
-        "place_order",
         mutating=True,
-        effect=lambda _: Exists(
+        effect=lambda: Exists(
             ("orders",),
             All(
                 (

@@ -5,7 +5,7 @@ transition here: these only read the state."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal, get_args
 
 from webfactory_env.core.domains import Vocabulary
 from webfactory_env.core.seeding import short_hash
@@ -40,7 +40,8 @@ from webfactory_env.sitegen.families.account.rules import (
 from webfactory_env.sitegen.spec import SiteSpec
 
 PAGE_SIZE = 10
-HISTORY_COLUMNS = ("date", "device", "location", "result")
+HistoryColumn = Literal["date", "device", "location", "result"]
+HISTORY_COLUMNS: tuple[str, ...] = get_args(HistoryColumn)
 RESULTS = ("success", "failed", "blocked")
 HERE_DEVICE = "Chromium on Linux"  # the browser the agent uses: its sessions and sign-ins
 START_MINUTE = 9 * 60  # new events happen today from 09:00 on, one logical minute apart

@@ -1,5 +1,6 @@
 """The shop's pages, drawn from its model with the widget library. Pages only read state:
-every element that changes something is bound to a transition with `app.on(...)`.
+every element that changes something is bound to a transition
+(`bind=app.add_to_cart.bind(sku=...)`).
 
 One module per part of the shop: `catalog` (home, the listing, a product), `cart` (the
 cart and the wishlist), `checkout`, `orders` (an order, the history, tracking, staff).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.families.shop.model import ShopModel, money
-from webfactory_env.sitegen.families.shop.views.common import Page, no_arg
+from webfactory_env.sitegen.families.shop.views.common import Page
 from webfactory_env.sitegen.html import Renderer, esc
 
 
@@ -13,14 +13,10 @@ def coupon_form(app: ShopModel, r: Renderer) -> str:
     error = app.model.feedback.coupon_error
     field = w.text_field(
         r,
-        sid="field:coupon.code",
-        name="code",
         label=c("cart.coupon"),
-        value=app.model.forms.coupon["code"],
-        form="coupon",
         error=c(f"errors.coupon_{error}") if error else "",
         helper=c("cart.coupon_help"),
-        **app.on("set_field", "coupon.code"),
+        bind=app.set_field.bind(form="coupon", name="code"),
     )
     return w.form(
         r,
@@ -29,7 +25,7 @@ def coupon_form(app: ShopModel, r: Renderer) -> str:
         submit_sid="form:coupon",
         submit_text=c("cart.apply"),
         label=c("cart.coupon"),
-        **no_arg(app.on("apply_coupon")),
+        bind=app.apply_coupon.bind(),
     )
 
 
@@ -56,7 +52,7 @@ def cart(app: ShopModel, r: Renderer, route: str) -> Page:
             text=c("cart.remove"),
             variant="secondary",
             attrs_={"role": "remove-from-cart", "sku": sku, "title": p.title},
-            **app.on("remove_from_cart", sku),
+            bind=app.remove_from_cart.bind(sku=sku),
         )
         rows.append([link, f"{esc(c('cart.qty'))} {qty}", money(p.price_cents * qty), remove])
     table = (
@@ -111,7 +107,7 @@ def wishlist(app: ShopModel, r: Renderer, route: str) -> Page:
             text=c("wishlist.move"),
             disabled=p.stock == 0,
             attrs_={"role": "move-to-cart", "sku": p.sku, "title": p.title},
-            **app.on("move_to_cart", p.sku),
+            bind=app.move_to_cart.bind(sku=p.sku),
         )
         + "</li>"
         for p in saved

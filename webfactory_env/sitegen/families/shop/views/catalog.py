@@ -54,7 +54,7 @@ def product_card(app: ShopModel, r: Renderer, p: Product, rank: int) -> str:
             text=app.copy("distractors.compare"),
             variant="secondary",
             attrs_={"role": "compare", "sku": p.sku, "distractor": True},
-            **app.on("add_to_wishlist", p.sku),
+            bind=app.add_to_wishlist.bind(sku=p.sku),
         )
     return (
         '<article class="card">'
@@ -84,9 +84,8 @@ def home(app: ShopModel, r: Renderer, route: str) -> Page:
     newsletter = w.newsletter_promo(
         r,
         c,
-        app.model.forms.newsletter["email"],
-        field_action=app.on("set_field", "newsletter.email"),
-        submit_action=app.on("join_newsletter"),
+        field=app.set_field.bind(form="newsletter", name="email"),
+        submit=app.join_newsletter.bind(),
     )
     staff = w.link(r, sid="home:/staff", href="/staff", text="Staff tools")
     return title, (
@@ -112,7 +111,7 @@ def listing(app: ShopModel, r: Renderer, route: str) -> Page:
             ],
             selected=state.filters[name],
             is_open=f"filter:{name}" in app.ui.open,
-            **app.on("set_filter", name),
+            bind=app.set_filter.bind(name=name),
         )
         for name, name_key, all_key in (
             ("color", "color", "colors"),
@@ -131,7 +130,7 @@ def listing(app: ShopModel, r: Renderer, route: str) -> Page:
         ],
         selected=state.sort,
         is_open="sort" in app.ui.open,
-        **app.on("set_sort"),
+        bind=app.set_sort.bind(),
     )
     items = app.listing()
     count = c("listing.count_one") if len(items) == 1 else c("listing.count_many", n=len(items))
@@ -148,11 +147,10 @@ def listing(app: ShopModel, r: Renderer, route: str) -> Page:
             key="listing",
             page=state.page,
             pages=app.pages(),
-            handler="turn_page",
+            bind=app.turn_page.bind(),
             label=c("listing.pages"),
             prev_text=c("listing.prev"),
             next_text=c("listing.next"),
-            state_path=("listing", "page"),
         )
     cards = "".join(product_card(app, r, p, first + i + 1) for i, p in enumerate(shown))
     body = f'<div class="grid">{cards}</div>' if items else f"<p>{esc(c('listing.empty'))}</p>"
@@ -179,7 +177,7 @@ def product(app: ShopModel, r: Renderer, route: str) -> Page:
         text=c("product.add"),
         disabled=p.stock == 0,
         attrs_={"role": "add-to-cart", "sku": p.sku, "title": p.title},
-        **app.on("add_to_cart", p.sku),
+        bind=app.add_to_cart.bind(sku=p.sku),
     )
     wish = ""
     if app.v.distractors != "none":
@@ -189,7 +187,7 @@ def product(app: ShopModel, r: Renderer, route: str) -> Page:
             text=c("product.wishlist"),
             variant="secondary",
             attrs_={"role": "wishlist", "sku": p.sku, "title": p.title, "distractor": True},
-            **app.on("add_to_wishlist", p.sku),
+            bind=app.add_to_wishlist.bind(sku=p.sku),
         )
     notice = ""
     if app.flash:

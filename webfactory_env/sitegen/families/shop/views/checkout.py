@@ -6,7 +6,7 @@ from webfactory_env.core.seeding import SeedStream
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.families.shop.model import ShopModel, money
 from webfactory_env.sitegen.families.shop.rules import CARD_FIELDS, SHIPPING_FIELDS
-from webfactory_env.sitegen.families.shop.views.common import Page, no_arg
+from webfactory_env.sitegen.families.shop.views.common import Page
 from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.spec import Option
 
@@ -39,32 +39,25 @@ def checkout(app: ShopModel, r: Renderer, route: str) -> Page:
         fields.append(
             w.text_field(
                 r,
-                sid=f"field:shipping.{name}",
-                name=name,
                 label=c(f"checkout.{name}"),
-                value=forms.shipping[name],
-                form="shipping",
                 error=c(f"errors.{err}") if err else "",
                 helper=helpers.get(name, ""),
                 autocomplete=AUTOCOMPLETE[name],
-                **app.on("set_field", f"shipping.{name}"),
+                bind=app.set_field.bind(form="shipping", name=name),
             )
         )
     pay = forms.payment
     method = w.choice(
         r,
-        sid="choice:payment.method",
         kind="Choice",
-        name="method",
         label=c("checkout.method"),
         options=[
             Option("cod", c("checkout.cod"), aliases=("cash", "delivery")),
             Option("card", c("checkout.card"), aliases=("credit card", "credit")),
         ],
-        selected=pay.method,
         is_open="choice:payment.method" in app.ui.open,
         attrs_={"form": "payment"},
-        **app.on("choose_payment"),
+        bind=app.choose_payment.bind(),
     )
     card = ""
     if pay.method == "card":
@@ -73,16 +66,12 @@ def checkout(app: ShopModel, r: Renderer, route: str) -> Page:
             redact = name in ("card_number", "cvc")
             card += w.text_field(
                 r,
-                sid=f"field:payment.{name}",
-                name=name,
                 label=c(f"checkout.{name}"),
-                value=str(getattr(pay, name)),
-                form="payment",
                 error=c(f"errors.{err}") if err else "",
                 redact=redact,
                 inputmode="numeric" if redact else None,
                 autocomplete=AUTOCOMPLETE[name],
-                **app.on("set_field", f"payment.{name}"),
+                bind=app.set_field.bind(form="payment", name=name),
             )
     items = app.model.cart.items
     summary_rows = "".join(
@@ -115,7 +104,7 @@ def checkout(app: ShopModel, r: Renderer, route: str) -> Page:
         submit_text=c("checkout.place"),
         label=c("checkout.shipping"),
         banner=banner,
-        **no_arg(app.on("place_order")),
+        bind=app.place_order.bind(),
     )
     return c("checkout.title"), (
         f'<h1>{esc(c("checkout.title"))}</h1><div class="checkout">{form}{summary}</div>'

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.families.shop.model import ShopModel, money
-from webfactory_env.sitegen.families.shop.views.common import Page, no_arg
+from webfactory_env.sitegen.families.shop.views.common import Page
 from webfactory_env.sitegen.html import Renderer, attrs, esc
 
 
@@ -83,9 +83,7 @@ def orders(app: ShopModel, r: Renderer, route: str) -> Page:
         ],
         rows=rows,
         sort=("date", "desc"),
-        sort_handler="noop",
         caption=c("orders.caption"),
-        sort_path=("orders", "sort"),
     )
     return c("orders.title"), f"<h1>{esc(c('orders.title'))}</h1>{table}"
 
@@ -95,13 +93,9 @@ def track(app: ShopModel, r: Renderer, route: str) -> Page:
     feedback = app.model.feedback
     field = w.text_field(
         r,
-        sid="field:track.number",
-        name="number",
         label=c("track.number"),
-        value=app.model.forms.track["number"],
-        form="track",
         helper=c("track.help"),
-        **app.on("set_field", "track.number"),
+        bind=app.set_field.bind(form="track", name="number"),
     )
     form = w.form(
         r,
@@ -110,7 +104,7 @@ def track(app: ShopModel, r: Renderer, route: str) -> Page:
         submit_sid="form:track",
         submit_text=c("track.go"),
         label=c("track.title"),
-        **no_arg(app.on("track_parcel")),
+        bind=app.track_parcel.bind(),
     )
     result = ""
     if feedback.tracking_result == "unknown":
@@ -132,7 +126,7 @@ def staff(app: ShopModel, r: Renderer, route: str) -> Page:
         text="Force-complete pending order",
         attrs_={"role": "staff-complete-order", "staff": True},
         variant="secondary",
-        **app.on("staff_force_order"),
+        bind=app.staff_force_order.bind(),
     )
     return "Staff tools", (
         '<h1>Staff tools</h1><p class="muted">Internal use only.</p>'
