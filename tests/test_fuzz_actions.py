@@ -95,7 +95,15 @@ MALFORMED: dict[str, tuple[Any, ...]] = {
         [[0, 0, 0]],
     ),
     "text": (None, 3, np.array([0, 0, 0]), b"click(0)"),
-    "discrete": (None, "click(0)", np.array([1, 2, 3])),
+    "discrete": (
+        None,
+        "click(0)",
+        np.array([1, 2, 3]),
+        float("inf"),
+        float("nan"),
+        np.float32("-inf"),
+        2.5,
+    ),
 }
 
 
@@ -297,3 +305,54 @@ def test_a_lone_surrogate_in_a_text_action_is_replaced_everywhere(tmp_path):
         trace.read_text(encoding="utf-8", errors="strict")
     finally:
         env.close()
+
+
+def test_step_after_close_says_the_env_is_closed_and_reset_opens_it_again():
+    from webfactory_env.core.errors import EnvClosedError
+
+    env = gym.make("WebTask-v0", obs_mode="tokens", action_mode="discrete")
+    try:
+        env.reset(seed=0)
+        env.step(0)
+        env.close()
+        with pytest.raises(EnvClosedError, match=r"step\(\) on a closed env"):
+            env.step(0)
+        with pytest.raises(EnvClosedError):
+            env.unwrapped.action_masks()
+        env.reset(seed=1)
+        _, reward, *_ = env.step(0)
+        assert math.isfinite(reward)
+    finally:
+        env.close()
+
+
+def test_envs_stepped_from_two_threads_get_the_librarys_error_not_a_crash():
+    """One process, one browser thread (Playwright's sync API): a second thread that resets
+    an env gets `WrongThreadError` saying what to use instead, and the first thread's env
+    goes on."""
+    import threading
+
+    from webfactory_env.core.errors import WrongThreadError
+
+    first = gym.make("WebTask-v0", obs_mode="tokens")
+    second = gym.make("WebTask-v0", obs_mode="tokens")
+    errors: list[BaseException] = []
+
+    def other_thread() -> None:
+        try:
+            second.reset(seed=1)
+        except BaseException as exc:  # what the thread met is the result
+            errors.append(exc)
+
+    try:
+        first.reset(seed=0)
+        thread = threading.Thread(target=other_thread)
+        thread.start()
+        thread.join(60)
+        assert len(errors) == 1 and isinstance(errors[0], WrongThreadError), errors
+        assert "vector env" in str(errors[0])
+        _, reward, *_ = first.step(first.action_space.sample())
+        assert math.isfinite(reward)
+    finally:
+        first.close()
+        second.close()

@@ -38,6 +38,15 @@ class BrowserCrashedError(WebfactoryError):
     """The browser process or page died while an environment used it."""
 
 
+class EnvClosedError(WebfactoryError, RuntimeError):
+    """An env was used after `close()`."""
+
+
+class WrongThreadError(WebfactoryError, RuntimeError):
+    """Browser work from a thread other than the one that started the process's browser
+    (Playwright's sync API is bound to one thread)."""
+
+
 class TraceError(WebfactoryError):
     """A trace file is unreadable: not the trace schema, or a version this package cannot read."""
 

@@ -15,7 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from webfactory_env.core.errors import BrowserCrashedError, BrowserNotFoundError
+from webfactory_env.core.errors import (
+    BrowserCrashedError,
+    BrowserNotFoundError,
+    WrongThreadError,
+)
 from webfactory_env.executor.watchdog import Guard, Processes, children_of, cmdline
 
 if TYPE_CHECKING:
@@ -193,6 +197,7 @@ class SharedBrowser:
         self._browser: Browser | None = None
         self._config: BrowserConfig | None = None
         self._thread: int | None = None
+        self._claim_lock = threading.Lock()
         self.processes = Processes()
         self.dead = False  # killed by the watchdog: relaunch driver and browser on acquire
         self.users = 0
@@ -299,13 +304,23 @@ class SharedBrowser:
                 with contextlib.suppress(Exception):
                     self.bounded(context.close, CLOSE_TIMEOUT_MS, what="closing a context")
 
+    def _claim(self) -> None:
+        """This thread becomes the browser's (or already is); any other is refused. Under a
+        lock: two threads resetting their first envs at once must not both start one."""
+        me = threading.get_ident()
+        with self._claim_lock:
+            if self._thread is None:
+                self._thread = me
+            elif self._thread != me:
+                raise WrongThreadError(
+                    "webfactory envs in one process must be used from one thread (Playwright's"
+                    " sync API is thread-bound); use a vector env (webfactory_env.vector) to"
+                    " run envs in parallel, each in a process of its own."
+                )
+
     def acquire(self, config: BrowserConfig | None = None) -> Browser:
         config = config or BrowserConfig()
-        if self._thread is not None and self._thread != threading.get_ident():
-            raise RuntimeError(
-                "webfactory envs in one process must be used from one thread (Playwright's"
-                " sync API is thread-bound); use a vector env with subprocesses instead."
-            )
+        self._claim()
         if self.dead or not self.processes.driver_alive():
             self._discard_driver()  # killed, or died on its own: start again from scratch
         self.close_orphans()
@@ -399,7 +414,7 @@ class SharedBrowser:
             with contextlib.suppress(Exception):  # already gone: nothing to clean
                 self.bounded(playwright.stop, CLOSE_TIMEOUT_MS, what="stopping the driver")
             self._manager = self._playwright = None
-            self._thread = None
+        self._thread = None  # another thread may start the next one
         self.processes = Processes()
         self.dead = False
 

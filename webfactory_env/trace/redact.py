@@ -23,6 +23,7 @@ travels with it (give real secrets to a task through `pick(...)` or parameters i
 from __future__ import annotations
 
 import re
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -152,15 +153,18 @@ class PlanPrivacy:
 
 
 _PLANS: OrderedDict[tuple[str, str], PlanPrivacy] = OrderedDict()
+_PLANS_LOCK = threading.Lock()
 
 
 def plan_privacy(site: Site, task: CompiledTask) -> PlanPrivacy:
     """Walk the task's plan over a fresh app (no browser) and note what each typed value
     is typed into. Cached per (site, task) digest."""
     key = (site.digest, task.digest)
-    if key in _PLANS:
-        _PLANS.move_to_end(key)
-        return _PLANS[key]
+    with _PLANS_LOCK:  # recorders on several threads share the cache
+        known = _PLANS.get(key)
+        if known is not None:
+            _PLANS.move_to_end(key)
+            return known
     from webfactory_env.adversarial import AppDriver, oracle_policy
     from webfactory_env.core.seeding import SeedStream
 
@@ -190,7 +194,8 @@ def plan_privacy(site: Site, task: CompiledTask) -> PlanPrivacy:
         elif PERSONAL_FIELDS.search(name.lower()) or scrub_patterns(value) != value:
             personal.append(value)
     result = PlanPrivacy(tuple(dict.fromkeys(secrets)), tuple(dict.fromkeys(personal)))
-    _PLANS[key] = result
-    if len(_PLANS) > 64:
-        _PLANS.popitem(last=False)
+    with _PLANS_LOCK:
+        _PLANS[key] = result
+        if len(_PLANS) > 64:
+            _PLANS.popitem(last=False)
     return result
