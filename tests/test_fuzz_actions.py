@@ -65,6 +65,7 @@ HOSTILE_TEXT = (
     'type(2, "{{value:0}}")',
     'type(2, "REDACTED")',
     'type(3, "ünïcødé ★ 日本語 🙂")',
+    'type(1, "line\u2028sep\u2029para\u0085next\x1cfs\x0bvt\x0cff\rcr")',
     'select(0, "")',
     'select(0, "no such option")',
     "submit(-5)",
@@ -305,6 +306,42 @@ def test_a_lone_surrogate_in_a_text_action_is_replaced_everywhere(tmp_path):
         trace.read_text(encoding="utf-8", errors="strict")
     finally:
         env.close()
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85"])
+def test_a_line_separator_typed_into_a_field_keeps_the_trace_and_the_viewer_whole(
+    tmp_path, separator
+):
+    """Issue 27: U+2028, U+2029 or U+0085 typed by an agent were written raw and the
+    reader split lines at them: every episode of the file was lost. Now the step reads
+    back with the value exact, and so does the next episode."""
+    from webfactory_env.core.dom import EDITABLE
+    from webfactory_env.replay import write_report
+
+    trace = tmp_path / "t.jsonl"
+    env = TraceRecorder(
+        gym.make("WebTask-v0", action_mode="text", obs_mode="text", task="buy_red_mug"), trace
+    )
+    typed = f"Alice{separator}Nguyen"
+    try:
+        obs, info = env.reset(seed=0)
+        oracle = OracleAgent(env)
+        oracle.reset()
+        while not [i for i, f in enumerate(env.unwrapped.dom.flags) if f & EDITABLE]:
+            obs, *_, info = env.step(oracle.act(obs, info))
+        field = next(i for i, f in enumerate(env.unwrapped.dom.flags) if f & EDITABLE)
+        _, _, _, _, info = env.step(f'type({field}, "{typed}")')
+        assert info["action_error"] is None
+        env.reset(seed=1)
+        env.step("scroll(down)")
+    finally:
+        env.close()
+    first, second = read_trace(trace)
+    assert first.damaged == second.damaged == ()
+    assert first.steps[-1].action.value == typed and len(second.steps) == 1
+    assert separator not in trace.read_text(encoding="utf-8")  # written escaped
+    html = write_report(trace, tmp_path / "v.html").read_text(encoding="utf-8")
+    assert "Damaged trace lines" not in html
 
 
 def test_step_after_close_says_the_env_is_closed_and_reset_opens_it_again():

@@ -55,6 +55,16 @@ class BundleError(WebfactoryError):
     """A replay bundle is missing, malformed or fails its checksums."""
 
 
+class UnsafeFileError(BundleError, ValueError):
+    """A file a bundle or trace leads to is not one to read: it resolves outside the bundle
+    (a link out), is no regular file (a device, a pipe), or is far larger than any could be.
+    `file` names it, `reason` says which."""
+
+    def __init__(self, file: str, reason: str) -> None:
+        self.file, self.reason = file, reason
+        super().__init__(f"{file}: refused: {reason}")
+
+
 class MalformedFileError(WebfactoryError, ValueError):
     """A file someone else wrote (a trace, a bundle's manifest, its `env_kwargs`) does not
     have the shape it must have. `file` and `field` say where (the message, one line, names
