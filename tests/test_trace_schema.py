@@ -8,6 +8,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from spellings import leaks
 
 from webfactory_env.core.errors import TraceError
 from webfactory_env.replay.bundle import TRACE_FILE, open_bundle
@@ -248,6 +249,38 @@ def test_values_typed_into_redacted_fields_never_reach_the_trace():
     # Once known, the secret is scrubbed from later steps too, wherever it shows up.
     later = {**info, "record": _record(2, slot=0, redact=False, value=f"x{secret}y")}
     assert secret not in dump_line(log.step(later, False, False))
+
+
+@pytest.mark.parametrize(
+    "shown",
+    [
+        lambda s: s.upper(),
+        lambda s: s[:6],  # a maxlength=6 field
+        lambda s: __import__("html").escape(s),
+        lambda s: __import__("urllib.parse").parse.quote_plus(s),
+        lambda s: json.dumps(s)[1:-1],
+        lambda s: "  ".join(s.split(" ")),  # spaces doubled, or collapsed by the page
+    ],
+    ids=["upper", "maxlength", "html", "form-encoded", "json", "spaces"],
+)
+def test_a_secret_never_reaches_the_trace_in_any_spelling(shown):
+    """Issue 27: the page gives back what was typed into a secret field changed (escaped,
+    encoded, cased, cut short); the trace holds none of those spellings either."""
+    secret = 'Tom&Jerry<3"pass word'
+    env = _fake_env(("alice", secret), dom_value=shown(secret))
+    log = EpisodeLog(env, run_id="r")
+    record = _record(1, slot=1, redact=True, value=secret)
+    record["events"] = [{"type": "input", "value": shown(secret)}]
+    record["app_errors"] = [{"message": f"bad password {shown(secret)}!"}]
+    info = {
+        "record": record,
+        "obs_digest": "0" * 64,
+        "route": f"/login?pw={shown(secret)}",
+        "success": False,
+    }
+    line = dump_line(log.step(info, False, False))
+    assert leaks(secret, line) == []
+    assert "alice" in line  # an ordinary value is kept
 
 
 def test_values_of_ordinary_fields_are_kept():

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from webfactory_env.core.pii import luhn_ok, pseudonym, scrub_patterns, scrub_selector
+from webfactory_env.core.secrets import SecretPattern
 from webfactory_env.trace.schema import REDACTED
 
 __all__ = [
@@ -47,9 +48,6 @@ if TYPE_CHECKING:
     from webfactory_env.sitegen.spec import Affordance
     from webfactory_env.tasks import CompiledTask
 
-# Secrets this short are replaced only as whole words, so that typing "123" into a security
-# code field does not blank every price and order number that contains those digits.
-SHORT_SECRET = 6
 PERSONAL_FIELDS = re.compile(r"e-?mail|phone|tel|card|account|iban|member|loyalty|passport")
 # Not a bare "code": coupon, airport, airline and dialling codes are ground truth, not secrets.
 SECRET_KEYS = re.compile(r"password|passcode|secret|otp|one_time|cvc|cvv|card_number|^pin$")
@@ -75,14 +73,15 @@ class Redactor:
     about to be written.
 
     A secret shows up again after it is typed — in the field's value in the observed DOM,
-    in the page events the app received, in app-state deltas — so every string written is
-    scrubbed, not just the action's own value.
+    in the page events the app received, in app-state deltas — and in any spelling a page
+    gives it back in (escaped, encoded, cased, cut to a field's `maxlength`: see
+    `core.secrets`), so every string written is scrubbed, not just the action's own value.
     """
 
     def __init__(self) -> None:
         self._secrets: list[str] = []
         self._personal: list[str] = []
-        self._pattern: re.Pattern[str] | None = None
+        self._pattern: SecretPattern | None = None
 
     def add(self, secret: str) -> None:
         """A secret: replaced by `REDACTED` from now on."""
@@ -104,25 +103,22 @@ class Redactor:
     def active(self) -> bool:
         return bool(self._secrets or self._personal)
 
-    def _compiled(self) -> re.Pattern[str] | None:
-        if self._pattern is None and self.active:
-            # Longest first, so that a value containing another is replaced whole.
-            values = sorted({*self._secrets, *self._personal}, key=len, reverse=True)
-            parts = [
-                re.escape(v) if len(v) >= SHORT_SECRET else rf"(?<!\w){re.escape(v)}(?!\w)"
-                for v in values
-            ]
-            self._pattern = re.compile("|".join(parts))
+    def _compiled(self) -> SecretPattern:
+        if self._pattern is None:
+            personal = [v for v in self._personal if v not in self._secrets]
+            self._pattern = SecretPattern(self._secrets, whole=personal)
         return self._pattern
-
-    def _replace(self, match: re.Match[str]) -> str:
-        value = match.group(0)
-        return REDACTED if value in self._secrets else pseudonym(value)
 
     def scrub_text(self, text: str) -> str:
         pattern = self._compiled()
-        if pattern is not None:
-            text = pattern.sub(self._replace, text)
+        if pattern:
+            secrets = set(self._secrets)
+
+            def replace(match: re.Match[str]) -> str:
+                value = pattern.which(match)
+                return REDACTED if value in secrets else pseudonym(value)
+
+            text = pattern.sub(replace, text)
         return scrub_patterns(text)
 
     def scrub(self, obj: Any) -> Any:
