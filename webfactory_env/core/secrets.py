@@ -23,46 +23,53 @@ SHORT_SECRET = 6
 MIN_PREFIX = 4
 REDACTED = "REDACTED"
 
+# Any whitespace, as itself or as forms and escapes spell the common ones.
 _SPACE = (
-    r"(?:\s|\+|%(?:25)?20|%(?:25)?09|%(?:25)?0a|%(?:25)?0d|&nbsp;|&#0*(?:32|160|9|10|13);?"
-    r"|&#x0*(?:20|a0|9|a|d);?|\\u00(?:20|a0|09|0a|0d)|\\[ntr])+"
+    r"\s|\+|%(?:25)?20|%(?:25)?09|%(?:25)?0a|%(?:25)?0d|&nbsp;|&#0*(?:32|160|9|10|13);?"
+    r"|&#x0*(?:20|a0|9|a|d);?|\\u00(?:20|a0|09|0a|0d)|\\[ntr]"
 )
-# JSON's two-character escapes, and the ones JavaScript and Python add.
-_SHORT_ESCAPES = {'"': r'\\"', "\\": r"\\\\", "/": r"\\/", "'": r"\\'"}
+# Characters JSON (or JavaScript, or Python) may write as a backslash and themselves.
+_SHORT_ESCAPES = frozenset("\"\\/'")
 
 
 def _char(c: str) -> str:
-    """A regex for one character of a secret in any of its encodings."""
-    forms = [re.escape(c)]
+    """A regex for one character of a secret, in any case, in any of its encodings (an
+    upper-case "é" encodes to other bytes and entities than a lower-case one)."""
+    cases = sorted({v for v in (c, c.upper(), c.lower()) if len(v) == 1})
+    return "(?:" + "|".join(_forms(v) for v in cases) + ")"
+
+
+def _forms(c: str) -> str:
+    point = ord(c)
+    markup = [re.escape(c), f"&#0*{point};?", f"&#x0*{point:x};?"]  # as itself, in HTML
+    if point in codepoint2name:
+        markup.append(f"&{codepoint2name[point]};")
+    if c == "'":
+        markup.append("&apos;")
+    forms = list(markup)
     raw = c.encode("utf-8", "surrogatepass")
     forms.append("".join(f"%(?:25)?{b:02x}" for b in raw))  # URL, and URL of a URL
-    point = ord(c)
-    forms.append(f"&#0*{point};?")
-    forms.append(f"&#x0*{point:x};?")
-    if point in codepoint2name:
-        forms.append(f"&{codepoint2name[point]};")
-    if c == "'":
-        forms.append("&apos;")
     if point < 0x10000:
         forms.append(rf"\\u{point:04x}")
     else:  # JSON writes it as a surrogate pair
         high, low = divmod(point - 0x10000, 0x400)
         forms.append(rf"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}")
-    if c in _SHORT_ESCAPES:
-        forms.append(_SHORT_ESCAPES[c])
+    if c in _SHORT_ESCAPES:  # a backslash escape, also of JSON written into HTML
+        forms.append(r"\\(?:" + "|".join(markup) + ")")
     return "(?:" + "|".join(forms) + ")"
 
 
-def _units(secret: str) -> list[str]:
-    """The secret's characters as regexes, a run of whitespace as one unit."""
-    units: list[str] = []
+def _units(secret: str) -> list[tuple[str, int]]:
+    """The secret's characters as (regex, 1), a run of whitespace as one (regex, length)."""
+    units: list[tuple[str, int]] = []
     for part in re.split(r"(\s+)", secret.strip()):
         if not part:
             continue
-        if part.isspace():
-            units.append(_SPACE)
+        if part.isspace():  # a run of any whitespace, the secret's own in any spelling
+            spaces = "|".join([_SPACE, *map(_char, sorted(set(part)))])
+            units.append((f"(?:{spaces})+", len(part)))
         else:
-            units.extend(_char(c) for c in part)
+            units.extend((_char(c), 1) for c in part)
     return units
 
 
@@ -70,16 +77,20 @@ def _pattern(secret: str, prefixes: bool = True) -> str | None:
     units = _units(secret)
     if not units:
         return None
-    whole = "".join(units)
-    if len(units) < SHORT_SECRET:
+    regexes = [regex for regex, _ in units]
+    whole = "".join(regexes)
+    if len(secret.strip()) < SHORT_SECRET:
         whole = rf"(?<!\w){whole}(?!\w)"
-    if len(units) <= MIN_PREFIX or not prefixes:
+    # The shortest prefix allowed: MIN_PREFIX characters of the secret, counted as typed.
+    ends = [n for n in range(1, len(units)) if sum(size for _, size in units[:n]) >= MIN_PREFIX]
+    if not ends or not prefixes:
         return whole
-    # Every proper prefix of MIN_PREFIX units or more, longest first, ending a word.
+    # Every proper prefix from there, longest first, ending a word.
+    shortest = ends[0]
     tail = ""
-    for unit in reversed(units[MIN_PREFIX:-1]):
-        tail = f"(?:{unit}{tail})?"
-    prefix = rf"(?<!\w){''.join(units[:MIN_PREFIX])}{tail}(?!\w)"
+    for regex in reversed(regexes[shortest:-1]):
+        tail = f"(?:{regex}{tail})?"
+    prefix = rf"(?<!\w){''.join(regexes[:shortest])}{tail}(?!\w)"
     return f"{whole}|{prefix}"
 
 
