@@ -120,17 +120,6 @@ def test_a_bad_reset_seed_is_a_config_error(seed):
         env.close()
 
 
-def test_stepping_a_closed_env_says_it_is_closed():
-    from webfactory_env.core.errors import EnvClosedError
-
-    env = gym.make("WebTask-v0", obs_mode="tokens")
-    env.close()
-    with pytest.raises(EnvClosedError, match=r"step\(\) on a closed env.*call reset\(\)"):
-        env.unwrapped.step([0, 0, 0])
-    with pytest.raises(EnvClosedError, match=r"action_masks\(\) on a closed env"):
-        env.unwrapped.action_masks()
-
-
 @pytest.mark.parametrize(
     "action",
     [float("inf"), float("-inf"), float("nan"), np.float64("inf"), 2.5, "3", True, [1, 2], None],

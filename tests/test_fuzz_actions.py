@@ -352,10 +352,8 @@ def test_step_after_close_says_the_env_is_closed_and_reset_opens_it_again():
         env.reset(seed=0)
         env.step(0)
         env.close()
-        with pytest.raises(EnvClosedError, match=r"step\(\) on a closed env"):
+        with pytest.raises(EnvClosedError, match=r"step\(\) on a closed env.*call reset\(\)"):
             env.step(0)
-        with pytest.raises(EnvClosedError):
-            env.unwrapped.action_masks()
         env.reset(seed=1)
         _, reward, *_ = env.step(0)
         assert math.isfinite(reward)

@@ -222,6 +222,15 @@ RESET_OPTIONS = ("family", "task", "difficulty", "level_seed", "variation")
 EPISODE_FIELDS = ("family", "task", "difficulty", "variation")  # defaults of reset options
 
 
+def check_seed(seed: Any) -> int | None:
+    """`reset(seed=...)` as Gymnasium takes it: None, or a non-negative int."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ConfigError(f"seed must be a non-negative integer or None, got {_shown(seed)}")
+    return int(seed)
+
+
 def episode_choice(
     options: Mapping[str, Any] | None, defaults: Mapping[str, Any], seed: int | None, draw: Any
 ) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import gymnasium as gym
 import numpy as np
 
 from webfactory_env import actions as act
-from webfactory_env.config import EPISODE_FIELDS, EnvConfig, episode_choice
+from webfactory_env.config import EPISODE_FIELDS, EnvConfig, check_seed, episode_choice
 from webfactory_env.core.dom import DomSnapshot
 from webfactory_env.core.errors import BrowserCrashedError, ConfigError, EnvClosedError
 from webfactory_env.episode import (
@@ -135,18 +135,12 @@ class WebTaskEnv(gym.Env):
         self._obs: Any = None
         self.level_seed = 0
         self._choice: dict[str, Any] = {**self._defaults, "level_seed": 0}
-        self._closed = False
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None):
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer)):
-            raise ConfigError(f"seed must be a non-negative integer or None, got {seed!r}")
-        if seed is not None and seed < 0:
-            raise ConfigError(f"seed must be a non-negative integer or None, got {seed!r}")
-        super().reset(seed=None if seed is None else int(seed))
+        super().reset(seed=check_seed(seed))
         draw = lambda: int(self.np_random.integers(0, 2**31 - 1))  # noqa: E731
         choice = episode_choice(options, self._defaults, seed, draw)
-        self._closed = False  # reset() after close() opens the env again
         site = generate_site(
             choice["family"], choice["level_seed"], choice["difficulty"], choice["variation"]
         )
@@ -175,10 +169,10 @@ class WebTaskEnv(gym.Env):
         return fresh(self._obs), self._info(record=None)
 
     def step(self, action: Any):
-        self._check_open("step()")
         ep, task, dom_before = self.episode, self.task, self._dom
-        if ep is None or dom_before is None or task is None:
-            raise ConfigError("call reset() before step()")
+        if ep is None or dom_before is None or task is None or self._session is None:
+            closed = self._release is not None  # close() ended what a reset() had opened
+            raise EnvClosedError("step()") if closed else ConfigError("call reset() before step()")
         if ep.ended:
             raise ConfigError("the episode has ended; call reset() before stepping again")
         # Before counting the step: an action that is no action at all raises a user error
@@ -207,24 +201,15 @@ class WebTaskEnv(gym.Env):
         return self._session.screenshot_array() if on and self._session else None
 
     def close(self) -> None:
-        self._closed = True
         if self._release is not None:
             self._release.detach()
         if self._session is not None:
             self._session.close()
             self._session = None
 
-    def _check_open(self, what: str) -> None:
-        if self._closed:
-            raise EnvClosedError(
-                f"{what} on a closed env: close() ended it and gave its browser page back;"
-                " call reset() to open it again, or make a new env"
-            )
-
     def action_masks(self) -> np.ndarray:
         """Which actions are valid now, for sb3-contrib's MaskablePPO: per-dimension masks
         (verbs, elements, value slots) in `multidiscrete` mode, one per index in `discrete`."""
-        self._check_open("action_masks()")
         if self._dom is None or self.task is None:
             raise ConfigError("call reset() before action_masks()")
         return self._menu.masks(self._dom, self.task.values, self.task.expects_answer)
@@ -246,7 +231,6 @@ class WebTaskEnv(gym.Env):
 
     @property
     def session(self) -> PageSession:
-        self._check_open("using the browser page")
         if self._session is None:
             raise ConfigError("call reset() first")
         return self._session

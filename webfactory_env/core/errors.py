@@ -39,7 +39,13 @@ class BrowserCrashedError(WebfactoryError):
 
 
 class EnvClosedError(WebfactoryError, RuntimeError):
-    """An env was used after `close()`."""
+    """An env was used after `close()`; `what` says how."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(
+            f"{what} on a closed env: close() ended it and gave its browser page back;"
+            " call reset() to open it again, or make a new env"
+        )
 
 
 class WrongThreadError(WebfactoryError, RuntimeError):
