@@ -142,16 +142,22 @@ def test_two_threads_making_their_first_envs_find_every_family():
 
     code = """
 import threading
+import gymnasium as gym
+import webfactory_env
 from webfactory_env.sitegen import generate_site
 names = ["shop", "travel", "kanban", "forum", "account", "gallery"]
-barrier, errors = threading.Barrier(len(names)), []
-def make(name):
+envs = [("shop", "buy_red_mug"), ("travel", "book_flight_roundtrip")]
+barrier, errors = threading.Barrier(len(names) + len(envs)), []
+def make(name, task=None):
     barrier.wait()
     try:
-        generate_site(name, 1)
+        if task:
+            gym.make("WebTask-v0", family=name, task=task, obs_mode="tokens").close()
+        else:
+            generate_site(name, 1)
     except Exception as exc:
         errors.append(repr(exc))
-threads = [threading.Thread(target=make, args=(n,)) for n in names]
+threads = [threading.Thread(target=make, args=a) for a in [(n,) for n in names] + envs]
 for t in threads: t.start()
 for t in threads: t.join()
 print(errors)

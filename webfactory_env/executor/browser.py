@@ -320,6 +320,13 @@ class SharedBrowser:
     def acquire(self, config: BrowserConfig | None = None) -> Browser:
         config = config or BrowserConfig()
         self._claim()
+        try:
+            return self._acquire(config)
+        finally:
+            if self._playwright is None:
+                self._thread = None  # nothing started here: the claim goes too
+
+    def _acquire(self, config: BrowserConfig) -> Browser:
         if self.dead or not self.processes.driver_alive():
             self._discard_driver()  # killed, or died on its own: start again from scratch
         self.close_orphans()
@@ -456,6 +463,7 @@ class SharedBrowser:
         self._browser = None
         self._config = None
         self._thread = None
+        self._claim_lock = threading.Lock()  # the parent's may have been held at the fork
         self._orphans = []
         self.processes = Processes()
         self.dead = False
