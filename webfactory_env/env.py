@@ -11,9 +11,9 @@ import gymnasium as gym
 import numpy as np
 
 from webfactory_env import actions as act
-from webfactory_env.config import EPISODE_FIELDS, EnvConfig, episode_choice
+from webfactory_env.config import EPISODE_FIELDS, EnvConfig, check_seed, episode_choice
 from webfactory_env.core.dom import DomSnapshot
-from webfactory_env.core.errors import BrowserCrashedError, ConfigError
+from webfactory_env.core.errors import BrowserCrashedError, ConfigError, EnvClosedError
 from webfactory_env.episode import (
     BrowserStep,
     Episode,
@@ -139,7 +139,7 @@ class WebTaskEnv(gym.Env):
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None):
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         draw = lambda: int(self.np_random.integers(0, 2**31 - 1))  # noqa: E731
         choice = episode_choice(options, self._defaults, seed, draw)
         site = generate_site(
@@ -171,8 +171,9 @@ class WebTaskEnv(gym.Env):
 
     def step(self, action: Any):
         ep, task, dom_before = self.episode, self.task, self._dom
-        if ep is None or dom_before is None or task is None:
-            raise ConfigError("call reset() before step()")
+        if ep is None or dom_before is None or task is None or self._session is None:
+            closed = self._release is not None  # close() ended what a reset() had opened
+            raise EnvClosedError("step()") if closed else ConfigError("call reset() before step()")
         if ep.ended:
             raise ConfigError("the episode has ended; call reset() before stepping again")
         # Before counting the step: an action that is no action at all raises a user error

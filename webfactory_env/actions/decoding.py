@@ -49,13 +49,7 @@ def _decode(
     action: Any, config: ActionConfig, values: Sequence[str], menu: Sequence[Decoded]
 ) -> Decoded | str:
     if config.mode == "discrete":
-        try:
-            k = int(np.asarray(action).reshape(()))
-        except (TypeError, ValueError):
-            raise InvalidActionError(
-                f"this env takes one integer action (an index into the valid actions); got "
-                f"{action!r}"
-            ) from None
+        k = _index(action)
         if not 0 <= k < config.max_actions:
             return f"action {k} is out of range 0..{config.max_actions - 1}"
         if k >= len(menu):
@@ -88,6 +82,29 @@ def _decode(
     if name in ("type", "select") and slot >= len(values):
         return f"value slot {slot} is empty (the task has {len(values)} values)"
     return Decoded(name, index, values[slot] if slot < len(values) else None)
+
+
+def _index(action: Any) -> int:
+    """A `discrete` action as an int: an integer, or a float with an integral value (what a
+    policy's tensor may hold). NaN, infinities, fractions, strings and arrays of more than one
+    number are no action at all."""
+    if isinstance(action, int) and not isinstance(action, bool):
+        return action  # any size: one past the range is out of range, not an error
+    try:
+        arr = np.asarray(action)
+        if arr.size == 1 and arr.dtype.kind in "iu":
+            return int(arr.reshape(()))
+        if arr.size == 1 and arr.dtype.kind == "f":
+            x = float(arr.reshape(()))
+            if np.isfinite(x) and x.is_integer():
+                return int(x)
+    except (TypeError, ValueError, OverflowError):
+        pass
+    shown = repr(action)
+    raise InvalidActionError(
+        "this env takes one integer action (an index into the valid actions); got"
+        f" {shown[:80]}{'…' if len(shown) > 80 else ''}"
+    )
 
 
 def done_refusal(d: Decoded, config: ActionConfig, expects_answer: bool) -> str | None:

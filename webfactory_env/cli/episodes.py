@@ -251,7 +251,12 @@ def cmd_view(args: argparse.Namespace) -> int:
     from webfactory_env.replay import write_report
 
     refused: list[str] = []
-    out = write_report(args.source, args.out, episode=args.episode, refused=refused)
+    skipped: list[str] = []
+    out = write_report(
+        args.source, args.out, episode=args.episode, refused=refused, skipped=skipped
+    )
+    for note in skipped:  # a damaged trace line: the rest is shown
+        print(f"note: skipped a damaged trace line: {note}", file=sys.stderr)
     for note in refused:  # a screenshot name pointing out of the bundle: not embedded
         print(f"note: refused to embed screenshot {note}", file=sys.stderr)
     print(f"wrote {out}")

@@ -43,7 +43,7 @@ from webfactory_env.sitegen.served import ServedSite, Transport
 from webfactory_env.sitegen.spec import AppEvent, Patch
 
 if TYPE_CHECKING:
-    from playwright.sync_api import BrowserContext, CDPSession, Page, Route
+    from playwright.sync_api import Browser, BrowserContext, CDPSession, Page, Route
 
 log = logging.getLogger(__name__)
 
@@ -182,20 +182,30 @@ class PageSession:
         def bounded(fn: Callable[[], Any], what: str) -> Any:
             return self._shared.bounded(fn, limit, what=what)
 
-        self._context: BrowserContext = bounded(
-            lambda: browser.new_context(
-                viewport={"width": w, "height": h},
-                device_scale_factor=1,
-                locale=self.config.locale,
-                timezone_id=self.config.timezone,
-                reduced_motion="reduce",
-                color_scheme="light",
-                service_workers="block",
-                accept_downloads=False,
-                proxy=self._proxy(),  # type: ignore[arg-type]
-            ),
-            "opening a browser context",
-        )
+        def new_context(browser: Browser) -> BrowserContext:
+            return bounded(
+                lambda: browser.new_context(
+                    viewport={"width": w, "height": h},
+                    device_scale_factor=1,
+                    locale=self.config.locale,
+                    timezone_id=self.config.timezone,
+                    reduced_motion="reduce",
+                    color_scheme="light",
+                    service_workers="block",
+                    accept_downloads=False,
+                    proxy=self._proxy(),  # type: ignore[arg-type]
+                ),
+                "opening a browser context",
+            )
+
+        try:
+            self._context: BrowserContext = new_context(browser)
+        except BrowserCrashedError:
+            if not self._shared.remote:
+                raise
+            # A shared Chromium that was restarted: the old connection may not know yet
+            # that it is gone. Connect afresh, once.
+            self._context = new_context(self._shared.reconnect(self.config.browser))
         self._context.set_default_timeout(self.config.timeout_ms)
         bounded(
             lambda: self._context.add_init_script(read_text("sites", "runtime", "shims.js")),

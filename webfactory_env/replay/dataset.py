@@ -22,6 +22,7 @@ observation then one per step; `actions` (T, 3) int64; `rewards` (T,) float64;
 from __future__ import annotations
 
 import json
+import logging
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ INDEX = "index.jsonl"
 META = "dataset.json"
 EPISODES_DIR = "episodes"
 _OBS_PREFIX = "obs."
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -191,16 +193,24 @@ def _record(
 
 
 def read_index(path: str | Path) -> list[dict[str, Any]]:
-    """The index rows of a dataset directory (a torn last row is skipped)."""
+    """The index rows of a dataset directory. A damaged row (a torn last one, say) is
+    skipped with a warning naming its line; the rest are read. Rows end at "\n" only."""
     index = Path(path) / INDEX
     if not index.is_file():
         raise ConfigError(f"{path} is not a webfactory dataset: it has no {INDEX}")
     rows = []
-    for line in index.read_text(encoding="utf-8").splitlines():
+    text = index.read_bytes().decode("utf-8", errors="replace")
+    for lineno, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
         try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
-            break
+            row = json.loads(line)
+        except (ValueError, RecursionError):
+            row = None
+        if isinstance(row, dict):
+            rows.append(row)
+        else:
+            log.warning("%s:%d: skipped a damaged index row", index, lineno)
     return rows
 
 

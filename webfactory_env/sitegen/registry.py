@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -137,18 +138,24 @@ BUILTIN_FAMILIES = ("shop", "travel", "kanban", "account", "forum", "gallery")
 
 
 _loaded = False
+# Envs made on several threads at once all come here first: the registry counts as loaded
+# only once every family module is imported, and the others wait until then.
+_LOAD_LOCK = threading.Lock()
 
 
 def _load_builtin() -> None:
     global _loaded
     if _loaded:
         return
-    _loaded = True
-    import importlib
+    with _LOAD_LOCK:
+        if _loaded:
+            return
+        import importlib
 
-    for name in BUILTIN_FAMILIES:
-        try:  # each module registers itself on import
-            importlib.import_module(f"webfactory_env.sitegen.families.{name}")
-        except ModuleNotFoundError as exc:  # a family still being written (development only)
-            if exc.name != f"webfactory_env.sitegen.families.{name}":
-                raise
+        for name in BUILTIN_FAMILIES:
+            try:  # each module registers itself on import
+                importlib.import_module(f"webfactory_env.sitegen.families.{name}")
+            except ModuleNotFoundError as exc:  # a family still being written (development)
+                if exc.name != f"webfactory_env.sitegen.families.{name}":
+                    raise
+        _loaded = True

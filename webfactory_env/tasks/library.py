@@ -143,9 +143,11 @@ def compile_in_background(task: str, site: Site) -> Future[CompiledTask]:
     """Compile `task` for `site` on the process's one compile thread (an env's reset
     compiles there while Chromium mounts the new site: the two overlap)."""
     global _compiler
-    if _compiler is None:
-        _compiler = ThreadPoolExecutor(max_workers=1, thread_name_prefix="webfactory-compile")
-    return _compiler.submit(compile_for_site, task, site)
+    with _COMPILED_LOCK:  # envs reset on several threads at once share the one thread
+        if _compiler is None:
+            _compiler = ThreadPoolExecutor(max_workers=1, thread_name_prefix="webfactory-compile")
+        compiler = _compiler
+    return compiler.submit(compile_for_site, task, site)
 
 
 def _forget_compiler() -> None:
