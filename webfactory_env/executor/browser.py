@@ -243,11 +243,13 @@ class SharedBrowser:
         timeout_ms: int,
         on_hang: Callable[[], None] | None = None,
         what: str = "a browser call",
+        setting: str = "step_timeout_ms",
     ) -> T:
         """`fn()` (a sync Playwright call), bounded: past `timeout_ms` `on_hang` runs (close
         the hung page, say), and `KILL_AFTER_S` later Chromium and the driver are killed by
         pid. A failure is `BrowserCrashedError`, a hang `StepTimeoutError` (with our own
-        message: Playwright's call log can echo the values typed). 0 means unbounded."""
+        message, naming the `setting` that bounded it: Playwright's call log can echo the
+        values typed). 0 means unbounded."""
         from playwright.sync_api import Error as PlaywrightError
 
         loop = getattr(self._manager, "_loop", None)
@@ -258,24 +260,24 @@ class SharedBrowser:
             result = fn()
         except PlaywrightError as exc:
             if guard is not None and guard.fired:
-                raise self._timeout(what, timeout_ms, guard) from exc
+                raise self._timeout(what, f"{setting}={timeout_ms}", guard) from exc
             raise BrowserCrashedError(f"{what} failed: {_first_line(exc)}") from exc
         finally:
             if guard is not None:
                 guard.cancel()
         if guard is not None and guard.fired:  # returned just as the watchdog fired
-            raise self._timeout(what, timeout_ms, guard)
+            raise self._timeout(what, f"{setting}={timeout_ms}", guard)
         return result
 
     @staticmethod
-    def _timeout(what: str, timeout_ms: int, guard: Guard) -> StepTimeoutError:
+    def _timeout(what: str, limit: str, guard: Guard) -> StepTimeoutError:
         action = (
             "Chromium and the Playwright driver were killed and start afresh at the next reset"
             if guard.killed
             else "the page was closed and the next reset opens a fresh one"
         )
         return StepTimeoutError(
-            f"{what} did not finish within step_timeout_ms={timeout_ms} (a script in an"
+            f"{what} did not finish within {limit} (a script in an"
             f" endless loop, a frozen or crashed browser?); {action}"
         )
 

@@ -177,10 +177,13 @@ class PageSession:
     def _open(self) -> None:
         browser = self._shared.acquire(self.config.browser)
         w, h = self.config.viewport
-        limit = self.config.step_timeout_ms
+        # Opening a context and a page is not a step: on a busy machine (two trainers and
+        # their browsers on two cores) it can take longer than a click may. It is bounded
+        # by the navigation timeout, or not at all when the watchdog is off.
+        limit = self.config.timeout_ms if self.config.step_timeout_ms else 0
 
         def bounded(fn: Callable[[], Any], what: str) -> Any:
-            return self._shared.bounded(fn, limit, what=what)
+            return self._shared.bounded(fn, limit, what=what, setting="timeout_ms")
 
         def new_context(browser: Browser) -> BrowserContext:
             return bounded(
