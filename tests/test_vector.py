@@ -13,7 +13,9 @@ import numpy as np
 import pytest
 
 import webfactory_env  # noqa: F401
+from webfactory_env.executor.browser import NO_FRAMES
 from webfactory_env.executor.browser_server import BrowserServer
+from webfactory_env.executor.watchdog import cmdline
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -151,6 +153,9 @@ def test_make_vec_gives_workers_that_share_one_chromium_and_see_what_one_env_see
         obs, info = envs.reset(seed=5)
         assert list(info["level_seed"]) == [5, 6, 7]
         assert len(_trees(chromium_pids() - before)) == 1  # one browser for three envs
+        # `tokens` envs never read a pixel: their shared Chromium draws no frames.
+        assert envs.server is not None and envs.server.browser_pid is not None
+        assert NO_FRAMES in cmdline(envs.server.browser_pid)
         masks = envs.action_masks()
         assert masks.shape == (3, 10 + 128 + 16) and masks.dtype == bool
         assert masks[:, 8:10].all()  # done verbs offered, as asked
