@@ -174,6 +174,24 @@ def test_make_vec_gives_workers_that_share_one_chromium_and_see_what_one_env_see
         single.close()
 
 
+def test_a_vector_env_of_text_observations_passes_every_character_the_page_shows():
+    """A text observation holds what the page shows (a `·` in a title, accents, arrows),
+    beyond the characters Gymnasium's shared memory keeps for a `Text` space."""
+    from webfactory_env.vector import WebTaskVectorEnv
+
+    envs = WebTaskVectorEnv(2, obs_mode="text")
+    single = gym.make("WebTask-v0", obs_mode="text")
+    try:
+        obs, _ = envs.reset(seed=5)
+        alone, _ = single.reset(seed=6)
+        assert obs[1] == alone and "·" in alone
+        _, _, terminated, truncated, _ = envs.step(np.array([[0, 0, 0]] * 2))
+        assert not (terminated | truncated).any()
+    finally:
+        envs.close()
+        single.close()
+
+
 def test_a_vector_env_with_a_bad_argument_fails_at_once_and_starts_nothing():
     from webfactory_env.core.errors import ConfigError
     from webfactory_env.vector import WebTaskVectorEnv

@@ -69,7 +69,8 @@ class WebTaskVectorEnv(AsyncVectorEnv):
         env_kwargs.pop("max_episode_steps", None)  # Gymnasium's; the env has max_steps
         # A mistake is one clear error here, not one per worker; the shared Chromium draws
         # frames only if the envs can be asked for pixels (`EnvConfig.draws`).
-        browser = EnvConfig.parse(env_kwargs).browser_config()
+        config = EnvConfig.parse(env_kwargs)
+        browser = config.browser_config()
         self.server: BrowserServer | None = None
         if share_browser and not (browser.cdp_endpoint or browser.server_endpoint):
             self.server = BrowserServer(browser)
@@ -77,7 +78,13 @@ class WebTaskVectorEnv(AsyncVectorEnv):
         make = functools.partial(make_env, env_kwargs)
         try:
             super().__init__(
-                [make] * num_envs, context=context, daemon=daemon, autoreset_mode=autoreset_mode
+                [make] * num_envs,
+                context=context,
+                daemon=daemon,
+                autoreset_mode=autoreset_mode,
+                # A text observation holds any character a page shows; Gymnasium's shared
+                # memory only those of its Text space's sampling charset: pipe it instead.
+                shared_memory=config.obs_mode != "text",
             )
         except BaseException:
             self._stop_server()
