@@ -207,7 +207,7 @@ def plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [v if type(v) in leaves else plain(v) for v in value]
     if isinstance(value, (set, frozenset)):
-        return sorted(plain(v) for v in value)
+        return sorted([v if type(v) in leaves else plain(v) for v in value])
     return value
 
 
