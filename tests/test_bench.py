@@ -42,28 +42,22 @@ def test_the_meter_counts_the_cpu_of_this_process_and_of_its_children_by_kind():
     assert process_kind(os.getpid()) == "python"
 
 
-def test_the_physical_limit_is_the_cores_over_the_cpu_of_a_step():
+def test_the_physical_limit_is_the_cores_over_chromiums_cpu_of_a_step():
     ms = per_step({"python": 0.5, "driver": 0.25, "chromium": 1.25}, steps=100)
     assert ms["python"] == pytest.approx(5.0) and ms["chromium"] == pytest.approx(12.5)
-    assert ms["limit_steps_per_s"] == pytest.approx((os.cpu_count() or 1) * 1000 / 20.0)
+    cores = os.cpu_count() or 1
+    assert ms["limit_steps_per_s"] == pytest.approx(cores * 1000 / 12.5)
+    assert ms["limit_all_steps_per_s"] == pytest.approx(cores * 1000 / 20.0)
 
 
 def test_the_tables_show_each_process_and_the_limit():
-    cpu = {"python": 2.0, "driver": 1.0, "chromium": 6.0, "limit_steps_per_s": 222.2}
+    cpu = {"python": 2.0, "driver": 1.0, "chromium": 6.0}
+    cpu |= {"limit_steps_per_s": 333.3, "limit_all_steps_per_s": 222.2}
     run = {"steps_per_s": 101.5, "steps": 300, "episodes": 15, "cpu_ms_per_step": cpu}
     lines = format_trainer({"tokens": {"1": run, "4": run}})
     assert "episodes capped at 20 steps" in lines[0]
-    assert lines[2].split() == [
-        "tokens",
-        "1",
-        "101.5",
-        "15",
-        "2.00",
-        "1.00",
-        "6.00",
-        "0.50",
-        "222.2",
-    ]
+    row = ["tokens", "1", "101.5", "15", "2.00", "1.00", "6.00", "0.50", "333.3", "222.2"]
+    assert lines[2].split() == row
     resets = {
         "travel": {"wall_ms": 30.0, "cpu_ms": {"python": 7.5, "driver": 1.0, "chromium": 5.0}}
     }
