@@ -71,12 +71,7 @@ class WebTaskEnv(gym.Env):
     `max_steps`, or when the browser fails (`info["reason"]` says how).
 
     ## Arguments
-    `EnvConfig` validates them (one `ConfigError` line per mistake), says what each does:
-    `family`, `task`, `difficulty`, `obs_mode`, `max_elements`, `max_tokens`, `vocab_size`,
-    `screenshot_size`, `viewport`, `max_steps`, `max_values`, `reward`, `render_mode`,
-    `browser`, `variation`, `action_mode`, `max_chars`, `max_actions`, `step_timeout_ms`,
-    `instruction_style` (`goal`, `goal+hints`, `recipe`), `goal_source`, `goal_tokens`,
-    `done_actions`, `end_screenshot` (`lazy`, `full`, `none`: see `EpisodeArtifacts`).
+    `EnvConfig` validates them and says what each does (the browser draws only for pixels).
 
     ## Version History
     - v0: first release; goals pinned to entities with provenance since compiler 0.3.
@@ -188,8 +183,7 @@ class WebTaskEnv(gym.Env):
         out = ep.conclude(action, decoded, dom_before, op, refused, ran)
         obs = self._observation(ran, out.record)
         info = self._info(record=out.record)
-        info["action_error"] = out.error
-        info["success"] = out.outcome.success
+        info.update(action_error=out.error, success=out.outcome.success)
         info["subgoals_newly"] = list(out.outcome.newly)
         if ep.ended:
             # Artifacts while the page is still alive, before anyone tears it down.
@@ -242,6 +236,12 @@ class WebTaskEnv(gym.Env):
 
     def screenshot_png(self) -> bytes:
         return self.session.screenshot_png()
+
+    def draw_frames(self) -> None:
+        """Draw frames for a wrapper that stores screenshots (before the first reset)."""
+        if self._session is not None and not self._session.draws:
+            raise ConfigError("screenshots need browser=BrowserConfig(pixels=True) in gym.make")
+        self.config = self.config.with_frames()
 
     def end_on_crash(self, message: str) -> dict[str, Any] | None:
         """The browser failed after `step` returned (a trace recorder's screenshot): end a

@@ -118,6 +118,9 @@ class SiteApp(UiTransitions):
         self._page_memo: tuple[tuple[Any, ...], PageView] | None = None
         self._view_memo: tuple[tuple[Any, ...], dict[str, Any]] | None = None
         self.fired: list[str] = []  # transitions run since `take_fired` (provenance)
+        # Whether `dispatch` renders the patch a page needs. The task compiler walks a fresh
+        # app and reads a page only when it looks: it renders nothing it never reads.
+        self.patches = True
 
     # ------------------------------------------------------------ for subclasses
     def render(self, route: str) -> PageView:
@@ -342,6 +345,8 @@ class SiteApp(UiTransitions):
 
     def _patch(self, event: AppEvent, before: str, latency: int) -> Patch:
         self.touch()  # the handler changed state: render afresh
+        if not self.patches:
+            return Patch()
         navigated = self.route != before or event.type == "nav"
         page = self.page()
         changed = {k: v for k, v in page.regions.items() if self._sent.get(k) != v}

@@ -193,14 +193,21 @@ def plain(value: Any) -> Any:
     if kind in _LEAVES:  # most of a view: answered before any other test (views are big)
         return value
     shown = _shown(kind)
+    # Leaves are copied inline, not through a call each: a view has thousands of them and
+    # every reset and step builds several views.
+    leaves = _LEAVES
     if shown is not None:
-        return {name: plain(getattr(value, name)) for name in shown}
+        out = {}
+        for name in shown:
+            item = getattr(value, name)
+            out[name] = item if type(item) in leaves else plain(item)
+        return out
     if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
+        return {str(k): v if type(v) in leaves else plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
+        return [v if type(v) in leaves else plain(v) for v in value]
     if isinstance(value, (set, frozenset)):
-        return sorted(plain(v) for v in value)
+        return sorted([v if type(v) in leaves else plain(v) for v in value])
     return value
 
 

@@ -47,7 +47,13 @@ def date_picker(
         )
 
     def grid() -> str:
-        return _month_grid(r, picker=target.name, month=month, value=value, today=today, bind=bind)
+        key = ("month", target.name, month, value, today, bind.handler, bind.arg)
+        return r.fragment(
+            key,
+            lambda: _month_grid(
+                r, picker=target.name, month=month, value=value, today=today, bind=bind
+            ),
+        )
 
     if style == "inline":
         inst = instrument_fill(r, target, kind="DatePicker", element="group", ui="calendar")
