@@ -118,8 +118,9 @@ def test_a_call_queued_past_its_deadline_is_withdrawn(host, oracle):
     host.reset(sid, SPEC)
     release = threading.Event()
     host._worker.submit(release.wait)  # the browser thread is busy with something else
-    with pytest.raises(HostTimeoutError, match="withdrawn"):
+    with pytest.raises(HostTimeoutError, match="withdrawn") as late:
         host.step(sid, oracle.actions[0], timeout_s=0.2)
+    assert late.value.withdrawn
     release.set()
     reply = host.step(sid, oracle.actions[0])
     assert reply.step == 1 and reply.scorable  # the withdrawn call did nothing
@@ -136,8 +137,9 @@ def test_a_call_running_past_its_deadline_leaves_the_episode_unscorable(host, or
         return real_step(action)
 
     episode.step = slow_step  # type: ignore[method-assign]
-    with pytest.raises(HostTimeoutError, match="unscorable"):
+    with pytest.raises(HostTimeoutError, match="unscorable") as late:
         host.step(sid, oracle.actions[0], timeout_s=0.2)
+    assert not late.value.withdrawn
     episode.step = real_step  # type: ignore[method-assign]
     reply = host.step(sid, oracle.actions[1])
     assert reply.done and reply.reward is None and not reply.scorable

@@ -224,3 +224,29 @@ def test_openenv_validate_passes_on_the_package_manifest():
     package = str(ROOT / "deploy" / "openenv")
     code, output = openenv_validate(package, "--level", "static", "--skip-build")
     assert code == 0 and "Verdict: PASS" in output, output
+
+
+def test_a_step_past_its_deadline_ends_the_episode_unscorable(oracles):
+    from webfactory_env.rl import EpisodeHost, HostConfig
+    from webfactory_env.rl.openenv import WebTaskEnvironment
+
+    with EpisodeHost(HostConfig(max_sessions=1, idle_timeout_s=None, episode=SETTINGS)) as host:
+        env = WebTaskEnvironment(host)
+        env.reset(**reset_args(SPECS[0]))
+        episode = host._sessions[host.session_ids()[0]].episode
+        real_step = episode.step
+
+        def slow_step(action: str):
+            time.sleep(0.6)
+            return real_step(action)
+
+        episode.step = slow_step
+        late = env.step(WebTaskAction(action=oracles[0].actions[0]), timeout_s=0.2)
+        assert late.done and late.reward is None and not late.scorable
+        assert late.outcome == "unscorable" and "deadline" in (late.action_error or "")
+        episode.step = real_step
+        after = env.step(WebTaskAction(action=oracles[0].actions[1]))
+        assert after.done and after.reward is None and after.outcome == "unscorable"
+        assert env.state.scorable is False
+        env.close()
+        assert (host.stats().sessions, host.stats().contexts) == (0, 0)

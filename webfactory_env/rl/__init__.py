@@ -34,9 +34,9 @@ Public API (stable: adapters build on exactly this):
 - After the first ending a step does nothing: `text == ENDED`, reward 0 (None when
   unscorable), `done`, the frozen outcome.
 - Errors: `ConfigError` (a user mistake: unknown family or task; the session stays
-  usable), `HostCapacityError`, `HostTimeoutError` (a queued call withdrawn, or a running
-  one that left the episode unscorable), `UnknownSessionError` (closed or reaped), all
-  `HostError` but the first.
+  usable), `HostCapacityError`, `HostTimeoutError` (`.withdrawn`: a queued call taken
+  back, nothing done; else a running one that left the episode unscorable),
+  `UnknownSessionError` (closed or reaped), all `HostError` but the first.
 - `oracle_run(spec, settings) -> OracleRun(actions, texts, rewards, success)`: the
   in-process reference a hosted, served or trained run is compared with.
 """

@@ -51,7 +51,13 @@ class HostCapacityError(HostError):
 
 
 class HostTimeoutError(HostError):
-    """A call did not finish by its deadline."""
+    """A call did not finish by its deadline. `withdrawn`: it was still queued and was
+    taken back (nothing happened: retry it); else it ran on and left its episode
+    unscorable."""
+
+    def __init__(self, message: str, *, withdrawn: bool = False) -> None:
+        super().__init__(message)
+        self.withdrawn = withdrawn
 
 
 class UnknownSessionError(HostError, KeyError):
@@ -350,7 +356,8 @@ class EpisodeHost:
                     del s.ops[key]
                 return HostTimeoutError(
                     f"the call waited {deadline:g} s for the browser thread and was withdrawn"
-                    " (nothing was done); the host is overloaded: open fewer sessions"
+                    " (nothing was done); the host is overloaded: open fewer sessions",
+                    withdrawn=True,
                 )
         s.episode.broken = f"a browser call took longer than its {deadline:g} s deadline"
         return HostTimeoutError(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from openenv.core.env_server.interfaces import Environment
@@ -13,7 +14,7 @@ from openenv.core.env_server.types import EnvironmentMetadata
 from webfactory_env.__about__ import __version__
 from webfactory_env.core.errors import ConfigError
 from webfactory_env.rl.episode import EpisodeSpec, StepReply
-from webfactory_env.rl.host import EpisodeHost, shared_host
+from webfactory_env.rl.host import EpisodeHost, HostTimeoutError, shared_host
 from webfactory_env.rl.openenv.models import (
     WebTaskAction,
     WebTaskObservation,
@@ -101,14 +102,22 @@ class WebTaskEnvironment(Environment[WebTaskAction, WebTaskObservation, WebTaskS
         self, action: WebTaskAction, timeout_s: float | None = None, **kwargs: Any
     ) -> WebTaskObservation:
         host, session = self._playing()
-        reply = host.step(session, action.action, op_id=action.op_id, timeout_s=timeout_s)
+        try:
+            reply = host.step(session, action.action, op_id=action.op_id, timeout_s=timeout_s)
+        except HostTimeoutError as exc:
+            return self._late(exc)
         return self._observe(reply)
 
     async def step_async(
         self, action: WebTaskAction, timeout_s: float | None = None, **kwargs: Any
     ) -> WebTaskObservation:
         host, session = self._playing()
-        reply = await host.astep(session, action.action, op_id=action.op_id, timeout_s=timeout_s)
+        try:
+            reply = await host.astep(
+                session, action.action, op_id=action.op_id, timeout_s=timeout_s
+            )
+        except HostTimeoutError as exc:
+            return self._late(exc)
         return self._observe(reply)
 
     @property
@@ -191,6 +200,16 @@ class WebTaskEnvironment(Environment[WebTaskAction, WebTaskObservation, WebTaskS
         if self._host is None or self._session is None or self._last is None:
             raise ConfigError("reset the environment before stepping it")
         return self._host, self._session
+
+    def _late(self, exc: HostTimeoutError) -> WebTaskObservation:
+        """A step past its deadline. Withdrawn (nothing happened): the error, to retry.
+        Still running: the episode is unscorable, and the client sees it end so."""
+        if exc.withdrawn or self._last is None:
+            raise exc
+        reply = replace(
+            self._last, done=True, reward=None, scorable=False, success=False, action_error=str(exc)
+        )
+        return self._observe(reply)
 
     def _observe(self, reply: StepReply) -> WebTaskObservation:
         self._last = reply

@@ -70,6 +70,10 @@ def observation_of(reply: StepReply) -> WebTaskObservation:
     """The wire observation of a host's reply."""
     outcome = reply.outcome
     extra: dict[str, Any] = {"reason": outcome.reason} if outcome is not None else {}
+    # A step past its deadline ends the episode unscorable before the host has frozen it.
+    ended = outcome.outcome if outcome is not None else None
+    if reply.done and not reply.scorable:
+        ended = "unscorable"
     return WebTaskObservation(
         text=reply.text,
         goal=reply.goal,
@@ -78,7 +82,7 @@ def observation_of(reply: StepReply) -> WebTaskObservation:
         max_steps=reply.max_steps,
         action_error=reply.action_error,
         success=reply.success,
-        outcome=outcome.outcome if outcome is not None else None,
+        outcome=ended,
         scorable=reply.scorable,
         episode_return=reply.episode_return,
         subgoals=list(reply.subgoals),
