@@ -27,7 +27,9 @@ class WebTaskAction(Action):
 class WebTaskObservation(Observation):
     """The page as text and where the episode stands. `reward` is this step's reward in the
     server's reward mode (`success`: 1 or 0 at the end; `return`: shaped), None when the
-    episode is unscorable (its browser broke: leave it out of the batch, never score it 0)."""
+    episode is unscorable (its browser broke: leave it out of the batch, never score it 0).
+    Show the model `goal` and `text` (and `action_error`); the rest is for the trainer, and
+    would tell a model mid-episode how it is doing."""
 
     text: str = Field(default="", description="the page as numbered text elements")
     goal: str = Field(default="", description="the task's instruction")
