@@ -10,6 +10,7 @@ episode has ended. A browser or infrastructure failure makes the episode *unscor
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -17,7 +18,7 @@ from typing import Any, Literal
 from webfactory_env.core.errors import ConfigError
 from webfactory_env.env import WebTaskEnv
 from webfactory_env.executor.browser import BrowserConfig, SharedBrowser
-from webfactory_env.executor.session import ORIGIN
+from webfactory_env.executor.session import ORIGIN, PageSession
 from webfactory_env.suites import SuiteEpisode
 
 RewardMode = Literal["success", "return"]
@@ -181,9 +182,7 @@ class HostedEpisode:
     # ---------------------------------------------------------------- internals
     def _make_env(self, spec: EpisodeSpec) -> WebTaskEnv:
         env = text_env(spec, self.settings)
-        # Its page opens in the host's Chromium, bound to the host's thread, not in the
-        # process's shared one (which belongs to whichever thread started it).
-        env.use_browser(self._browser)
+        _attach_page(env, self._browser)
         return env
 
     def _drop_env(self) -> None:
@@ -282,6 +281,18 @@ def text_env(spec: EpisodeSpec, settings: EpisodeSettings) -> WebTaskEnv:
         end_screenshot="none",
         variation=dict(spec.variation) if spec.variation else None,
     )
+
+
+def _attach_page(env: WebTaskEnv, browser: SharedBrowser) -> None:
+    """Give `env` its page in the host's own Chromium before its first reset. A WebTaskEnv
+    opens its page in the process's shared browser, which belongs to whichever thread
+    started it (a notebook's, a test's); the host's browser is its own thread's. The env
+    keeps a page it already has, and gives it back when closed or collected. (Set here,
+    not through an env method: env.py stays a thin orchestrator of at most 300 lines.)"""
+    page = PageSession(env.config.session(), shared=browser)
+    env._session = page
+    env._release = weakref.finalize(env, page.release)
+    env._release.atexit = False
 
 
 def _first_line(exc: BaseException) -> str:
