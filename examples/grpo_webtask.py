@@ -9,10 +9,13 @@ On one GPU (settings in `gpu_config`; a 24 GB card fits Qwen3-1.7B with vLLM col
     .venv-trl/bin/python examples/grpo_webtask.py --model Qwen/Qwen3-1.7B \
         --suites shop-tasks-train --episodes 500 --output-dir runs/grpo
 
+Against a server instead of an in-process host (`webfactory openenv serve --port 8000
+--max-sessions 32`, on this machine or another): add `--server http://127.0.0.1:8000`.
+
 On a CPU, end to end in a minute, with a random one-layer model and a tokenizer made on
 the spot (nothing is downloaded; it learns nothing, it shows every part working):
 
-    .venv-trl/bin/python examples/grpo_webtask.py --tiny --max-steps 1
+    .venv-trl/bin/python examples/grpo_webtask.py --tiny --max-steps 1 [--server URL]
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from webfactory_env.rl import EpisodeSettings, HostConfig
+from webfactory_env.rl import EpisodeHost, EpisodeSettings, HostConfig
 from webfactory_env.rl.trl import TOOL_PROMPT, ToolEnvFactory, tool_dataset
 
 
@@ -79,6 +82,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, float]:
     parser.add_argument("--max-steps", type=int, default=200, help="trainer steps")
     parser.add_argument("--episode-steps", type=int, default=30, help="actions per episode")
     parser.add_argument("--output-dir", default="runs/grpo")
+    parser.add_argument("--server", help="a `webfactory openenv serve` URL (default: in-process)")
     args = parser.parse_args(argv)
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")  # environment_factory's notice
 
@@ -102,8 +106,14 @@ def main(argv: Sequence[str] | None = None) -> dict[str, float]:
     # One browser context per rollout of a generation batch, all on one Chromium.
     batch = settings["per_device_train_batch_size"]
     rollouts = batch * settings.get("gradient_accumulation_steps", 1)
-    host = HostConfig(max_sessions=rollouts, episode=EpisodeSettings(max_steps=args.episode_steps))
-    with ToolEnvFactory(config=host) as factory:
+    if args.server:  # the server's own --max-sessions and steps limit apply
+        from webfactory_env.rl.remote import ServerHost
+
+        sessions: Any = ServerHost(args.server)
+    else:
+        episode = EpisodeSettings(max_steps=args.episode_steps)
+        sessions = EpisodeHost(HostConfig(max_sessions=rollouts, episode=episode))
+    with sessions, ToolEnvFactory(sessions) as factory:
         trainer = GRPOTrainer(
             model=model,
             processing_class=tokenizer,

@@ -177,12 +177,40 @@ def test_an_env_made_without_a_host_plays_on_the_shared_one(oracle):
         shared_host().close()
 
 
-def test_the_worked_example_runs_end_to_end_on_a_cpu(tmp_path):
+@pytest.fixture(scope="module")
+def server():
+    """`webfactory openenv serve` on a loopback port (needs the [openenv] extra too)."""
+    pytest.importorskip("openenv", reason="the server needs the [openenv] extra")
+    from test_rl_openenv import Server
+
+    from webfactory_env.rl.openenv import ServeConfig
+
+    with Server(ServeConfig(max_sessions=4)) as made:
+        yield made
+
+
+def test_the_tool_env_plays_on_a_server_as_on_the_host(server, oracle):
+    from webfactory_env.rl.remote import ServerHost
+
+    with ServerHost(server.url) as sessions, ToolEnvFactory(sessions) as factory:
+        env = factory()
+        assert env.reset(**episode_row(SPEC)) == oracle.texts[0]
+        for action in oracle.actions:
+            assert env.get_reward() == 0.0
+            call = json.loads(tool_call(action).split("\n")[1])
+            getattr(env, call["name"])(**call["arguments"])
+        assert env.get_reward() == 1.0
+        assert env.click(1) == ENDED
+    assert server.wait_until_empty(within_s=5) == (0, 0)
+
+
+def test_the_worked_example_runs_end_to_end_on_a_cpu_against_the_server(server, tmp_path):
     path = Path(__file__).parent.parent / "examples" / "grpo_webtask.py"
     spec = importlib.util.spec_from_file_location("grpo_webtask", path)
     assert spec is not None and spec.loader is not None
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
-    args = ["--tiny", "--max-steps", "1", "--suites", "shop-tasks-train"]
+    args = ["--tiny", "--max-steps", "1", "--suites", "shop-tasks-train", "--server", server.url]
     metrics = example.main([*args, "--output-dir", str(tmp_path)])
     assert metrics["train_runtime"] > 0 and "train_loss" in metrics
+    assert server.wait_until_empty(within_s=5) == (0, 0)

@@ -27,7 +27,7 @@ import contextlib
 import threading
 import weakref
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from webfactory_env.actions.text import quote_text
 from webfactory_env.rl.episode import ENDED, EpisodeSpec, StepReply
@@ -48,19 +48,33 @@ TOOL_PROMPT = (
 ENDED_NOTE = "\n\n(The episode has ended: stop calling tools.)"
 
 
+class EpisodeSessions(Protocol):
+    """What the tool envs play on: an in-process `EpisodeHost`, or a server's sessions
+    (`webfactory_env.rl.remote.ServerHost`)."""
+
+    config: HostConfig
+
+    def open(self) -> str: ...
+    def reset(self, session: str, spec: EpisodeSpec) -> StepReply: ...
+    def step(self, session: str, action: str) -> StepReply: ...
+    def close_session(self, session: str) -> None: ...
+    def close(self) -> None: ...
+
+
 class WebTaskToolEnv:
     """One rollout's website, for TRL's `environment_factory` (see the module docstring).
 
     Its public methods are exactly the model's tools: `click`, `type_text`, `select`,
     `submit`, `press`, `scroll`, `back` and `done`, plus TRL's `reset(**row)` and
     `get_reward()`. It plays its episodes in one session of an `EpisodeHost` (the
-    process's shared host unless given one), opened at the first reset and reused by
-    every later one; the session closes when the env is collected, when its
-    `ToolEnvFactory` closes, or when the host reaps it after `idle_timeout_s`.
+    process's shared host unless given one; or of a server, through
+    `rl.remote.ServerHost`), opened at the first reset and reused by every later one;
+    the session closes when the env is collected, when its `ToolEnvFactory` closes, or
+    when the host reaps it after `idle_timeout_s`.
     """
 
-    def __init__(self, host: EpisodeHost | None = None) -> None:
-        self._host = host if host is not None else shared_host()
+    def __init__(self, host: EpisodeSessions | None = None) -> None:
+        self._host: EpisodeSessions = host if host is not None else shared_host()
         self._session: str | None = None
         self._last: StepReply | None = None
         self._broken: str | None = None
@@ -191,10 +205,10 @@ class WebTaskToolEnv:
     # ----------------------------------------------------------------- internals
     def _act(self, action: str) -> str:
         last = self._last
+        if self._broken is not None or (last is not None and last.done):
+            return ENDED  # the frozen outcome stays as it was, and no browser is touched
         if self._session is None or last is None:
             return "no episode is running: the trainer resets the env before its first tool call"
-        if last.done or self._broken is not None:
-            return ENDED  # the frozen outcome stays as it was, and no browser is touched
         try:
             self._last = self._host.step(self._session, action)
         except HostError as exc:
@@ -213,11 +227,11 @@ class ToolEnvFactory:
     closes every session they opened (and the host, if it made it) when it closes.
 
     `ToolEnvFactory()` makes a host of its own with `config`; `ToolEnvFactory(host)` uses
-    yours and leaves it open."""
+    yours (an `EpisodeHost`, or a server's `ServerHost`) and leaves it open."""
 
-    def __init__(self, host: EpisodeHost | None = None, *, config: HostConfig | None = None):
+    def __init__(self, host: EpisodeSessions | None = None, *, config: HostConfig | None = None):
         self._owns_host = host is None
-        self.host = host if host is not None else EpisodeHost(config)
+        self.host: EpisodeSessions = host if host is not None else EpisodeHost(config)
         self._envs: weakref.WeakSet[WebTaskToolEnv] = weakref.WeakSet()
         self._lock = threading.Lock()
 
@@ -277,6 +291,6 @@ def episode_row(spec: EpisodeSpec, prompt: str = TOOL_PROMPT) -> dict[str, Any]:
     return {"prompt": [{"role": "user", "content": prompt}], **spec.options()}
 
 
-def _close_session(host: EpisodeHost, session: str) -> None:
+def _close_session(host: EpisodeSessions, session: str) -> None:
     with contextlib.suppress(Exception):  # closed already, or the host went first
         host.close_session(session)
