@@ -103,8 +103,13 @@ def test_capacity_is_a_clear_error_and_closing_frees_a_seat(host):
 
 def test_a_user_mistake_raises_and_leaves_the_session_usable(host, oracle):
     sid = host.open()
+    host.reset(sid, SPEC)
+    host.step(sid, oracle.actions[0])
     with pytest.raises(ConfigError, match="unknown task"):
         host.reset(sid, EpisodeSpec("shop", "buy_blue_teapot"))
+    # The episode before the mistake is gone: a step now asks for a reset, not acts on it.
+    with pytest.raises(ConfigError, match="reset the session"):
+        host.step(sid, oracle.actions[1])
     assert host.reset(sid, SPEC).text == oracle.texts[0]
 
 

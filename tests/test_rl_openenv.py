@@ -7,10 +7,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
-import shutil
 import socket
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -173,6 +170,27 @@ def test_a_dropped_socket_leaves_no_session_and_no_context(server, oracles):
         assert server.wait_until_empty(2.0) == (0, 0)
 
 
+def test_a_retried_step_with_the_same_op_id_acts_once(server, oracles):
+    with WebTaskClient(base_url=server.url).sync() as env:
+        env.reset(**reset_args(SPECS[2]))
+        first = env.step(WebTaskAction(action=oracles[2].actions[0], op_id="turn-1"))
+        again = env.step(WebTaskAction(action=oracles[2].actions[0], op_id="turn-1"))
+        assert again.observation == first.observation and again.observation.step == 1
+        nxt = env.step(WebTaskAction(action=oracles[2].actions[1], op_id="turn-2"))
+        assert nxt.observation.step == 2 and nxt.observation.text == oracles[2].texts[2]
+
+
+def test_an_idle_session_is_closed_after_the_session_timeout():
+    # OpenEnv's reaper looks every max(timeout / 4, 5) s: a 1 s timeout closes within ~6 s.
+    with Server(ServeConfig(max_sessions=1, session_timeout_s=1.0)) as idle_server:
+        env = WebTaskClient(base_url=idle_server.url).sync()
+        env.connect()
+        env.reset(**reset_args(SPECS[0]))
+        assert idle_server.stats().contexts == 1
+        assert idle_server.wait_until_empty(10.0) == (0, 0)
+        env.close()
+
+
 def test_metadata_and_schema_start_no_browser():
     app = make_app(ServeConfig(max_sessions=2))
     with TestClient(app) as client:
@@ -185,30 +203,24 @@ def test_metadata_and_schema_start_no_browser():
     assert app.state.host.host is None  # no host, so no Chromium either
 
 
-def openenv_cli() -> list[str]:
-    exe = Path(sys.executable).with_name("openenv")
-    return [str(exe)] if exe.exists() else [shutil.which("openenv") or "openenv"]
+def openenv_validate(*args: str) -> tuple[int, str]:
+    """`openenv validate ARGS`, OpenEnv's own command line, run in this process (its import
+    alone costs seconds: once is enough)."""
+    from openenv.cli.__main__ import app
+    from typer.testing import CliRunner
+
+    done = CliRunner().invoke(app, ["validate", *args])
+    return done.exit_code, done.output
 
 
 def test_openenv_validate_passes_against_the_running_server(server):
-    done = subprocess.run(
-        [*openenv_cli(), "validate", "--url", server.url, "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    report = json.loads(done.stdout)
+    code, output = openenv_validate("--url", server.url, "--json")
+    report = json.loads(output)
     failed = [c["id"] for c in report["criteria"] if not c["passed"]]
-    assert done.returncode == 0 and report["passed"], failed
+    assert code == 0 and report["passed"], failed
 
 
 def test_openenv_validate_passes_on_the_package_manifest():
     package = str(ROOT / "deploy" / "openenv")
-    done = subprocess.run(
-        [*openenv_cli(), "validate", package, "--level", "static", "--skip-build"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "Verdict: PASS" in done.stdout
+    code, output = openenv_validate(package, "--level", "static", "--skip-build")
+    assert code == 0 and "Verdict: PASS" in output, output

@@ -25,7 +25,7 @@ from webfactory_env.episode import (
     state_delta,
     step_info,
 )
-from webfactory_env.executor.browser import BrowserConfig
+from webfactory_env.executor.browser import BrowserConfig, SharedBrowser
 from webfactory_env.executor.session import EPOCH_MS, BrowserOp, ObserveConfig, PageSession
 from webfactory_env.observation import encode_goal, encode_observation, observation_space
 from webfactory_env.reward import RewardSpec
@@ -151,11 +151,8 @@ class WebTaskEnv(gym.Env):
         self.episode = None  # until the new task is in place, step() asks for a reset
         self.site, self.level_seed, self._choice = site, choice["level_seed"], choice
         self.app = site.new_app()
-        if self._session is None:  # an env dropped without close() gives its context back
-            self._session = PageSession(self.config.session())
-            self._release = weakref.finalize(self, self._session.release)
-            self._release.atexit = False
-        self._dom = self._session.load(
+        session = self._session or self.use_browser(None)
+        self._dom = session.load(
             self.app, seed=self.level_seed, observe=self._observe, clock_ms=EPOCH_MS
         )
         self.task = compiling.result()
@@ -166,7 +163,7 @@ class WebTaskEnv(gym.Env):
             )
         mode, shot = self.action_config.mode, self.config.end_screenshot
         self.episode = Episode(self.task, self.app, self.reward_spec, self.max_steps, mode, shot)
-        self._obs = self._encode(self._dom, self._session.screenshot_for(self._observe))
+        self._obs = self._encode(self._dom, session.screenshot_for(self._observe))
         return fresh(self._obs), self._info(record=None)
 
     def step(self, action: Any):
@@ -200,6 +197,17 @@ class WebTaskEnv(gym.Env):
     def render(self) -> Any:  # an RGB array in "rgb_array" mode, else None
         on = self.render_mode == "rgb_array" and self._session is not None
         return self._session.screenshot_array() if on and self._session else None
+
+    def use_browser(self, browser: SharedBrowser | None) -> PageSession:
+        """Open this env's page in `browser` (an episode host's own Chromium, bound to its
+        thread), None: the process's shared one, as the first reset does by default."""
+        if self._session is not None:
+            raise ConfigError("use_browser() must come before the first reset()")
+        self._session = PageSession(self.config.session(), shared=browser)
+        # An env dropped without close() gives its context back.
+        self._release = weakref.finalize(self, self._session.release)
+        self._release.atexit = False
+        return self._session
 
     def close(self) -> None:
         if self._release is not None:

@@ -10,7 +10,6 @@ episode has ended. A browser or infrastructure failure makes the episode *unscor
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -18,7 +17,7 @@ from typing import Any, Literal
 from webfactory_env.core.errors import ConfigError
 from webfactory_env.env import WebTaskEnv
 from webfactory_env.executor.browser import BrowserConfig, SharedBrowser
-from webfactory_env.executor.session import ORIGIN, PageSession
+from webfactory_env.executor.session import ORIGIN
 from webfactory_env.suites import SuiteEpisode
 
 RewardMode = Literal["success", "return"]
@@ -129,7 +128,7 @@ class HostedEpisode:
         """Start `spec`'s episode (the env is made at the first reset and kept). A user
         mistake (an unknown task) raises `ConfigError`; a browser that fails leaves the
         episode unscorable and its page closed, never a half-made sandbox."""
-        self.spec, self.outcome, self.broken = spec, None, None
+        self.spec, self.outcome, self.broken, self._last = spec, None, None, None
         self._return, self._components, self._subgoals = 0.0, {}, []
         if self.env is None:
             self.env = self._make_env(spec)
@@ -182,7 +181,9 @@ class HostedEpisode:
     # ---------------------------------------------------------------- internals
     def _make_env(self, spec: EpisodeSpec) -> WebTaskEnv:
         env = text_env(spec, self.settings)
-        _attach_page(env, self._browser)
+        # Its page opens in the host's Chromium, bound to the host's thread, not in the
+        # process's shared one (which belongs to whichever thread started it).
+        env.use_browser(self._browser)
         return env
 
     def _drop_env(self) -> None:
@@ -281,17 +282,6 @@ def text_env(spec: EpisodeSpec, settings: EpisodeSettings) -> WebTaskEnv:
         end_screenshot="none",
         variation=dict(spec.variation) if spec.variation else None,
     )
-
-
-def _attach_page(env: WebTaskEnv, browser: SharedBrowser) -> None:
-    """Give `env` its page in the host's own Chromium before its first reset. A WebTaskEnv
-    opens its page in the process's shared browser, which belongs to whichever thread
-    started it (a notebook's, a test's); the host's browser is its own thread's. The env
-    keeps a page it already has, and gives it back when closed or collected."""
-    page = PageSession(env.config.session(), shared=browser)
-    env._session = page
-    env._release = weakref.finalize(env, page.release)
-    env._release.atexit = False
 
 
 def _first_line(exc: BaseException) -> str:

@@ -34,8 +34,10 @@ class ServeConfig:
     def host_config(self) -> HostConfig:
         # The server reaps idle sessions itself (closing them through the environment), so
         # the host's own reaper stays off: it would close sessions under OpenEnv's feet.
+        # OpenEnv frees a seat before the environment's close has run, so the host keeps
+        # room for sessions on their way out; the server's cap is the one clients meet.
         return HostConfig(
-            max_sessions=self.max_sessions,
+            max_sessions=2 * self.max_sessions,
             idle_timeout_s=None,
             call_timeout_s=self.call_timeout_s,
             episode=self.episode,
