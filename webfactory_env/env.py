@@ -54,7 +54,8 @@ class WebTaskEnv(gym.Env):
 
     ## Observation Space
     A `Dict` of fixed-shape arrays: per visible element `tag`, `role`, hashed `text` word
-    ids, `bbox` (viewport fractions), `flags`, padding `mask`; the goal: `goal` (word ids of
+    ids, `bbox` (viewport fractions), `flags`, padding `mask`, `context` (word ids of its row,
+    its label and its part of the page's title: `CONTEXT_PARTS`); the goal: `goal` (word ids of
     the text `goal_source` picks, by default `info["instruction"]`), `slots` (word ids of
     each value slot), `task_id`; in `discrete` mode the `menu`, (verb, element, slot) per
     action; in pixel modes an RGB `screenshot`. `obs_mode`: tokens, pixels, tokens+pixels,
@@ -79,7 +80,8 @@ class WebTaskEnv(gym.Env):
     `done_actions`, `end_screenshot` (`lazy`, `full`, `none`: see `EpisodeArtifacts`).
 
     ## Version History
-    - v0: first release; goals pinned to entities with provenance since compiler 0.3.
+    - v0: first release; goals pinned to entities with provenance since compiler 0.3;
+      token observations carry each element's `context` (row, label, heading).
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
