@@ -62,7 +62,8 @@ class WebTaskEnv(gym.Env):
     text (goal, values, last action's result, the page as an indexed tree).
 
     ## Rewards
-    `step_penalty` a step, `invalid_penalty` per invalid action, `subgoal_reward` once per
+    `step_penalty` a step, `invalid_penalty` per invalid action and per repeat of the step
+    before that changes neither the page nor the state, `subgoal_reward` once per
     subgoal after its prerequisites, `undo_penalty` when credited progress is undone,
     `success_reward` when the goal holds (`docs/ground-truth.md`). See `RewardSpec`.
 

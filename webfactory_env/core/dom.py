@@ -192,6 +192,20 @@ class DomSnapshot:
         heading = self.heading_of(index)
         return self.texts[heading] if heading >= 0 else ""
 
+    def same_page(self, other: DomSnapshot) -> bool:
+        """Whether `other` shows what this snapshot shows: the same page, scrolled alike,
+        with the same elements, words, values, boxes and states."""
+        return (
+            self.route == other.route
+            and self.scroll_y == other.scroll_y
+            and self.title == other.title
+            and self.texts == other.texts
+            and self.values == other.values
+            and self.flags == other.flags
+            and self.boxes == other.boxes
+            and self.options == other.options
+        )
+
     @property
     def can_scroll_down(self) -> bool:
         return self.scroll_y + self.viewport[1] < self.scroll_height - 1
