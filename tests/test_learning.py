@@ -236,3 +236,53 @@ def test_the_pointer_policy_acts_through_maskable_ppo_in_both_action_modes(make_
         if mode == "discrete":
             assert info["action_error"] is None
     assert len(VERBS) == 10
+
+
+# -------------------------------------------------------------- the learning benchmark
+def _benchmark():
+    import runpy
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "learning.py"
+    return SimpleNamespace(**runpy.run_path(str(path)))
+
+
+def test_the_learning_benchmark_covers_every_family_and_kind_of_question():
+    from webfactory_env.sitegen.registry import families
+    from webfactory_env.tasks.library import library, library_tasks
+
+    bench = _benchmark()
+    tasks = bench.TASKS
+    assert len(tasks) >= 12
+    assert {family for family, _ in tasks.values()} == {f for f in families() if library_tasks(f)}
+    assert all(library()[name].family == family for name, (family, _) in tasks.items())
+    travel = {"trip_reference_after_2fa", "cancel_refundable_trip", "cheapest_oneway_fare"}
+    assert travel <= set(tasks)
+    for kind in (bench.LABEL_VALUE, bench.ROW_QUESTION):
+        assert len({family for family, k in tasks.values() if k == kind}) >= 2, kind
+    assert set(bench.COLUMNS) == {"clone", "bc_ppo", "ppo", "random"}
+    assert bench.BUDGET["levels"] >= 50
+
+
+def test_the_benchmark_speaks_the_task_lists_difficulty():
+    """One vocabulary: the benchmark called `shop_track_parcel` medium (4 oracle steps)
+    where the task list says easy; now it prints the task list's word beside the length."""
+    from webfactory_env.tasks.library import library
+
+    bench = _benchmark()
+    assert library()["shop_track_parcel"].difficulty == "easy"
+    assert bench.describe("shop_track_parcel", levels=2) == "shop, easy, 4 oracle steps"
+    assert library()["cancel_refundable_trip"].difficulty in bench.describe(
+        "cancel_refundable_trip", levels=1
+    )
+
+
+def test_benchmark_figures_carry_a_95_percent_interval():
+    bench = _benchmark()
+    lo, hi = bench.wilson(0, 50)
+    assert lo == 0.0 and 0.06 < hi < 0.08  # none of 50 still leaves room up to 7 %
+    lo, hi = bench.wilson(25, 50)
+    assert lo == pytest.approx(1 - hi) and 0.35 < lo < 0.38
+    row = {"success": 0.9, "ci95": [0.79, 0.96]}
+    assert bench.cell(row) == "0.90 [0.79, 0.96]" and bench.cell(None) == "—"

@@ -264,8 +264,9 @@ def train(config: TrainConfig) -> TrainResult:
     seeds: list[Any] = list(config.eval_plan())
     demos = list(config.demos)
     if config.demo_episodes:
+        t0 = time.perf_counter()
         demos.append(record_demos(config, out / "demos"))
-    timing["demos"] = time.perf_counter() - run_started
+        timing["demos"] = time.perf_counter() - t0
     eval_env = gym.make("WebTask-v0", **config.env_kwargs())
     venv = None
     try:
