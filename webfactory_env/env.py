@@ -54,18 +54,16 @@ class WebTaskEnv(gym.Env):
 
     ## Observation Space
     A `Dict` of fixed-shape arrays: per visible element `tag`, `role`, hashed `text` word
-    ids, `bbox` (viewport fractions), `flags`, padding `mask`, `context` (word ids of its row,
-    its label and its part of the page's title: `CONTEXT_PARTS`); the goal: `goal` (word ids of
-    the text `goal_source` picks, by default `info["instruction"]`), `slots` (word ids of
+    ids, `bbox` (viewport fractions), `flags`, padding `mask`, `context` (words of its row,
+    label, heading); the goal: `goal` (words of `goal_source`'s text), `slots` (words of
     each value slot), `task_id`; in `discrete` mode the `menu`, (verb, element, slot) per
     action; in pixel modes an RGB `screenshot`. `obs_mode`: tokens, pixels, tokens+pixels,
     text (goal, values, last action's result, the page as an indexed tree).
 
     ## Rewards
-    `step_penalty` a step, `invalid_penalty` per invalid action and per repeat of the step
-    before that changes neither the page nor the state, `subgoal_reward` once per
-    subgoal after its prerequisites, `undo_penalty` when credited progress is undone,
-    `success_reward` when the goal holds (`docs/ground-truth.md`). See `RewardSpec`.
+    `RewardSpec`: `step_penalty` a step, `invalid_penalty` per invalid action or no-op repeat,
+    `subgoal_reward` once per subgoal after its prerequisites, `undo_penalty` when credited
+    progress is undone, `success_reward` when the goal holds (`docs/ground-truth.md`).
 
     ## Starting State / Episode End
     The start page of level seed N (`reset(seed=N)`; `options`: `family`, `task`,
@@ -81,8 +79,7 @@ class WebTaskEnv(gym.Env):
     `done_actions`, `end_screenshot` (`lazy`, `full`, `none`: see `EpisodeArtifacts`).
 
     ## Version History
-    - v0: first release; goals pinned to entities with provenance since compiler 0.3;
-      token observations carry each element's `context` (row, label, heading).
+    - v0: first release; goals pinned to entities with provenance since compiler 0.3.
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
