@@ -213,7 +213,7 @@ def encode_dom(dom: DomSnapshot, config: ObservationConfig) -> dict[str, np.ndar
         words = dom.texts[i] if not dom.values[i] else f"{dom.texts[i]} {dom.values[i]}"
         ids = text_token_ids(words, k, config.vocab_size)
         text[i, : len(ids)] = ids
-        row = rows.get(dom.item_of(i), [])
+        row = rows.get(dom.item_of(i), [])  # the rows of CONTEXT_PARTS, in its order
         context[i, 0, : len(row)] = row
         for c, part in ((1, dom.label(i)), (2, dom.container_heading(i))):
             ids = text_token_ids(part, k, config.vocab_size)
