@@ -73,7 +73,7 @@ def test_instrumentation_never_reaches_the_page_or_the_agent(make_env):
         assert "data-wf" not in html and "item:SKU" not in html and "add-to-cart:" not in html
         trace_dom = json.dumps(env.unwrapped.dom.to_json())
         assert "nav:/" not in trace_dom and "item:" not in trace_dom
-        page = {"tag", "role", "text", "bbox", "flags", "mask", "screenshot"}
+        page = {"tag", "role", "text", "bbox", "flags", "mask", "context", "screenshot"}
         assert set(obs) == page | {"goal", "slots", "task_id"}  # the goal's own words
         obs, _, terminated, truncated, info = env.step(oracle.act(obs, info))
         if terminated or truncated:

@@ -54,16 +54,16 @@ class WebTaskEnv(gym.Env):
 
     ## Observation Space
     A `Dict` of fixed-shape arrays: per visible element `tag`, `role`, hashed `text` word
-    ids, `bbox` (viewport fractions), `flags`, padding `mask`; the goal: `goal` (word ids of
-    the text `goal_source` picks, by default `info["instruction"]`), `slots` (word ids of
+    ids, `bbox` (viewport fractions), `flags`, padding `mask`, `context` (words of its row,
+    label, heading); the goal: `goal` (words of `goal_source`'s text), `slots` (words of
     each value slot), `task_id`; in `discrete` mode the `menu`, (verb, element, slot) per
     action; in pixel modes an RGB `screenshot`. `obs_mode`: tokens, pixels, tokens+pixels,
     text (goal, values, last action's result, the page as an indexed tree).
 
     ## Rewards
-    `step_penalty` a step, `invalid_penalty` per invalid action, `subgoal_reward` once per
-    subgoal after its prerequisites, `undo_penalty` when credited progress is undone,
-    `success_reward` when the goal holds (`docs/ground-truth.md`). See `RewardSpec`.
+    `RewardSpec`: `step_penalty` a step, `invalid_penalty` per invalid action or no-op repeat,
+    `subgoal_reward` once per subgoal after its prerequisites, `undo_penalty` when credited
+    progress is undone, `success_reward` when the goal holds (`docs/ground-truth.md`).
 
     ## Starting State / Episode End
     The start page of level seed N (`reset(seed=N)`; `options`: `family`, `task`,
