@@ -98,7 +98,7 @@ def country_choice(app: AccountModel, r: Renderer, *, form: str, label: str, sid
     chosen = app.set_field.bind(form=form, name="country")
     sid = sid or chosen.sid("choice")
     options = [Option(name, name) for name in app.country_names]
-    if not chosen.value:
+    if not chosen.value_in(r.state):
         options.insert(0, Option("", app.copy("profile.choose_country"), aliases=("none",)))
     return w.choice(
         r,

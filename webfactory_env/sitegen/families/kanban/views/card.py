@@ -348,5 +348,5 @@ def dialog_opener(app: KanbanModel, r: Renderer, card: Card, action: str) -> str
         text=app.copy(f"card.{action}"),
         variant="secondary",
         attrs_={"role": f"{action}-card", "card": card.id},
-        bind=app.ui_modal.bind(name=f"{action}-card"),
+        bind=w.UI_MODAL.bind(name=f"{action}-card"),
     )
