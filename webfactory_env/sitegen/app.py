@@ -15,7 +15,7 @@ active tabs, the open dialog, how much of an infinite list is loaded, the one-na
 message), the server behaviour axes (logical latency, injected errors with a Retry
 button), theme CSS, and the page frame (top bar or sidebar navigation). A family's app
 derives from it directly and only declares its state, queries, transitions, pages and
-routes (families not yet composed still derive through ladders: see MIGRATION).
+routes.
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ from webfactory_env.sitegen.binding import (
     Unavailable,
     transition,
     transitions_in,
-    transitions_of,
 )
 from webfactory_env.sitegen.context import Context, UiState
 from webfactory_env.sitegen.context import Queries as FamilyQueries
@@ -102,7 +101,6 @@ class SiteApp:
         cls._transitions = {
             **transitions_in(ui),
             "retry": retry,
-            **transitions_of(cls),  # MIGRATION
             **cls.TRANSITIONS,
         }
         if cls.family:
@@ -160,7 +158,7 @@ class SiteApp:
         self._page_memo: tuple[tuple[Any, ...], PageView] | None = None
         self._view_memo: tuple[tuple[Any, ...], dict[str, Any]] | None = None
         self.fired: list[str] = []  # transitions run since `take_fired` (provenance)
-        if self.State is not None and self.TRANSITIONS:  # MIGRATION: the condition
+        if self.State is not None:
             self.model = self.State.start(spec)
             self.queries = self.Queries(self.model, spec)
 
@@ -168,7 +166,7 @@ class SiteApp:
         """What the family's transitions and pages work on now."""
         return Context(
             self.model,
-            self.queries if self.TRANSITIONS else _OldQueries(self),  # MIGRATION
+            self.queries,
             self.spec,
             self.v,
             self.copy,
@@ -176,18 +174,6 @@ class SiteApp:
             self.route,
             self.failed,
         )
-
-    # MIGRATION: what families still written as ladders read.
-    @property
-    def flash(self) -> str:
-        return self.ui.flash
-
-    @flash.setter
-    def flash(self, text: str) -> None:
-        self.ui.flash = text
-
-    def month_of(self, picker: str) -> str:
-        return self.ui.months.get(picker, self.spec.today[:7])
 
     # ------------------------------------------------------------ for subclasses
     def render(self, route: str) -> PageView:
@@ -286,11 +272,7 @@ class SiteApp:
         """The page of `kind` at `route`: `PAGES[kind](ctx, r, route)` gives its title and
         main region; a "not_found" page answers 404."""
         r = self.renderer()
-        page = self.PAGES.get(kind, not_found)
-        if not self.TRANSITIONS:  # MIGRATION
-            title, main = page(self, r, route)
-        else:
-            title, main = page(self.context(), r, route)
+        title, main = self.PAGES.get(kind, not_found)(self.context(), r, route)
         return self.page_view(
             r, route=route, title=title, main=main, status=404 if kind == "not_found" else 200
         )
@@ -400,8 +382,6 @@ class SiteApp:
     ) -> Patch:
         """Dispatch the event a page element bound to `bound` (with `args`) sends: a
         `submit` with `values`, a `change` with `value`, else a `click` (or `type`)."""
-        if not isinstance(bound, (Binding, Transition)):  # MIGRATION: an app's method
-            bound = bound.transition
         binding = bound.bind(**args) if isinstance(bound, Transition) else bound.with_args(**args)
         kind = type or (
             "submit" if values is not None else "change" if value is not None else "click"
@@ -452,8 +432,6 @@ class SiteApp:
         """Run `fn` for `event`. A service that fails this time (`Unavailable`) leaves the
         event waiting for Retry, as an injected error does."""
         try:
-            if fn.method:  # MIGRATION
-                return fn.fn(self, event, **args)
             return fn.run(self.context(), event, args)
         except Unavailable:
             self.failed = event
@@ -521,15 +499,6 @@ def not_found(ctx: Context[Any, Any], r: Renderer, route: str) -> tuple[str, str
     return c("not_found.title"), (
         f"<h1>{esc(c('not_found.title'))}</h1><p>{esc(c('not_found.body'))}</p><p>{home}</p>"
     )
-
-
-class _OldQueries(FamilyQueries):  # MIGRATION
-    def __init__(self, app: Any) -> None:
-        super().__init__(app.model, app.spec)
-        self.app = app
-
-    def calendar_month(self, picker: str, route: str) -> str | None:
-        return str(self.app.month_of(picker))
 
 
 _SCHEMAS: dict[type, Schema] = {}

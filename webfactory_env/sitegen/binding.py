@@ -25,7 +25,7 @@ import inspect
 import types
 import typing
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal, get_args, get_origin
 
@@ -268,46 +268,6 @@ class Transition:
         if unknown:
             raise TypeError(f"{self.name} takes no {unknown[0]}")
         return self.fn(ctx, **self.arguments(given), **payload)
-
-    # MIGRATION: families not yet composed declare their transitions as app methods
-    # `(self, ev, *, ...)` on inheritance ladders. `method`, `__get__`, `_OldBound` and
-    # `transitions_of` serve them, and go with them: `SiteApp` marks the rest of the
-    # bridge the same way.
-    @cached_property
-    def method(self) -> bool:
-        """Declared as an app method (`self, ev`), not a function over a context."""
-        return next(iter(inspect.signature(self.fn).parameters)) == "self"
-
-    def __get__(self, app: Any, owner: type | None = None) -> Any:
-        return self if app is None else _OldBound(self, app)
-
-
-@dataclass(frozen=True)
-class _OldBound:  # MIGRATION
-    """A method transition looked up on an app: `app.upvote(ev, post=...)` runs it."""
-
-    transition: Transition
-    app: Any = field(repr=False)
-
-    @property
-    def name(self) -> str:
-        return self.transition.name
-
-    def __call__(self, ev: AppEvent, **args: Any) -> str | None:
-        return self.transition.fn(self.app, ev, **self.transition.arguments(args))
-
-    def bind(self, **args: Any) -> Binding:
-        return Binding(self.transition, args)
-
-
-def transitions_of(cls: type) -> dict[str, Transition]:  # MIGRATION
-    """Every method transition a class declares or inherits, by event name."""
-    found: dict[str, Transition] = {}
-    for klass in reversed(cls.__mro__):
-        for attr in vars(klass).values():
-            if isinstance(attr, Transition):
-                found[attr.name] = attr
-    return found
 
 
 def _keywords(fn: Handler) -> list[inspect.Parameter]:
