@@ -1,7 +1,7 @@
-"""The account portal's pages, drawn from its model with the widget library, one module per
-area (`auth`: getting in; `member`: the member area; `history`: the login history). Pages
-only read state: every element that changes something is bound to a transition
-(`bind=revoke_key.bind(key=...)`). Imported by the portal."""
+"""The account portal's pages: functions of its context drawn with the widget library, one
+module per area (`auth`: getting in; `member`: the member area; `history`: the login
+history). Pages only read: every element that changes something is bound to a transition
+(`bind=revoke_key.bind(key=...)`). Imported by the app."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""The travel site's pages, drawn from its model with the widget library, one module per
-area (`flights`, `hotels`, `booking`, `member`). Pages only read state: every element that
-changes something is bound to a transition (`bind=add_flight.bind(offer=...)`).
-Imported by the travel."""
+"""The travel site's pages: functions of its context drawn with the widget library, one
+module per area (`flights`, `hotels`, `booking`, `member`). Pages only read: every element
+that changes something is bound to a transition (`bind=add_flight.bind(offer=...)`).
+Imported by the app."""
 
 from __future__ import annotations
 
