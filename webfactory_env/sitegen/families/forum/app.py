@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from webfactory_env.sitegen.app import SiteApp
 from webfactory_env.sitegen.binding import transitions_in
-from webfactory_env.sitegen.families.forum import transitions, views
+from webfactory_env.sitegen.families.forum import views
 from webfactory_env.sitegen.families.forum.queries import MEMBERS, ROUTES, ForumQueries, facts
 from webfactory_env.sitegen.families.forum.state import ForumFacts, ForumState, ThreadList
+from webfactory_env.sitegen.families.forum.transitions import forms, lists, posts
 from webfactory_env.sitegen.html import Renderer
 from webfactory_env.sitegen.spec import AppEvent, Patch
 
@@ -18,7 +19,7 @@ class ForumApp(SiteApp):
     State = ForumState
     Queries = ForumQueries
     Facts = ForumFacts
-    TRANSITIONS = transitions_in(transitions)
+    TRANSITIONS = transitions_in(lists, forms, posts)
     PAGES = views.PAGES
     ROUTES = ROUTES
     OPEN = {"thread": "threads", "profile": "members"}

@@ -7,7 +7,7 @@ from __future__ import annotations
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.app import PageFn
 from webfactory_env.sitegen.families.forum.queries import Forum
-from webfactory_env.sitegen.families.forum.transitions import sign_out
+from webfactory_env.sitegen.families.forum.transitions.forms import sign_out
 from webfactory_env.sitegen.families.forum.views.forms import new_thread, pro, signin
 from webfactory_env.sitegen.families.forum.views.lists import home, thread_list
 from webfactory_env.sitegen.families.forum.views.people import members, profile

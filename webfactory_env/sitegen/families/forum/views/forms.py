@@ -6,13 +6,13 @@ from webfactory_env.core.seeding import SeedStream
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.families.forum.queries import Forum
 from webfactory_env.sitegen.families.forum.rules import body_minimum, title_minimum
-from webfactory_env.sitegen.families.forum.transitions import (
+from webfactory_env.sitegen.families.forum.transitions.forms import (
     set_choice,
     set_field,
     sign_in,
-    start_thread,
     toggle_format,
 )
+from webfactory_env.sitegen.families.forum.transitions.posts import start_thread
 from webfactory_env.sitegen.families.forum.views.common import (
     Page,
     error_region,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.families.forum.queries import Forum, shown
-from webfactory_env.sitegen.families.forum.transitions import (
+from webfactory_env.sitegen.families.forum.transitions.lists import (
     SORTS,
     clear_since,
     filter_threads,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.families.forum.queries import Forum
 from webfactory_env.sitegen.families.forum.state import Member
-from webfactory_env.sitegen.families.forum.transitions import sort_members
+from webfactory_env.sitegen.families.forum.transitions.lists import sort_members
 from webfactory_env.sitegen.families.forum.views.common import Page, badges, user_link
 from webfactory_env.sitegen.html import Renderer, esc
 

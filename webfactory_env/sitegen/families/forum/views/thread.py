@@ -7,16 +7,15 @@ from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.families.forum.queries import Forum
 from webfactory_env.sitegen.families.forum.rules import reply_minimum
 from webfactory_env.sitegen.families.forum.state import Discussion, Reply
-from webfactory_env.sitegen.families.forum.transitions import (
+from webfactory_env.sitegen.families.forum.transitions.forms import set_field, toggle_format
+from webfactory_env.sitegen.families.forum.transitions.lists import sort_replies
+from webfactory_env.sitegen.families.forum.transitions.posts import (
     accept_answer,
     delete_reply,
     edit_reply,
     follow_thread,
     post_reply,
     report_post,
-    set_field,
-    sort_replies,
-    toggle_format,
     type_edit,
     unaccept_answer,
     unfollow_thread,

@@ -1,36 +1,24 @@
-"""The forum's transitions: functions over its context, the only place its rules live.
-
-`ForumState` (in `state.py`) is what a goal can pin (members, threads and replies by id,
-who is signed in) next to what it never pins (drafts, the lists' controls). Every event
-the pages send is one function below, named like the event, with its effect declared once
-in its decorator; a test calls it directly (`upvote(forum, post="T-1")`).
-"""
+"""The forum's transitions of posts: votes, accepted answers, replies written, edited and
+deleted, new threads, and the distractors (reports, follows)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Literal
-
 from webfactory_env.core.predicates import All, Contains, Eq, Exists, Has, Not, Predicate, Ref
 from webfactory_env.core.seeding import short_hash
-from webfactory_env.sitegen.binding import FormField, SortOrder, transition
+from webfactory_env.sitegen.binding import FormField, transition
 from webfactory_env.sitegen.families.forum.content import NOW_STAMP, REPLY_PREFIX, THREAD_PREFIX
 from webfactory_env.sitegen.families.forum.queries import Forum, table_of
 from webfactory_env.sitegen.families.forum.rules import (
     EDIT_LIMIT,
     FIELD_LIMITS,
-    is_date,
-    validate_reply,
-    validate_signin,
-    validate_thread,
 )
-from webfactory_env.sitegen.families.forum.state import Discussion, Reply, ThreadList
+from webfactory_env.sitegen.families.forum.state import Discussion, Reply
+from webfactory_env.sitegen.families.forum.transitions.forms import (
+    revalidate,
+    set_errors,
+    validate_form,
+)
 
-SORTS = ("newest", "votes", "replies")
-STATUSES = ("", "solved", "unsolved")
-REPLY_SORTS = ("oldest", "votes")
-MemberColumn = Literal["name", "joined", "reputation", "posts"]
-Style = Literal["bold", "italic"]
 REP_PER_VOTE = 10
 REP_PER_ACCEPT = 15
 
@@ -44,16 +32,6 @@ def _accepted(reply: str) -> Predicate:
     """The reply is its thread's accepted answer (an effect knows only the reply, and
     only the thread it answers can accept it)."""
     return Exists(("threads",), Eq(("accepted",), reply))
-
-
-def _field_effect(form: str, name: str) -> Predicate:
-    if (form, name) == ("signin", "password"):  # the right password, not any: the view says which
-        return Eq(("forms", "signin", "password_ok"), True)
-    return Eq(("forms", form, name), Ref("value"))
-
-
-def _draft_field(form: str, name: str) -> FormField:
-    return FormField(form, name, ("forms", form, name))
 
 
 _NEW_REPLY = Exists(
@@ -93,255 +71,6 @@ _NEW_THREAD = Exists(
 """The forum's transitions (no HTML here)."""
 
 
-# ----------------------------------------------------- list transitions
-def _list_here(forum: Forum) -> tuple[str, ThreadList] | None:
-    scope = forum.queries.list_at(forum.route)
-    if scope is None:
-        return None
-    return scope, forum.state.browsing.lists.setdefault(scope, ThreadList())
-
-
-def _list_changed(forum: Forum, scope: str, ls: ThreadList) -> None:
-    ls.page = 1
-    forum.ui.more.pop(f"threads:{scope}", None)
-
-
-@transition(
-    effect=lambda: Eq(("listing", "draft"), Ref("value")),
-    field=lambda: FormField("search", "q"),  # the draft of the list the page shows
-)
-def type_query(forum: Forum, *, value: str | None = None) -> str | None:
-    here = _list_here(forum)
-    if here is not None:
-        here[1].draft = (value or "")[:100]
-    return None
-
-
-@transition(
-    effect=lambda: Eq(("listing", "query"), Ref("state:listing.draft|strip")),
-)
-def search_threads(forum: Forum, *, values: dict[str, str] | None = None) -> str | None:
-    here = _list_here(forum)
-    if here is None:
-        return None
-    scope, ls = here
-    if values is not None and "q" in values:
-        ls.draft = values["q"][:100]
-    ls.query = ls.draft.strip()
-    _list_changed(forum, scope, ls)
-    return None
-
-
-@transition(effect=lambda name: Eq(("listing", name), Ref("value")))
-def filter_threads(
-    forum: Forum, *, name: Literal["tag", "status"], value: str | None = None
-) -> str | None:
-    here = _list_here(forum)
-    if here is None:
-        return None
-    scope, ls = here
-    value = value or ""
-    if name == "tag" and (value == "" or value in forum.queries.scope_tags(scope)):
-        ls.tag = value
-    elif name == "status" and value in STATUSES:
-        ls.status = value
-    else:
-        return None
-    _list_changed(forum, scope, ls)
-    return None
-
-
-@transition(effect=lambda: Eq(("listing", "sort"), Ref("value")))
-def sort_threads(forum: Forum, *, value: str | None = None) -> str | None:
-    here = _list_here(forum)
-    if here is not None and value in SORTS:
-        here[1].sort = value
-        _list_changed(forum, *here)
-    return None
-
-
-@transition(effect=lambda: Eq(("listing", "since"), Ref("value")))
-def set_since(forum: Forum, *, value: str | None = None) -> str | None:
-    here = _list_here(forum)
-    value = (value or "").strip()
-    if here is None or not is_date(value):
-        return None  # a date still being typed, or not a date: ignored
-    here[1].since = value
-    _list_changed(forum, *here)
-    return None
-
-
-@transition(effect=lambda: Eq(("listing", "since"), ""))
-def clear_since(forum: Forum) -> str | None:
-    here = _list_here(forum)
-    if here is not None and here[1].since:
-        here[1].since = ""
-        _list_changed(forum, *here)
-    return None
-
-
-@transition(effect=lambda page: Eq(("listing", "page"), page))
-def turn_page(forum: Forum, *, page: int) -> str | None:
-    here = _list_here(forum)
-    if here is None:
-        return None
-    scope, ls = here
-    if 1 <= page <= forum.queries.pages(len(forum.queries.listing(scope))):
-        ls.page = page
-    return None
-
-
-@transition(effect=lambda: Eq(("browsing", "reply_sort"), Ref("value")))
-def sort_replies(forum: Forum, *, value: str | None = None) -> str | None:
-    if value in REPLY_SORTS:
-        forum.state.browsing.reply_sort = value
-    return None
-
-
-@transition(effect=lambda column, order: Eq(("browsing", "members_sort"), f"{column}-{order}"))
-def sort_members(forum: Forum, *, column: MemberColumn, order: SortOrder) -> str | None:
-    forum.state.browsing.members_sort = f"{column}-{order}"
-    return None
-
-
-# ----------------------------------------------------- form transitions
-def _validate(forum: Forum, form: str) -> dict[str, str]:
-    forms = forum.state.forms
-    if form == "signin":
-        return validate_signin(
-            {"username": forms.signin.username, "password": forms.signin.password}
-        )
-    if form == "reply":
-        return validate_reply(forms.reply["body"], forum.queries.strict)
-    if form == "edit_reply":
-        return validate_reply(forms.edit_reply.body, forum.queries.strict)
-    return validate_thread(
-        forms.new_thread,
-        titles={t.title.lower() for t in forum.state.threads.values()},
-        categories=set(forum.queries.cat_by_slug),
-        tags=set(forum.queries.tag_slugs),
-        strict=forum.queries.strict,
-    )
-
-
-def _revalidate(forum: Forum, form: str, name: str) -> None:
-    """With sync validation a field's error follows what is typed into it."""
-    if forum.v.validation != "sync":
-        return
-    found = _validate(forum, form).get(name)
-    errors = forum.queries.errors_of(form)
-    if found:
-        errors[name] = found
-    else:
-        errors.pop(name, None)
-
-
-def _set_errors(forum: Forum, form: str, errors: Mapping[str, str]) -> None:
-    current = forum.queries.errors_of(form)
-    current.clear()
-    current.update(errors)
-
-
-@transition(effect=_field_effect, field=_draft_field)
-def set_field(
-    forum: Forum,
-    *,
-    form: Literal["signin", "reply", "new_thread"],
-    name: str,
-    value: str | None = None,
-) -> str | None:
-    """Typing in a field of the sign-in, reply or new-thread form."""
-    limit = FIELD_LIMITS.get(f"{form}.{name}")
-    if limit is None:
-        return None
-    value = (value or "")[:limit]
-    forms = forum.state.forms
-    if form == "signin":
-        if name == "password":
-            forms.signin.password, forms.signin.password_given = value, bool(value)
-        else:
-            forms.signin.username = value
-        if name == "password" or forms.signin.password:  # one signed in with stays
-            _check_password(forum)
-    else:
-        getattr(forms, form)[name] = value
-    _revalidate(forum, form, name)
-    return None
-
-
-def _check_password(forum: Forum) -> None:
-    """Whether the password typed is that of the account the username names."""
-    draft = forum.state.forms.signin
-    account = forum.queries.accounts.get(draft.username.strip().lower())
-    draft.password_ok = bool(draft.password) and draft.password == getattr(
-        account, "password", None
-    )
-
-
-@transition(
-    effect=lambda name: Eq(("forms", "new_thread", name), Ref("value")),
-    field=lambda name: _draft_field("new_thread", name),
-)
-def set_choice(
-    forum: Forum, *, name: Literal["category", "tag"], value: str | None = None
-) -> str | None:
-    """Choosing the new thread's category or tag."""
-    value = value or ""
-    allowed = {"category": set(forum.queries.cat_by_slug), "tag": set(forum.queries.tag_slugs)}
-    if value == "" or value in allowed[name]:
-        forum.state.forms.new_thread[name] = value
-        _revalidate(forum, "new_thread", name)
-    return None
-
-
-@transition(effect=lambda editor, style, on: Eq(("editors", editor, style), on))
-def toggle_format(
-    forum: Forum, *, editor: Literal["reply", "body"], style: Style, on: bool
-) -> str | None:
-    """Turn bold or italic on or off in the reply's or the new thread's editor."""
-    setattr(getattr(forum.state.editors, editor), style, on)
-    return None
-
-
-# ---------------------------------------------------- account transitions
-@transition(
-    mutating=True,
-    effect=lambda: Eq(("auth", "user"), Ref("state:forms.signin.username|strip")),
-)
-def sign_in(forum: Forum, *, values: dict[str, str] | None = None) -> str | None:
-    draft = forum.state.forms.signin
-    if values is not None:
-        if "username" in values:
-            draft.username = values["username"][:60]
-        # An empty submitted password keeps what was typed: a password input that was
-        # re-rendered is empty, since a password is never echoed into the page.
-        if values.get("password"):
-            draft.password = values["password"][:200]
-            draft.password_given = True
-            _check_password(forum)
-    errors = _validate(forum, "signin")
-    account = forum.queries.accounts.get(draft.username.strip().lower())
-    if not errors and (account is None or account.password != draft.password):
-        errors["_form"] = "credentials"
-        draft.password, draft.password_given = "", False  # a wrong password is not kept
-        draft.password_ok = False
-    _set_errors(forum, "signin", errors)
-    if errors or account is None:
-        return None
-    forum.state.auth.user = account.username
-    forum.ui.flash = forum.copy("signin.welcome", name=account.display_name)
-    back = forum.state.browsing.return_to
-    return back if forum.queries.known_route(back) and back != "/signin" else "/"
-
-
-@transition(mutating=True, effect=lambda: Eq(("auth", "user"), ""))
-def sign_out(forum: Forum) -> str | None:
-    forum.state.auth.user = ""
-    forum.ui.flash = forum.copy("signin.bye")
-    return "/" if forum.route == "/new" else None
-
-
-# ----------------------------------------------------- thread transitions
 def _votable(forum: Forum, pid: str) -> Discussion | Reply | None:
     """The post `pid` if the signed-in member may vote on it (not their own, not in a
     locked thread); a guest is told to sign in."""
@@ -432,8 +161,8 @@ def post_reply(forum: Forum, *, values: dict[str, str] | None = None) -> str | N
     draft = forum.state.forms.reply
     if values is not None and "reply" in values:
         draft["body"] = values["reply"][: FIELD_LIMITS["reply.body"]]
-    errors = _validate(forum, "reply")
-    _set_errors(forum, "reply", errors)
+    errors = validate_form(forum, "reply")
+    set_errors(forum, "reply", errors)
     if errors:
         return None
     style = forum.state.editors.reply
@@ -465,7 +194,7 @@ def type_edit(forum: Forum, *, reply: str, value: str | None = None) -> str | No
     if found is not None and forum.queries.user and found.author == forum.queries.user:
         draft = forum.state.forms.edit_reply
         draft.post, draft.body = found.id, (value or "")[:EDIT_LIMIT]
-        _revalidate(forum, "edit_reply", "body")
+        revalidate(forum, "edit_reply", "body")
     return None
 
 
@@ -480,8 +209,8 @@ def edit_reply(forum: Forum, *, values: dict[str, str] | None = None) -> str | N
         draft.post, draft.body = reply.id, reply.body
     if values is not None and "edit_body" in values:
         draft.body = values["edit_body"][:EDIT_LIMIT]
-    errors = _validate(forum, "edit_reply")
-    _set_errors(forum, "edit_reply", errors)
+    errors = validate_form(forum, "edit_reply")
+    set_errors(forum, "edit_reply", errors)
     if errors:
         return None
     reply.body, reply.edited = draft.body.strip(), True
@@ -523,8 +252,8 @@ def start_thread(forum: Forum, *, values: dict[str, str] | None = None) -> str |
     ):
         if values.get(name) in allowed:  # a native select's value; radios send DOM names
             draft[name] = values[name]
-    errors = _validate(forum, "new_thread")
-    _set_errors(forum, "new_thread", errors)
+    errors = validate_form(forum, "new_thread")
+    set_errors(forum, "new_thread", errors)
     if errors:
         return None
     title = draft["title"].strip()
