@@ -57,7 +57,8 @@ class Renderer:
     `variation` and `salt` come from the site: widgets read the variation (which widget to
     use, ARIA labels, tooltips...) and `dom_id` turns stable names into non-semantic DOM ids
     that differ from seed to seed, as real sites' generated ids do. `queries` is the text
-    typed into open comboboxes, by semantic id (the app's UI state).
+    typed into open comboboxes, by semantic id (the app's UI state); `state` the family's
+    state the page is drawn from, where a field bound to a transition reads its value.
     """
 
     def __init__(
@@ -65,12 +66,14 @@ class Renderer:
         variation: Variation | None = None,
         salt: str = "",
         queries: Mapping[str, str] | None = None,
+        state: object = None,
     ) -> None:
         self.affordances: list[Affordance] = []
         self.subregions: dict[str, str] = {}
         self.variation = variation or Variation()
         self.salt = salt
         self.queries = queries or {}  # what was typed into each open combobox (UI state)
+        self.state = state
         self._sids: set[str] = set()
 
     def fragment(self, key: tuple[Hashable, ...], build: Callable[[], str]) -> str:

@@ -47,7 +47,7 @@ import typing
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal, get_args, get_origin
+from typing import Any, Literal, Self, get_args, get_origin
 
 from webfactory_env.core.typed import VALUE_TYPES
 
@@ -160,6 +160,12 @@ class Record:
 @dataclass
 class AppState:
     """Base of every family's state dataclass (see the module docstring)."""
+
+    @classmethod
+    def start(cls, spec: Any) -> Self:
+        """The state a visitor finds on the site `spec` describes (the seed's content that
+        is state: past orders, existing cards). By default, empty."""
+        return cls()
 
     def view(self) -> dict[str, Any]:
         return view_of(self)

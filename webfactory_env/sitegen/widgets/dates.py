@@ -31,7 +31,7 @@ def date_picker(
     calendar that a button opens (`popover`). The field (`date:<form>.<name>`) and every
     day send the ISO date to the transition `bind` names."""
     target = FieldTarget.of(bind, "date", label, sid, name, form)
-    value = bind.value if value is None else value
+    value = bind.value_in(r.state) if value is None else value
     style = style or r.variation.date_widget
     if style == "text":
         return text_field(

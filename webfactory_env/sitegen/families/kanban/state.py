@@ -11,7 +11,10 @@ the computed values pages show (the open card and board, counts, the agenda).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Self
 
+from webfactory_env.sitegen.families.kanban.content import TODAY, SeedBoard, SeedCard, SeedComment
+from webfactory_env.sitegen.spec import SiteSpec
 from webfactory_env.sitegen.state import (
     AppState,
     Record,
@@ -199,6 +202,26 @@ class KanbanState(AppState):
     calendar: CalendarView = view(CalendarView)
     team: TeamView = view(TeamView)
     wizard: WizardView = view(WizardView)
+
+    @classmethod
+    def start(cls, spec: SiteSpec) -> Self:
+        """The seed's boards, cards (with their attachments) and comments; a new-board
+        draft with no teammate on it; each board looked at as it comes; this month."""
+        ent = spec.entities
+        boards = {b.id: _board(b) for b in ent["boards"]}
+        cards = {c.id: _card(c, boards[c.board_id]) for c in ent["cards"]}
+        for a in ent["attachments"]:
+            cards[a.card_id].attachments.add(a.file)
+        team = {m.id: False for m in ent["members"] if m.teammate}
+        return cls(
+            boards=boards,
+            cards=cards,
+            comments={cm.id: _comment(cm) for cm in ent["comments"]},
+            forms=KanbanForms(new_board=BoardDraft(members=team)),
+            views={bid: BoardView() for bid in boards},
+            calendar=CalendarView(month=TODAY[:7]),
+        )
+
     editors: Editors = view(Editors)
     feedback: Feedback = view(Feedback)
 
@@ -265,3 +288,33 @@ class KanbanFacts:
     search: SearchFacts
     calendar: CalendarFacts
     team: TeamFacts
+
+
+def _board(b: SeedBoard) -> Board:
+    return Board(
+        id=b.id,
+        name=b.name,
+        description=b.description,
+        archived=b.archived,
+        columns=list(b.columns),
+        labels=list(b.labels),
+    )
+
+
+def _card(c: SeedCard, board: Board) -> Card:
+    return Card(
+        id=c.id,
+        board=c.board_id,
+        title=c.title,
+        column=c.column,
+        assignee=c.assignee,
+        priority=c.priority,
+        due=c.due,
+        description=c.description,
+        labels={x: x in c.labels for x in board.labels},
+        position=c.position,
+    )
+
+
+def _comment(cm: SeedComment) -> Comment:
+    return Comment(id=cm.id, card=cm.card_id, author=cm.author, text=cm.text, date=cm.date)

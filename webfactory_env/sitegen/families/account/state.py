@@ -6,7 +6,11 @@ view shows (passwords, codes, the mailbox), and the computed facts of the page."
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Self
 
+from webfactory_env.core.seeding import short_hash
+from webfactory_env.sitegen.families.account.content import NOTIFICATIONS, PRIVACY, User
+from webfactory_env.sitegen.spec import SiteSpec
 from webfactory_env.sitegen.state import (
     AppState,
     Record,
@@ -281,6 +285,57 @@ class AccountState(AppState):
     feedback: Feedback = view(Feedback)
     server: Server = hidden(Server)
 
+    @classmethod
+    def start(cls, spec: SiteSpec) -> Self:
+        """The seed's members with their settings, sessions, sign-ins (newest first) and
+        keys, and the messages already sent; no one signed in."""
+        ents = spec.entities
+        state = cls(
+            users={account_id(u.username): _account(u) for u in ents["users"]},
+            settings={account_id(u.username): _settings(u) for u in ents["users"]},
+            sessions={
+                s.id: Session(
+                    id=s.id,
+                    user=s.username,
+                    device=s.device,
+                    city=s.city,
+                    country=s.country,
+                    last_active=s.last_active,
+                )
+                for s in ents["sessions"]
+            },
+            logins={
+                e.id: Login(
+                    id=e.id,
+                    user=e.username,
+                    result=e.result,
+                    device=e.device,
+                    at=e.at,
+                    city=e.city,
+                    country=e.country,
+                    ip=e.ip,
+                )
+                for e in sorted(ents["logins"], key=lambda e: e.at, reverse=True)
+            },
+            api_keys={
+                k.id: ApiKey(
+                    id=k.id,
+                    user=k.username,
+                    name=k.name,
+                    scope=k.scope,
+                    prefix=k.prefix,
+                    created=k.created,
+                    last_used=k.last_used,
+                )
+                for k in ents["api_keys"]
+            },
+        )
+        state.server.messages = [
+            Mail(m.id, m.channel, m.to, m.subject, m.body, m.at, m.kind, m.expired)
+            for m in ents["messages"]
+        ]
+        return state
+
 
 # ---------------------------------------------------------------------------- facts
 @dataclass
@@ -326,3 +381,32 @@ class AccountFacts:
     history: HistoryFacts
     devices: DeviceFacts
     inbox: InboxFacts
+
+
+def account_id(username: str) -> str:
+    """The key of a member's account and settings (usernames may hold dots, which state
+    paths cannot)."""
+    return "U-" + short_hash(f"account|{username}", 8)
+
+
+def _account(u: User) -> Account:
+    return Account(
+        id=account_id(u.username),
+        username=u.username,
+        email=u.email,
+        display_name=u.display_name,
+        country=u.country,
+        birthday=u.birthday,
+        full_name=u.full_name,
+        two_factor=u.security == "two_factor",
+        phone_last4=u.phone_last4,
+        member_since=u.member_since,
+        locked=u.security == "locked",
+        password=u.password,
+    )
+
+
+def _settings(u: User) -> Settings:
+    values: dict[str, Any] = {n: n in u.notifications for n in NOTIFICATIONS}
+    values.update({name: getattr(u, name) for name in PRIVACY})
+    return Settings(id=account_id(u.username), user=u.username, **values)

@@ -5,9 +5,12 @@ and the computed facts of the page."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Self
 
+from webfactory_env.sitegen.families.travel.entities import MemberTrip
 from webfactory_env.sitegen.families.travel.rules import PASSENGER_FIELDS
 from webfactory_env.sitegen.renamed import RenamedPath
+from webfactory_env.sitegen.spec import SiteSpec
 from webfactory_env.sitegen.state import (
     AppState,
     Record,
@@ -224,6 +227,13 @@ class TravelState(AppState):
     hotels: HotelListView = view(HotelListView)
     feedback: Feedback = view(Feedback)
 
+    @classmethod
+    def start(cls, spec: SiteSpec) -> Self:
+        """The member's past trips (by booking reference); an empty itinerary."""
+        e = spec.entities
+        email = e["members"][0].email
+        return cls(trips={t.reference: _member_trip(t, email) for t in e["trips"]})
+
 
 # ---------------------------------------------------------------------------- facts
 @dataclass
@@ -338,3 +348,18 @@ RENAMED = (
         why="the traveller's details are kept with the trip booked",
     ),
 )
+
+
+def _member_trip(t: MemberTrip, member: str) -> Trip:
+    return Trip(
+        id=t.reference,
+        status=t.status,
+        destination=t.destination,
+        depart=t.depart,
+        return_date=t.return_date,
+        airline=t.airline,
+        total=t.total,
+        refundable=t.refundable,
+        cancellable=t.cancellable,
+        member=member,
+    )

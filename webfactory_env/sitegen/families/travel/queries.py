@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from webfactory_env.core.domains import Vocabulary
-from webfactory_env.sitegen.app import SiteApp
+from webfactory_env.sitegen.context import Context, Queries
 from webfactory_env.sitegen.families.travel.content import sms_code
 from webfactory_env.sitegen.families.travel.entities import (
     Airline,
@@ -18,7 +18,6 @@ from webfactory_env.sitegen.families.travel.entities import (
     Flight,
     Hotel,
     Member,
-    MemberTrip,
     Room,
 )
 from webfactory_env.sitegen.families.travel.fares import (
@@ -28,7 +27,8 @@ from webfactory_env.sitegen.families.travel.fares import (
     market,
     parse_offer_id,
 )
-from webfactory_env.sitegen.families.travel.model.state import (
+from webfactory_env.sitegen.families.travel.rules import nights_between, parse_date
+from webfactory_env.sitegen.families.travel.state import (
     AuthFacts,
     HotelFacts,
     HotelListFacts,
@@ -41,7 +41,6 @@ from webfactory_env.sitegen.families.travel.model.state import (
     TravelState,
     Trip,
 )
-from webfactory_env.sitegen.families.travel.rules import nights_between, parse_date
 from webfactory_env.sitegen.spec import SiteSpec
 
 RESULTS_PAGE = 10
@@ -61,23 +60,27 @@ MarketKey = tuple[str, str, dt.date, dt.date | None]
 HOTELS = Vocabulary("hotels", "text", parts=("vocab.json:hotel_first.*",))
 
 
-class TravelQueries(SiteApp):
-    """The travel site's state and the queries its pages, facts and transitions share."""
+ROUTES = {
+    "/": "home",
+    "/flights": "flights",
+    "/flights/results": "results",
+    "/hotels": "hotels",
+    "/itinerary": "itinerary",
+    "/checkout": "checkout",
+    "/login": "login",
+    "/login/verify": "verify",
+    "/trips": "trips",
+}
 
-    family = "travel"
-    State = TravelState
-    Facts = TravelFacts
-    OPEN = {"trip": "trips", "booking": "trips"}
-    ANSWERS = {
-        "hotel.name": HOTELS,
-        "flight.price": "money",
-        "offer.checked_bag_fee": "money",
-        "trip.reference": "reference",
-    }
-    model: TravelState
 
-    def __init__(self, spec: SiteSpec) -> None:
-        super().__init__(spec)
+class TravelQueries(Queries):
+    """The travel site's content indexed, and the reads of its state its pages, facts and
+    transitions share."""
+
+    state: TravelState
+
+    def __init__(self, state: TravelState, spec: SiteSpec) -> None:
+        super().__init__(state, spec)
         e = spec.entities
         self.airports: tuple[Airport, ...] = e["airports"]
         self.by_airport = {a.code: a for a in self.airports}
@@ -105,9 +108,6 @@ class TravelQueries(SiteApp):
         # Server behaviour, not state: the booking service times out once on some sites.
         self.glitch_pending = bool(spec.extra.get("booking_glitch"))
         self._markets: dict[MarketKey, dict[str, Offer]] = {}
-        self.model = TravelState(
-            trips={t.reference: _member_trip(t, self.member.email) for t in e["trips"]}
-        )
 
     # ----------------------------------------------------------------- flights
     def market(
@@ -144,7 +144,7 @@ class TravelQueries(SiteApp):
 
     def search_offers(self) -> list[Offer]:
         """Every offer of the search shown, unsorted and unfiltered."""
-        s = self.model.search
+        s = self.state.search
         d1 = parse_date(s.depart_date)
         if not s.origin or d1 is None:
             return []
@@ -155,7 +155,7 @@ class TravelQueries(SiteApp):
 
     def results(self) -> list[Offer]:
         """The search's offers, filtered and sorted as the page shows them."""
-        view = self.model.results
+        view = self.state.results
         items = self.search_offers()
         airline, stops = view.filters["airline"], view.filters["stops"]
         if airline:
@@ -165,11 +165,11 @@ class TravelQueries(SiteApp):
         return sorted(items, key=FLIGHT_ORDER[view.sort])
 
     def passengers(self) -> int:
-        return int(self.model.search.passengers or 1)
+        return int(self.state.search.passengers or 1)
 
     def fare_of(self, o: Offer) -> str:
         """The fare brand an offer's page shows: the one chosen on it, else the cheapest."""
-        return self.model.forms.fares.get(o.id, o.cheapest_brand)
+        return self.state.forms.fares.get(o.id, o.cheapest_brand)
 
     # ------------------------------------------------------------------ hotels
     def hotel_price(self, h: Hotel) -> int:
@@ -180,7 +180,7 @@ class TravelQueries(SiteApp):
 
     def hotel_listing(self, city: str) -> list[Hotel]:
         items = [h for h in self.hotels if h.city == city]
-        f = self.model.hotels.filters
+        f = self.state.hotels.filters
         if f["stars"]:
             items = [h for h in items if h.stars == int(f["stars"])]
         if f["rating"]:
@@ -198,7 +198,7 @@ class TravelQueries(SiteApp):
             "rating-desc": lambda h: (-h.rating, h.id),
             "stars-desc": lambda h: (-h.stars, -h.rating, h.id),
         }
-        return sorted(items, key=keys[self.model.hotels.sort])
+        return sorted(items, key=keys[self.state.hotels.sort])
 
     def city_at(self, route: str) -> City | None:
         return (
@@ -211,15 +211,15 @@ class TravelQueries(SiteApp):
         return self.by_hotel.get(route[len("/hotel/") :]) if route.startswith("/hotel/") else None
 
     def nights(self) -> int:
-        return nights_between(self.model.stay.checkin_date, self.model.stay.checkout_date)
+        return nights_between(self.state.stay.checkin_date, self.state.stay.checkout_date)
 
     def room_bookable(self, room: Room) -> bool:
-        guests = int(self.model.stay.guests or 1)
+        guests = int(self.state.stay.guests or 1)
         return room.available and self.nights() > 0 and guests <= room.capacity
 
     # ---------------------------------------------------------------- the trip
     def itinerary_total(self) -> int:
-        it = self.model.itinerary
+        it = self.state.itinerary
         total = 0
         for oid in sorted(it.flights):
             o = self.offer(oid)
@@ -235,13 +235,13 @@ class TravelQueries(SiteApp):
         return sms_code(self.spec.seed, n)
 
     def signed_in(self) -> bool:
-        return bool(self.model.auth.member)
+        return bool(self.state.auth.member)
 
     def member_trips(self) -> list[Trip]:
         """The signed-in member's trips: bookings made here first (newest first), then the
         trips booked before."""
-        me = self.model.auth.member
-        trips = [t for t in self.model.trips.values() if me and t.member == me]
+        me = self.state.auth.member
+        trips = [t for t in self.state.trips.values() if me and t.member == me]
         return [t for t in reversed(trips) if t.booked_here] + [
             t for t in trips if not t.booked_here
         ]
@@ -250,25 +250,23 @@ class TravelQueries(SiteApp):
         """The member's trip whose page `route` is (None when signed out)."""
         if not route.startswith("/trips/") or not self.signed_in():
             return None
-        found = self.model.trips.get(route[len("/trips/") :])
-        return found if found is not None and found.member == self.model.auth.member else None
+        found = self.state.trips.get(route[len("/trips/") :])
+        return found if found is not None and found.member == self.state.auth.member else None
 
     def booking_at(self, route: str) -> Trip | None:
         if not route.startswith("/booking/"):
             return None
-        found = self.model.trips.get(route[len("/booking/") :])
+        found = self.state.trips.get(route[len("/booking/") :])
         return found if found is not None and found.booked_here else None
 
     def last_booking(self) -> Trip:
-        booked = [t for t in self.model.trips.values() if t.booked_here]
+        booked = [t for t in self.state.trips.values() if t.booked_here]
         return booked[-1] if booked else Trip()
 
-    def month_of(self, picker: str) -> str:
-        """The month a calendar shows: where the user paged to, else the chosen date's
-        month, else (for the second date of a pair) the first date's month, else today's."""
-        if picker in self.ui.months:
-            return self.ui.months[picker]
-        values = self.picker_values()
+    def calendar_month(self, picker: str, route: str) -> str | None:
+        """The month a calendar opens at: the chosen date's month, else (for the second
+        date of a pair) the first date's month, else today's."""
+        values = self.picker_values(route)
         pair = {"return_date": "depart_date", "checkout_date": "checkin_date"}
         for name in (picker, pair.get(picker, "")):
             d = parse_date(values.get(name, ""))
@@ -276,113 +274,119 @@ class TravelQueries(SiteApp):
                 return d.isoformat()[:7]
         return self.spec.today[:7]
 
-    def picker_values(self) -> dict[str, str]:
-        """The draft whose dates the calendars of the current page show."""
-        forms = self.model.forms
-        if self.route == "/flights":
+    def picker_values(self, route: str) -> dict[str, str]:
+        """The draft whose dates the calendars of the page at `route` show."""
+        forms = self.state.forms
+        if route == "/flights":
             return forms.flight_search
-        if self.route == "/hotels":
+        if route == "/hotels":
             return forms.hotel_search
-        if self.hotel_at(self.route) is not None:
+        if self.hotel_at(route) is not None:
             return forms.stay
         return {}
 
-    # ------------------------------------------------------------------- facts
-    def facts(self) -> TravelFacts:
-        listed = self.results()
-        if self.v.list_mode == "infinite":
-            shown = min(len(listed), self.ui.more.get("results", 1) * RESULTS_PAGE)
-        else:
-            shown = min(len(listed), RESULTS_PAGE)
-        city = self.city_at(self.route)
-        it = self.model.itinerary
-        auth = self.model.auth
-        stage = "signed_in" if auth.member else "otp" if auth.pending else "signed_out"
-        return TravelFacts(
-            offer=self._offer_facts(),
-            hotel=self._hotel_facts(),
-            trip=self.trip_at(self.route) or Trip(),
-            booking=self.last_booking(),
-            results=ResultsFacts(
-                count=len(listed),
-                total=len(self.search_offers()),
-                pages=max(1, -(-len(listed) // RESULTS_PAGE)),
-                shown=shown,
-            ),
-            hotels=HotelListFacts(
-                city=city.name if city else "",
-                count=len(self.hotel_listing(city.name)) if city else 0,
-                page=self.model.hotels.pages.get(city.slug, 1) if city else 1,
-            ),
-            itinerary=ItineraryFacts(
-                status="draft" if it.flights or it.rooms else "empty",
-                count=len(it.flights) + len(it.rooms),
-                flights_count=len(it.flights),
-                rooms_count=len(it.rooms),
-                total=self.itinerary_total(),
-                hotels=sorted({self.by_room[r].hotel_id for r in it.rooms}),
-            ),
-            search=SearchFacts(done=bool(self.model.search.origin)),
-            stay=StayFacts(done=bool(self.model.stay.city), nights=self.nights()),
-            auth=AuthFacts(signed_in=self.signed_in(), stage=stage),
-        )
-
-    def _offer_facts(self) -> OfferFacts:
-        o = (
-            self.offer(self.route[len("/flights/offer/") :])
-            if self.route.startswith("/flights/offer/")
-            else None
-        )
-        if o is None:
-            return OfferFacts()
-        brand = self.fare_of(o)
-        rules = fare_rules(self.by_airline[o.airline], brand)
-        return OfferFacts(
-            id=o.id,
-            trip="roundtrip" if o.roundtrip else "oneway",
-            airline=self.by_airline[o.airline].name,
-            fare=brand,
-            price=o.prices[brand],
-            total=o.prices[brand] * self.passengers(),
-            checked_bag_fee=rules.checked_bag_fee,
-            carry_on=rules.carry_on,
-            changes=rules.changes,
-            change_fee=rules.change_fee,
-            refunds=rules.refunds,
-            refundable=rules.refundable,
-            seats_left=o.seats,
-            stops=o.stops,
-            duration=o.duration,
-            in_itinerary=o.id in self.model.itinerary.flights,
-        )
-
-    def _hotel_facts(self) -> HotelFacts:
-        h = self.hotel_at(self.route)
-        if h is None:
-            return HotelFacts()
-        free = [r for r in self.rooms_of.get(h.id, []) if r.available]
-        return HotelFacts(
-            id=h.id,
-            name=h.name,
-            city=h.city,
-            stars=h.stars,
-            rating=h.rating,
-            available=bool(free),
-            rooms_available=len(free),
-            price=self.hotel_price(h),
-        )
+    def entity_page_kind(self, route: str) -> str:
+        """The kind of a page that shows one offer, city, hotel, booking or trip, or
+        "not_found"."""
+        if route.startswith("/flights/offer/") and self.offer(route[15:]) is not None:
+            return "offer"
+        if self.city_at(route) is not None:
+            return "city"
+        if self.hotel_at(route) is not None:
+            return "hotel"
+        if self.booking_at(route) is not None:
+            return "booking"
+        trip = self.state.trips.get(route[7:]) if route.startswith("/trips/") else None
+        if trip is not None and trip.member:
+            return "trip"  # behind the login wall when signed out
+        return "not_found"
 
 
-def _member_trip(t: MemberTrip, member: str) -> Trip:
-    return Trip(
-        id=t.reference,
-        status=t.status,
-        destination=t.destination,
-        depart=t.depart,
-        return_date=t.return_date,
-        airline=t.airline,
-        total=t.total,
-        refundable=t.refundable,
-        cancellable=t.cancellable,
-        member=member,
+Travel = Context[TravelState, TravelQueries]  # what the travel site's transitions and pages read
+
+
+def facts(travel: Travel) -> TravelFacts:
+    listed = travel.queries.results()
+    if travel.v.list_mode == "infinite":
+        shown = min(len(listed), travel.ui.more.get("results", 1) * RESULTS_PAGE)
+    else:
+        shown = min(len(listed), RESULTS_PAGE)
+    city = travel.queries.city_at(travel.route)
+    it = travel.state.itinerary
+    auth = travel.state.auth
+    stage = "signed_in" if auth.member else "otp" if auth.pending else "signed_out"
+    return TravelFacts(
+        offer=_offer_facts(travel),
+        hotel=_hotel_facts(travel),
+        trip=travel.queries.trip_at(travel.route) or Trip(),
+        booking=travel.queries.last_booking(),
+        results=ResultsFacts(
+            count=len(listed),
+            total=len(travel.queries.search_offers()),
+            pages=max(1, -(-len(listed) // RESULTS_PAGE)),
+            shown=shown,
+        ),
+        hotels=HotelListFacts(
+            city=city.name if city else "",
+            count=len(travel.queries.hotel_listing(city.name)) if city else 0,
+            page=travel.state.hotels.pages.get(city.slug, 1) if city else 1,
+        ),
+        itinerary=ItineraryFacts(
+            status="draft" if it.flights or it.rooms else "empty",
+            count=len(it.flights) + len(it.rooms),
+            flights_count=len(it.flights),
+            rooms_count=len(it.rooms),
+            total=travel.queries.itinerary_total(),
+            hotels=sorted({travel.queries.by_room[r].hotel_id for r in it.rooms}),
+        ),
+        search=SearchFacts(done=bool(travel.state.search.origin)),
+        stay=StayFacts(done=bool(travel.state.stay.city), nights=travel.queries.nights()),
+        auth=AuthFacts(signed_in=travel.queries.signed_in(), stage=stage),
+    )
+
+
+def _offer_facts(travel: Travel) -> OfferFacts:
+    o = (
+        travel.queries.offer(travel.route[len("/flights/offer/") :])
+        if travel.route.startswith("/flights/offer/")
+        else None
+    )
+    if o is None:
+        return OfferFacts()
+    brand = travel.queries.fare_of(o)
+    rules = fare_rules(travel.queries.by_airline[o.airline], brand)
+    return OfferFacts(
+        id=o.id,
+        trip="roundtrip" if o.roundtrip else "oneway",
+        airline=travel.queries.by_airline[o.airline].name,
+        fare=brand,
+        price=o.prices[brand],
+        total=o.prices[brand] * travel.queries.passengers(),
+        checked_bag_fee=rules.checked_bag_fee,
+        carry_on=rules.carry_on,
+        changes=rules.changes,
+        change_fee=rules.change_fee,
+        refunds=rules.refunds,
+        refundable=rules.refundable,
+        seats_left=o.seats,
+        stops=o.stops,
+        duration=o.duration,
+        in_itinerary=o.id in travel.state.itinerary.flights,
+    )
+
+
+def _hotel_facts(travel: Travel) -> HotelFacts:
+    h = travel.queries.hotel_at(travel.route)
+    if h is None:
+        return HotelFacts()
+    free = [r for r in travel.queries.rooms_of.get(h.id, []) if r.available]
+    return HotelFacts(
+        id=h.id,
+        name=h.name,
+        city=h.city,
+        stars=h.stars,
+        rating=h.rating,
+        available=bool(free),
+        rooms_available=len(free),
+        price=travel.queries.hotel_price(h),
     )

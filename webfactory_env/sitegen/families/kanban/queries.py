@@ -1,37 +1,16 @@
-"""What the workspace knows: its state built from the seed, the questions pages and
-transitions ask of it (which cards a board shows, what is overdue, what is next on the
-calendar), the checks of its form drafts, and the facts the predicate view adds."""
+"""What the workspace knows: the questions pages and transitions ask of its state (which
+cards a board shows, what is overdue, what is next on the calendar), the checks of its
+form drafts, and the facts the predicate view adds (`facts`, on the visitor's page)."""
 
 from __future__ import annotations
 
 from webfactory_env.core.domains import Vocabulary
-from webfactory_env.sitegen.app import SiteApp
+from webfactory_env.sitegen.context import Context, Queries
 from webfactory_env.sitegen.families.kanban.content import (
     PRIORITIES,
     TODAY,
     File,
     Member,
-    SeedBoard,
-    SeedCard,
-    SeedComment,
-)
-from webfactory_env.sitegen.families.kanban.model.state import (
-    Board,
-    BoardDraft,
-    BoardFacts,
-    BoardView,
-    CalendarFacts,
-    CalendarView,
-    Card,
-    Comment,
-    KanbanFacts,
-    KanbanForms,
-    KanbanState,
-    MemberFacts,
-    MyTasksFacts,
-    SearchFacts,
-    TeamFacts,
-    UserFacts,
 )
 from webfactory_env.sitegen.families.kanban.rules import (
     ACCESS,
@@ -41,6 +20,20 @@ from webfactory_env.sitegen.families.kanban.rules import (
     check_due,
     check_title,
     validate_invite,
+)
+from webfactory_env.sitegen.families.kanban.state import (
+    Board,
+    BoardFacts,
+    CalendarFacts,
+    Card,
+    Comment,
+    KanbanFacts,
+    KanbanState,
+    MemberFacts,
+    MyTasksFacts,
+    SearchFacts,
+    TeamFacts,
+    UserFacts,
 )
 from webfactory_env.sitegen.spec import SiteSpec
 
@@ -63,56 +56,37 @@ MEMBERS = Vocabulary(
 TITLES = Vocabulary("titles", "text", phrases=("vocab.json:boards.*.titles.*",))
 
 
-class WorkspaceQueries(SiteApp):
-    """The workspace's state and every read of it (transitions live in subclasses)."""
+ROUTES = {
+    "/": "boards",
+    "/boards/new": "new_board",
+    "/my-tasks": "my_tasks",
+    "/calendar": "calendar",
+    "/search": "search",
+    "/members": "members",
+}
 
-    family = "kanban"
-    State = KanbanState
-    Facts = KanbanFacts
-    OPEN = {"card": "cards", "board": "boards"}
-    ANSWERS = {
-        "card.assignee": MEMBERS,
-        "card.title": TITLES,
-        "board.overdue": "count",
-    }
 
-    def __init__(self, spec: SiteSpec) -> None:
-        super().__init__(spec)
+class KanbanQueries(Queries):
+    """The workspace's members and files, and every read of its state."""
+
+    state: KanbanState
+
+    def __init__(self, state: KanbanState, spec: SiteSpec) -> None:
+        super().__init__(state, spec)
         ent = spec.entities
         self.members: tuple[Member, ...] = ent["members"]
         self.by_member = {m.id: m for m in self.members}
         self.me = next(m for m in self.members if m.me)
         self.files: tuple[File, ...] = ent["files"]
         self.difficulty = spec.difficulty
-        boards = {b.id: _board(b) for b in ent["boards"]}
-        cards = {c.id: _card(c, boards[c.board_id]) for c in ent["cards"]}
-        for a in ent["attachments"]:
-            cards[a.card_id].attachments.add(a.file)
-        self.model: KanbanState = KanbanState(
-            boards=boards,
-            cards=cards,
-            comments={cm.id: _comment(cm) for cm in ent["comments"]},
-            forms=KanbanForms(new_board=BoardDraft(members=self._fresh_team())),
-            views={bid: BoardView() for bid in boards},
-            calendar=CalendarView(month=TODAY[:7]),
-        )
 
-    def _fresh_team(self) -> dict[str, bool]:
+    def fresh_team(self) -> dict[str, bool]:
         """The teammates the wizard may add to a new board (none yet: you are always on it)."""
         return {m.id: False for m in self.members if m.teammate}
 
     # ---------------------------------------------------------------- queries
-    def route_id(self, prefix: str) -> str:
-        return self.route[len(prefix) :] if self.route.startswith(prefix) else ""
-
-    def route_board(self) -> Board | None:
-        return self.model.boards.get(self.route_id("/board/"))
-
-    def route_card(self) -> Card | None:
-        return self.model.cards.get(self.route_id("/card/"))
-
     def board_of(self, card: Card) -> Board:
-        return self.model.boards[card.board]
+        return self.state.boards[card.board]
 
     def assignable(self) -> list[Member]:
         return [m for m in self.members if m.active]
@@ -126,7 +100,7 @@ class WorkspaceQueries(SiteApp):
         return [x for x in self.board_of(card).labels if card.labels.get(x)]
 
     def board_cards(self, bid: str) -> list[Card]:
-        return [c for c in self.model.cards.values() if c.board == bid and not c.archived]
+        return [c for c in self.state.cards.values() if c.board == bid and not c.archived]
 
     def overdue(self, c: Card) -> bool:
         return bool(c.due) and c.due < TODAY and c.column != "done"
@@ -137,7 +111,7 @@ class WorkspaceQueries(SiteApp):
 
     def visible(self, board: Board) -> list[Card]:
         """The board's cards after its filters, in its sort order."""
-        view = self.model.views[board.id]
+        view = self.state.views[board.id]
         q = view.q.strip().lower()
         cards = [
             c
@@ -157,21 +131,21 @@ class WorkspaceQueries(SiteApp):
 
     def editable(self, cid: str | None) -> Card | None:
         """The card `cid` when it may be changed: it exists and is live."""
-        card = self.model.cards.get(cid or "")
+        card = self.state.cards.get(cid or "")
         return card if card is not None and self.live(card) else None
 
     def my_cards(self) -> list[Card]:
-        mine = [c for c in self.model.cards.values() if c.assignee == self.me.id and self.live(c)]
+        mine = [c for c in self.state.cards.values() if c.assignee == self.me.id and self.live(c)]
         return sorted(mine, key=lambda c: (c.due == "", c.due, c.title))
 
     def my_pages(self) -> int:
         return max(1, -(-len(self.my_cards()) // PAGE_SIZE))
 
     def calendar_cards(self) -> list[Card]:
-        board = self.model.calendar.board
+        board = self.state.calendar.board
         return [
             c
-            for c in self.model.cards.values()
+            for c in self.state.cards.values()
             if c.due and self.live(c) and (not board or c.board == board)
         ]
 
@@ -182,12 +156,12 @@ class WorkspaceQueries(SiteApp):
         return upcoming[:AGENDA_SIZE]
 
     def search_results(self) -> list[Card]:
-        q = self.model.search.q.strip().lower()
+        q = self.state.search.q.strip().lower()
         if not q:
             return []
         found = [
             c
-            for c in self.model.cards.values()
+            for c in self.state.cards.values()
             if q in c.title.lower()
             or q in c.description.lower()
             or any(q == x.lower() for x in self.labels_on(c))
@@ -198,13 +172,13 @@ class WorkspaceQueries(SiteApp):
     def open_cards_of(self, mid: str) -> list[Card]:
         cards = [
             c
-            for c in self.model.cards.values()
+            for c in self.state.cards.values()
             if c.assignee == mid and c.column != "done" and self.live(c)
         ]
         return sorted(cards, key=lambda c: (c.due == "", c.due, c.title))
 
     def team_rows(self) -> list[Member]:
-        col, _, order = self.model.team.sort.partition("-")
+        col, _, order = self.state.team.sort.partition("-")
 
         def key(m: Member) -> tuple[int, str]:
             return (len(self.open_cards_of(m.id)) if col == "open" else 0, m.name)
@@ -213,21 +187,21 @@ class WorkspaceQueries(SiteApp):
 
     def comments_on(self, cid: str) -> list[Comment]:
         """Oldest first (ids break ties between comments of the same day)."""
-        found = [cm for cm in self.model.comments.values() if cm.card == cid]
+        found = [cm for cm in self.state.comments.values() if cm.card == cid]
         return sorted(found, key=lambda cm: (cm.date, cm.id))
 
-    def _next_position(self, bid: str, column: str) -> int:
+    def next_position(self, bid: str, column: str) -> int:
         return 1 + max(
             (
                 c.position
-                for c in self.model.cards.values()
+                for c in self.state.cards.values()
                 if c.board == bid and c.column == column
             ),
             default=0,
         )
 
     def taken_emails(self) -> list[str]:
-        return [m.email for m in self.members] + list(self.model.invites)
+        return [m.email for m in self.members] + list(self.state.invites)
 
     def title_min(self) -> int:
         return TITLE_MIN[self.difficulty]
@@ -235,47 +209,10 @@ class WorkspaceQueries(SiteApp):
     def board_name_min(self) -> int:
         return BOARD_NAME_MIN[self.difficulty]
 
-    def facts(self) -> KanbanFacts:
-        card = self.route_card()
-        board = self.route_board() or (self.board_of(card) if card else None)
-        member = self.by_member.get(self.route_id("/member/"))
-        my = self.my_cards()
-        if self.v.list_mode == "infinite":
-            shown = min(len(my), self.ui.more.get("my-tasks", 1) * PAGE_SIZE)
-        else:
-            page = self.model.my_tasks.page
-            shown = len(my[(page - 1) * PAGE_SIZE : page * PAGE_SIZE])
-        return KanbanFacts(
-            user=UserFacts(self.me.id, self.me.name),
-            board=self._board_facts(board) if board else BoardFacts(),
-            card=card or Card(),
-            member=MemberFacts(
-                member.id, member.name, member.active, len(self.open_cards_of(member.id))
-            )
-            if member
-            else MemberFacts(),
-            my_tasks=MyTasksFacts(len(my), self.my_pages(), shown),
-            search=SearchFacts(len(self.search_results())),
-            calendar=CalendarFacts([c.title for c in self.agenda()]),
-            team=TeamFacts(len(self.assignable())),
-        )
-
-    def _board_facts(self, board: Board) -> BoardFacts:
-        cards = self.board_cards(board.id)
-        return BoardFacts(
-            id=board.id,
-            name=board.name,
-            archived=board.archived,
-            columns=list(board.columns),
-            overdue=sum(1 for c in cards if self.overdue(c)),
-            total=len(cards),
-            count=len(self.visible(board)) if self.route_board() else 0,
-        )
-
     # --------------------------------------------------------- form checks
-    def _choices(self, form: str, name: str) -> tuple[str, ...] | None:
+    def choices(self, form: str, name: str) -> tuple[str, ...] | None:
         """The values a choice of a form accepts (None for a text field)."""
-        columns = sorted({c for b in self.model.boards.values() for c in b.columns})
+        columns = sorted({c for b in self.state.boards.values() for c in b.columns})
         people = tuple(m.id for m in self.assignable())
         return {
             ("new_card", "column"): tuple(columns),
@@ -286,33 +223,16 @@ class WorkspaceQueries(SiteApp):
             ("new_board", "visibility"): VISIBILITY,
         }.get((form, name))
 
-    def _revalidate(self, form: str, name: str) -> None:
-        """Sync validation: a field's error follows its value while the user edits it."""
-        if self.v.validation != "sync" or form not in ("new_card", "invite", "new_board"):
-            return
-        errors = self._errors(form)
-        typed = str(getattr(getattr(self.model.forms, form), name, "")).strip()
-        if not typed and name not in errors:
-            return  # an untouched empty field is not an error yet
-        if form == "new_card":
-            board = self.route_board()
-            found = self._check_new_card(board) if board else {}
-        elif form == "invite":
-            found = self._check_invite()
-        else:
-            found = self._check_board()
-        set_error(errors, name, found.get(name, ""))
-
-    def _errors(self, form: str) -> dict[str, str]:
-        feedback = self.model.feedback
+    def errors_of(self, form: str) -> dict[str, str]:
+        feedback = self.state.feedback
         return {
             "new_card": feedback.new_card_errors,
             "invite": feedback.invite_errors,
             "new_board": feedback.board_errors,
         }[form]
 
-    def _check_new_card(self, board: Board) -> dict[str, str]:
-        f = self.model.forms.new_card
+    def check_new_card(self, board: Board) -> dict[str, str]:
+        f = self.state.forms.new_card
         others = [c.title for c in self.board_cards(board.id)]
         found = {
             "title": check_title(f.title, self.title_min(), others),
@@ -326,15 +246,81 @@ class WorkspaceQueries(SiteApp):
         }
         return {k: v for k, v in found.items() if v}
 
-    def _check_invite(self) -> dict[str, str]:
-        f = self.model.forms.invite
+    def check_invite(self) -> dict[str, str]:
+        f = self.state.forms.invite
         values = {"name": f.name, "email": f.email, "role": f.role}
         return validate_invite(values, self.taken_emails(), self.difficulty == "hard")
 
-    def _check_board(self) -> dict[str, str]:
-        taken = [b.name for b in self.model.boards.values()]
-        found = check_board_name(self.model.forms.new_board.name, self.board_name_min(), taken)
+    def check_board(self) -> dict[str, str]:
+        taken = [b.name for b in self.state.boards.values()]
+        found = check_board_name(self.state.forms.new_board.name, self.board_name_min(), taken)
         return {"name": found} if found else {}
+
+    def entity_page_kind(self, route: str) -> str:
+        """The kind of a page that shows one board, card or member, or "not_found"."""
+        head, _, rest = route[1:].partition("/")
+        found = {
+            "board": rest in self.state.boards,
+            "card": rest in self.state.cards,
+            "member": rest in self.by_member,
+        }
+        return head if found.get(head) else "not_found"
+
+
+Kanban = Context[KanbanState, KanbanQueries]  # what the workspace's transitions and pages read
+
+
+def route_id(kanban: Kanban, prefix: str) -> str:
+    """The id in the visitor's route after `prefix` ("/card/"), or ""."""
+    route = kanban.route
+    return route[len(prefix) :] if route.startswith(prefix) else ""
+
+
+def route_board(kanban: Kanban) -> Board | None:
+    return kanban.state.boards.get(route_id(kanban, "/board/"))
+
+
+def route_card(kanban: Kanban) -> Card | None:
+    return kanban.state.cards.get(route_id(kanban, "/card/"))
+
+
+def facts(kanban: Kanban) -> KanbanFacts:
+    card = route_card(kanban)
+    board = route_board(kanban) or (kanban.queries.board_of(card) if card else None)
+    member = kanban.queries.by_member.get(route_id(kanban, "/member/"))
+    my = kanban.queries.my_cards()
+    if kanban.v.list_mode == "infinite":
+        shown = min(len(my), kanban.ui.more.get("my-tasks", 1) * PAGE_SIZE)
+    else:
+        page = kanban.state.my_tasks.page
+        shown = len(my[(page - 1) * PAGE_SIZE : page * PAGE_SIZE])
+    return KanbanFacts(
+        user=UserFacts(kanban.queries.me.id, kanban.queries.me.name),
+        board=_board_facts(kanban, board) if board else BoardFacts(),
+        card=card or Card(),
+        member=MemberFacts(
+            member.id, member.name, member.active, len(kanban.queries.open_cards_of(member.id))
+        )
+        if member
+        else MemberFacts(),
+        my_tasks=MyTasksFacts(len(my), kanban.queries.my_pages(), shown),
+        search=SearchFacts(len(kanban.queries.search_results())),
+        calendar=CalendarFacts([c.title for c in kanban.queries.agenda()]),
+        team=TeamFacts(len(kanban.queries.assignable())),
+    )
+
+
+def _board_facts(kanban: Kanban, board: Board) -> BoardFacts:
+    cards = kanban.queries.board_cards(board.id)
+    return BoardFacts(
+        id=board.id,
+        name=board.name,
+        archived=board.archived,
+        columns=list(board.columns),
+        overdue=sum(1 for c in cards if kanban.queries.overdue(c)),
+        total=len(cards),
+        count=len(kanban.queries.visible(board)) if route_board(kanban) else 0,
+    )
 
 
 def shift_month(month: str, delta: int) -> str:
@@ -348,33 +334,3 @@ def set_error(errors: dict[str, str], name: str, error: str) -> None:
         errors[name] = error
     else:
         errors.pop(name, None)
-
-
-def _board(b: SeedBoard) -> Board:
-    return Board(
-        id=b.id,
-        name=b.name,
-        description=b.description,
-        archived=b.archived,
-        columns=list(b.columns),
-        labels=list(b.labels),
-    )
-
-
-def _card(c: SeedCard, board: Board) -> Card:
-    return Card(
-        id=c.id,
-        board=c.board_id,
-        title=c.title,
-        column=c.column,
-        assignee=c.assignee,
-        priority=c.priority,
-        due=c.due,
-        description=c.description,
-        labels={x: x in c.labels for x in board.labels},
-        position=c.position,
-    )
-
-
-def _comment(cm: SeedComment) -> Comment:
-    return Comment(id=cm.id, card=cm.card_id, author=cm.author, text=cm.text, date=cm.date)
