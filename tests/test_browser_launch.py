@@ -97,3 +97,33 @@ def test_screenshots_ask_for_a_browser_that_draws():
         assert named in str(err.value)
     for mode in ("tokens", "text"):  # a lazy end screenshot is simply not kept
         assert EnvConfig.parse({"browser": nf, "obs_mode": mode}).browser == nf
+
+
+@pytest.mark.browser
+def test_envs_launched_otherwise_take_turns_without_pulling_the_page_from_each_other(make_env):
+    """Two envs of one process whose browsers are launched otherwise (another flag, frames
+    or none) take turns: each reset may switch the running browser, but an env's page
+    stays open until its own next reset, and no third browser is launched."""
+    from webfactory_env.executor.browser import shared_browser
+
+    quiet = make_env(family="shop", task="shop_open_cart", obs_mode="tokens")
+    other = make_env(
+        family="shop",
+        task="shop_open_cart",
+        obs_mode="tokens",
+        browser=BrowserConfig(extra_args=("--lang=en-US",)),
+    )
+    drawn = make_env(family="shop", task="shop_open_cart", obs_mode="tokens+pixels")
+    shared = shared_browser()
+    envs = (quiet, other, drawn)
+    for env in envs:
+        env.reset(seed=3)
+    launches = shared.launches
+    for seed in (4, 5):
+        for env in envs:
+            # The action each env last saw is still on its page: nothing closed it.
+            _, _, _, truncated, info = env.step(env.action_space.sample(mask=None))
+            assert not info.get("error_events"), info.get("error_events")
+            assert not truncated or info.get("reason", "").startswith("max_steps")
+            env.reset(seed=seed)
+    assert shared.launches == launches, "a browser launched again for a config it had"

@@ -183,6 +183,16 @@ def launch_args(config: BrowserConfig) -> list[str]:
 _DISABLE = "--disable-features="
 
 
+def _launched_for(launched: BrowserConfig, wanted: BrowserConfig) -> bool:
+    """A browser launched (or connected) with `launched` does what `wanted` asks: the same
+    launch, and frames if it wants them (a browser that draws serves an env that needs
+    none too; another process's browser draws as it was started)."""
+    if launched.launch_key() != wanted.launch_key():
+        return False
+    remote = bool(launched.server_endpoint or launched.cdp_endpoint)
+    return launched.draws or not wanted.draws or remote
+
+
 class StepTimeoutError(BrowserCrashedError):
     """A browser call did not finish within its limit (`SessionConfig.step_timeout_ms`)."""
 
@@ -220,9 +230,11 @@ class SharedBrowser:
         # Contexts of envs garbage-collected where Playwright cannot be called (another
         # thread, or inside Playwright's own dispatcher): closed on the next `acquire`.
         self._orphans: list[BrowserContext] = []
-        # Browsers that drew no frames, replaced by one that does: closed with their last
-        # context (`close_orphans`).
-        self._retired: list[Browser] = []
+        # Browsers replaced by one launched otherwise (another env's config, or frames
+        # wanted) while envs still had contexts in them: they live on for those contexts
+        # and close with the last one (`close_orphans`). Closing them at once would pull
+        # the page from under another env of the process.
+        self._retired: list[tuple[Browser, BrowserConfig]] = []
 
     # ------------------------------------------------------------------ users
     def join(self) -> None:
@@ -313,12 +325,15 @@ class SharedBrowser:
         else:
             self._orphans.append(context)
 
-    def retired(self, context: BrowserContext) -> bool:
-        """`context` lives in a browser replaced by one that draws (see `acquire`)."""
+    def retired(self, context: BrowserContext, config: BrowserConfig) -> bool:
+        """`context` lives in a retired browser and the running one serves `config`: its
+        session should move there at its next load (see `acquire`). A session whose own
+        browser was retired for another env's config stays where it is."""
         try:
-            return context.browser in self._retired
+            browser = context.browser
         except Exception:  # Playwright's objects are gone with their connection
             return False
+        return any(b is browser for b, _ in self._retired) and self._serves(config)
 
     def close_orphans(self) -> None:
         """Close the contexts `close_context` had to leave for later, and the browsers
@@ -328,25 +343,15 @@ class SharedBrowser:
             if not self.dead:
                 with contextlib.suppress(Exception):
                     self.bounded(context.close, CLOSE_TIMEOUT_MS, what="closing a context")
-        for browser in [b for b in self._retired if not b.contexts]:
-            self._retired.remove(browser)
+        for browser, config in [r for r in self._retired if not r[0].contexts]:
+            self._retired.remove((browser, config))
             if not self.dead:
                 with contextlib.suppress(Exception):  # already gone: nothing to clean
                     self.bounded(browser.close, CLOSE_TIMEOUT_MS, what="closing a browser")
 
     def _serves(self, config: BrowserConfig) -> bool:
-        """The running browser does what `config` asks: the same launch, and frames if it
-        wants them (a browser that draws serves an env that needs none too)."""
-        running = self._config
-        if running is None or running.launch_key() != config.launch_key():
-            return False
-        return running.draws or not config.draws or self.remote
-
-    def _upgrade(self, config: BrowserConfig) -> bool:
-        """`config` differs from the running browser's only in wanting frames."""
-        running = self._config
-        same = running is not None and running.launch_key() == config.launch_key()
-        return same and not self.remote and config.draws
+        """The running browser does what `config` asks (see `_launched_for`)."""
+        return self._config is not None and _launched_for(self._config, config)
 
     def _claim(self) -> None:
         """This thread becomes the browser's (or already is); any other is refused. Under a
@@ -377,13 +382,15 @@ class SharedBrowser:
         self.close_orphans()
         if self._browser is not None and self._browser.is_connected() and self._serves(config):
             return self._browser
-        if self._browser is not None and self._browser.is_connected() and self._upgrade(config):
-            # Frames wanted from a browser that draws none: a new one that draws, while the
-            # old one lives on for its contexts (they move to the new one at their next load).
-            self._retired.append(self._browser)
-            self._browser = None
-        elif self._browser is not None:
-            self._close_browser()
+        if self._browser is not None:
+            self._retire_browser()
+        # A browser retired earlier may serve this config (two envs of one process launched
+        # otherwise, taking turns): use it again rather than launch a third.
+        for browser, launched in self._retired:
+            if browser.is_connected() and _launched_for(launched, config):
+                self._retired.remove((browser, launched))
+                self._browser, self._config = browser, launched
+                return browser
         if self._playwright is None:
             self._start_driver()
         assert self._playwright is not None
@@ -473,10 +480,27 @@ class SharedBrowser:
         self.processes = Processes()
         self.dead = False
 
+    def _retire_browser(self) -> None:
+        """Replace the running browser: retired while an env still has a context in it
+        (it closes with the last one), else closed now."""
+        browser, config = self._browser, self._config
+        self._browser = None
+        if browser is None:
+            return
+        try:
+            in_use = browser.is_connected() and bool(browser.contexts)
+        except Exception:  # gone with its connection
+            in_use = False
+        if in_use and config is not None:
+            self._retired.append((browser, config))
+        elif not self.dead:
+            with contextlib.suppress(Exception):  # already gone: nothing to clean
+                self.bounded(browser.close, CLOSE_TIMEOUT_MS, what="closing the browser")
+
     def _close_browser(self) -> None:
         self._orphans.clear()  # closed with their browser
-        browsers, self._retired = [self._browser, *self._retired], []
-        self._browser = None
+        browsers = [self._browser, *(b for b, _ in self._retired)]
+        self._browser, self._retired = None, []
         for browser in browsers:
             if browser is not None and not self.dead:
                 with contextlib.suppress(Exception):  # already gone: nothing to clean

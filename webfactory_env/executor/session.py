@@ -334,7 +334,11 @@ class PageSession:
         self._shared.close_orphans()  # contexts of envs collected since the last reset
         self.changes += 1
         every = self.config.recycle_every
-        stale = self.crashed or not self._alive() or self._shared.retired(self._context)
+        stale = (
+            self.crashed
+            or not self._alive()
+            or self._shared.retired(self._context, self.config.browser)
+        )
         if stale or (every and self.loads >= every):
             self.reopen()
         self.loads += 1
