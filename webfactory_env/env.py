@@ -3,6 +3,7 @@ observation encoding, actions, the reward simulator and the episode's record kee
 
 from __future__ import annotations
 
+import contextlib
 import weakref
 from collections.abc import Mapping
 from typing import Any
@@ -31,7 +32,8 @@ from webfactory_env.observation import encode_goal, encode_observation, observat
 from webfactory_env.reward import RewardSpec
 from webfactory_env.sitegen import SiteApp, generate_site
 from webfactory_env.sitegen.registry import Site
-from webfactory_env.tasks import CompiledTask, compile_for_site
+from webfactory_env.tasks import CompiledTask, CompileError, compile_for_site
+from webfactory_env.tasks.levels import reset_skipping, uncompilable
 from webfactory_env.tasks.library import compile_in_background
 
 __all__ = ["EpisodeArtifacts", "StepRecord", "WebTaskEnv", "observation_digest", "state_delta"]
@@ -67,8 +69,11 @@ class WebTaskEnv(gym.Env):
 
     ## Starting State / Episode End
     The start page of level seed N (`reset(seed=N)`; `options`: `family`, `task`,
-    `difficulty`, `level_seed`). Terminated on success or a done verb; truncated after
-    `max_steps`, or when the browser fails (`info["reason"]` says how).
+    `difficulty`, `level_seed`). A level the task cannot be compiled on raises
+    `UncompilableLevelError` (naming seed and task) when the seed was given; a level
+    `reset()` drew itself is skipped for the next seed (`info["skipped_levels"]`).
+    Terminated on success or a done verb; truncated after `max_steps`, or when the browser
+    fails (`info["reason"]` says how).
 
     ## Arguments
     `EnvConfig` validates them (one `ConfigError` line per mistake), says what each does:
@@ -120,8 +125,10 @@ class WebTaskEnv(gym.Env):
         self.reward_spec = self.config.reward
         self.max_steps = max_steps
         self._defaults = self.config.model_dump(include={*EPISODE_FIELDS})
-        # Fail on a bad family/task/difficulty/variation now, not at the first reset.
-        compile_for_site(task, generate_site(family, 0, difficulty, variation))
+        # Fail on a bad family/task/difficulty/variation now, not at the first reset; a task
+        # that cannot be compiled on level 0 may still compile on the levels reset shows.
+        with contextlib.suppress(CompileError):
+            compile_for_site(task, generate_site(family, 0, difficulty, variation))
         shot = self.obs_config.screenshot_size if self.obs_config.pixels else None
         self._observe = ObserveConfig(max_elements=max_elements, screenshot=shot)
         self._menu = act.ActionMenu(self.action_config)
@@ -141,13 +148,25 @@ class WebTaskEnv(gym.Env):
         super().reset(seed=seed)
         draw = lambda: int(self.np_random.integers(0, 2**31 - 1))  # noqa: E731
         choice = episode_choice(options, self._defaults, seed, draw)
+        if seed is not None or (options or {}).get("level_seed") is not None:
+            return self._start(choice)  # the user's level: one that cannot compile is an error
+        # A level the env drew itself: one that cannot be compiled is skipped for the next.
+        (obs, info), _ = reset_skipping(
+            lambda level: self._start({**choice, "level_seed": level}),
+            choice["level_seed"],
+            lambda level: (level + 1) % (2**31 - 1),
+        )
+        return obs, info
+
+    def _start(self, choice: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        """Show the level `choice` names: generate it, compile its task, load it."""
         site = generate_site(
             choice["family"], choice["level_seed"], choice["difficulty"], choice["variation"]
         )
         # The task compiles (pure Python) on a worker thread while Chromium mounts the new
         # site: the main thread only waits on the browser then, so the two overlap.
         compiling = compile_in_background(choice["task"], site)
-        self.episode = None  # until the new task is in place, step() asks for a reset
+        self.episode, self.task = None, None  # until the new task is in place, step() refuses
         self.site, self.level_seed, self._choice = site, choice["level_seed"], choice
         self.app = site.new_app()
         if self._session is None:  # an env dropped without close() gives its context back
@@ -157,7 +176,10 @@ class WebTaskEnv(gym.Env):
         self._dom = self._session.load(
             self.app, seed=self.level_seed, observe=self._observe, clock_ms=EPOCH_MS
         )
-        self.task = compiling.result()
+        try:
+            self.task = compiling.result()
+        except CompileError as exc:
+            raise uncompilable(choice["task"], site, exc) from None
         if len(self.task.values) > self.action_config.max_values:
             raise ConfigError(
                 f"task {choice['task']!r} needs {len(self.task.values)} value slots; "

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import logging
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -35,7 +36,10 @@ import webfactory_env  # noqa: F401  (registers WebTask-v0)
 from webfactory_env.agents import RandomAgent
 from webfactory_env.core.errors import ConfigError, UnknownNameError
 from webfactory_env.env import WebTaskEnv
+from webfactory_env.tasks.levels import UncompilableLevelError
 from webfactory_env.training.levels import EVAL_SEEDS, TRAIN_SEEDS, LevelSeeds, SeedRange
+
+log = logging.getLogger(__name__)
 
 ALGOS = ("ppo", "maskable-ppo")
 POLICIES = ("mlp", "pointer")
@@ -180,6 +184,7 @@ class Evaluation:
     success_rate: float
     mean_return: float
     mean_steps: float
+    skipped: int = 0  # levels the task cannot be compiled on: not played, not counted
 
     def to_json(self) -> dict[str, float]:
         return asdict(self)
@@ -336,9 +341,15 @@ def evaluate(
     if not isinstance(unwrapped, WebTaskEnv):
         raise TypeError("evaluate() needs a WebTask-v0 environment")
     successes, returns, steps = [], [], []
+    skipped = 0
     for entry in seeds:
         seed, extra = entry if isinstance(entry, tuple) else (entry, {})
-        obs, info = env.reset(seed=int(seed), options={**dict(options or {}), **extra})
+        try:
+            obs, info = env.reset(seed=int(seed), options={**dict(options or {}), **extra})
+        except UncompilableLevelError as exc:  # one level cannot end a training run
+            log.warning("held-out level skipped: %s cannot be compiled", exc.level)
+            skipped += 1
+            continue
         total, n, success = 0.0, 0, False
         while True:
             obs, reward, terminated, truncated, info = env.step(act(obs, unwrapped))
@@ -351,12 +362,16 @@ def evaluate(
         returns.append(total)
         steps.append(n)
     if not successes:
-        raise ConfigError("evaluate() needs at least one seed")
+        raise ConfigError(
+            "evaluate() needs at least one seed whose level compiles"
+            + (f" ({skipped} could not be compiled)" if skipped else "")
+        )
     return Evaluation(
         episodes=len(successes),
         success_rate=float(np.mean(successes)),
         mean_return=float(np.mean(returns)),
         mean_steps=float(np.mean(steps)),
+        skipped=skipped,
     )
 
 
@@ -483,6 +498,7 @@ def train(config: TrainConfig) -> TrainResult:
                 f"{stats.accuracy:.2f} of their actions picked ({bc_s:.0f} s)"
             )
         curve: list[dict[str, float]] = []
+        greedy_runs: list[Evaluation] = []  # the curve's points as evaluations
         csv_path = out / "learning_curve.csv"
         started = time.perf_counter()
         eval_time = 0.0
@@ -491,6 +507,7 @@ def train(config: TrainConfig) -> TrainResult:
             nonlocal eval_time
             t0 = time.perf_counter()
             greedy = evaluate(eval_env, policy_actor(model, deterministic=True), seeds)
+            greedy_runs.append(greedy)
             sampled_rate = float("nan")  # not measured
             if config.eval_sampled:
                 sampled = evaluate(eval_env, policy_actor(model, deterministic=False), seeds)
@@ -529,13 +546,7 @@ def train(config: TrainConfig) -> TrainResult:
             "tasks": [list(t) for t in config.task_list],
         }
         model.save(files["model"])
-        final_row = curve[-1]
-        final = Evaluation(
-            episodes=int(final_row["episodes"]),
-            success_rate=final_row["success_rate"],
-            mean_return=final_row["mean_return"],
-            mean_steps=final_row["mean_steps"],
-        )
+        final = greedy_runs[-1]
         result = TrainResult(config, model, curve, baselines, final, wall, files)
         png = plot_curve(result, out / "learning_curve.png")
         if png is not None:
