@@ -135,9 +135,17 @@ class Tally:
         }
 
 
+def _short(text: str) -> str:
+    """A seed list as given, or its size and bounds when it is long."""
+    if len(text) <= 40:
+        return text
+    seeds = parse_seeds(text)
+    return f"{len(seeds)} seeds from {min(seeds)} to {max(seeds)}"
+
+
 def print_report(tally: Tally, ranges: dict[str, str], wall_s: float) -> None:
     data = tally.to_json(ranges, wall_s)
-    print("seeds: " + ", ".join(f"{d} {r}" for d, r in ranges.items() if r))
+    print("seeds: " + ", ".join(f"{d} {_short(r)}" for d, r in ranges.items() if r))
     rows = [("family", "compiled", "failed")]
     families = data["families"]
     assert isinstance(families, dict)
