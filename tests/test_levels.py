@@ -23,6 +23,7 @@ from webfactory_env.tasks.levels import (
 )
 from webfactory_env.training.curriculum import Curriculum, Stage
 from webfactory_env.training.levels import LevelSeeds, SeedRange
+from webfactory_env.training.sb3 import evaluate, random_actor
 
 
 def _error(level: int) -> UncompilableLevelError:
@@ -139,3 +140,6 @@ def test_reset_on_a_given_seed_that_does_not_compile_raises_naming_it(make_env, 
     _, info = sampler.reset()
     assert info["level_seed"] == good and sampler.levels_skipped == 1
     assert info["skipped_levels"][0]["seed"] == bad
+    # Held-out evaluation during training plays the levels that compile and counts the rest.
+    held_out = evaluate(env, random_actor(env), [bad, good])
+    assert (held_out.episodes, held_out.skipped) == (1, 1)
