@@ -5,9 +5,13 @@
 
 For every task and seed it runs every check of `webfactory_env.groundtruth` (no browser):
 the oracle succeeds and only on its last action, plan mutations (a goal step dropped, another
-entity chosen) fail, the goal does not hold at reset, tied answers pass and hedged ones
-fail, reward hackers and back doors never succeed, detours keep success. It prints one row
-per task and a total per family; the exit status is 1 if any check failed anywhere.
+entity chosen) fail, the goal does not hold at reset, tied answers and their re-spellings
+pass and hedged ones (a second value of the kind, a near miss, "or", "maybe") fail, reward
+hackers and back doors never succeed, detours keep success, the plan with one extra harmful
+action (a sibling's control, the task done first on a sibling, a stray effectful control)
+fails, a typed value spelled another way the site accepts still succeeds (formats), and
+another route to a page of the plan earns what the oracle's route earns (routes). It prints
+one row per task and a total per family; the exit status is 1 if any check failed anywhere.
 """
 
 from __future__ import annotations
@@ -51,9 +55,17 @@ COLUMNS = (
     ("swaps", "swaps"),
     ("mutants_stopped", "stopped"),
     ("mutants_tied", "tied"),
+    ("answer_forms", "answer forms"),
+    ("hedges", "hedges"),
     ("hackers", "hackers"),
     ("back_doors", "back doors"),
     ("detours", "detours"),
+    ("harms", "harms"),
+    ("harms_caught", "caught"),
+    ("harms_by_frame", "by frame"),
+    ("harmless", "harmless"),
+    ("formats", "formats"),
+    ("routes", "routes"),
 )
 
 

@@ -1,7 +1,13 @@
-"""Shared fixtures. Browser tests all use the one Chromium the process shares."""
+"""Shared fixtures. Browser tests all use the one Chromium the process shares.
+
+The fast tier (`./scripts/test --fast`, i.e. `-m "not browser and not slow"`) must never start
+Chromium: a test that does without the `browser` marker fails there with a message saying
+so, instead of quietly making the fast tier slow.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -11,13 +17,41 @@ import pytest
 
 import webfactory_env  # noqa: F401  (registers WebTask-v0)
 
+NO_BROWSER = "/nonexistent/chromium (this test starts a browser: mark it @pytest.mark.browser)"
+
+
+def _browser_deselected(config: pytest.Config) -> bool:
+    expr = (config.option.markexpr or "").replace(" ", "")
+    return "notbrowser" in expr
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not _browser_deselected(config):
+        return
+    # Subprocesses (the CLI, a child interpreter) inherit the variable; this process is
+    # stopped where it looks for Chromium.
+    os.environ["WEBFACTORY_CHROMIUM"] = NO_BROWSER
+    from webfactory_env.core.errors import BrowserNotFoundError
+    from webfactory_env.executor import browser
+
+    def refuse(explicit: str | None = None) -> str:
+        raise BrowserNotFoundError(
+            "this test starts Chromium but is not marked @pytest.mark.browser, so it ran in "
+            "the fast tier: mark it (or its module, with pytestmark)"
+        )
+
+    browser.find_chromium = refuse  # type: ignore[assignment]
+
 
 @pytest.fixture(scope="session", autouse=True)
-def session_browser() -> Iterator[None]:
+def session_browser(request: pytest.FixtureRequest) -> Iterator[None]:
     """Browser tests share one Chromium: the last `env.close()` would otherwise close it
     (as it should in a program) and the next test would launch another."""
     from webfactory_env.executor.browser import shared_browser
 
+    if _browser_deselected(request.config):
+        yield
+        return
     with shared_browser().keep_open():
         yield
 

@@ -4,6 +4,7 @@ no browser)."""
 from __future__ import annotations
 
 import gymnasium as gym
+import numpy as np
 import pytest
 
 from webfactory_env.core.errors import ConfigError, UnknownNameError
@@ -83,3 +84,86 @@ def test_dropping_to_a_user_who_cannot_read_the_install_says_which_directory(mon
     node.chmod(0o700)  # the file itself: readable and runnable by its owner only
     assert service.closed_to(nobody, node, os.R_OK | os.X_OK) == node
     shutil.rmtree(base)
+
+
+# ------------------------------------------- issue 27: the library's own errors, not Python's
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        ({"variation": "x"}, r"'variation' must map axis names to values"),
+        ({"variation": {"theme": 3}}, r"'variation' must map axis names to values"),
+        ({"task": None}, r"reset option 'task' must be a name \(a string\), got None"),
+        ({"family": None}, r"reset option 'family' must be a name \(a string\), got None"),
+        ({"difficulty": 2}, r"reset option 'difficulty' must be a name"),
+        ({"level_seed": "7"}, r"level_seed must be a non-negative integer, got '7'"),
+        ({"level_seed": 1.5}, r"level_seed must be a non-negative integer"),
+        ("shop", r"reset options must be a dict"),
+        ({1: 2}, r"unknown reset option\(s\) \['1'\]"),
+    ],
+)
+def test_bad_reset_options_are_config_errors(options, says):
+    env = gym.make("WebTask-v0", obs_mode="tokens")
+    try:
+        with pytest.raises(ConfigError, match=says):
+            env.reset(options=options)
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, "3", True])
+def test_a_bad_reset_seed_is_a_config_error(seed):
+    env = gym.make("WebTask-v0", obs_mode="tokens")
+    try:
+        with pytest.raises(ConfigError, match="seed must be a non-negative integer or None"):
+            env.reset(seed=seed)
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize(
+    "action",
+    [float("inf"), float("-inf"), float("nan"), np.float64("inf"), 2.5, "3", True, [1, 2], None],
+)
+def test_a_discrete_action_that_is_no_integer_is_an_invalid_action_error(action):
+    from webfactory_env.actions import ActionConfig, InvalidActionError, decode
+
+    config = ActionConfig(8, 4, "discrete", 16, "auto")
+    with pytest.raises(InvalidActionError, match="takes one integer action"):
+        decode(action, config, (), ())
+    assert decode(np.float32(20.0), config, (), ()) == "action 20 is out of range 0..15"
+    assert decode(10**30, config, (), ()) == f"action {10**30} is out of range 0..15"
+
+
+def test_two_threads_making_their_first_envs_find_every_family():
+    """The registry loads once, whole, whichever thread comes first (a fresh interpreter:
+    this one has loaded it already)."""
+    import subprocess
+    import sys
+
+    code = """
+import threading
+import gymnasium as gym
+import webfactory_env
+from webfactory_env.sitegen import generate_site
+names = ["shop", "travel", "kanban", "forum", "account", "gallery"]
+envs = [("shop", "buy_red_mug"), ("travel", "book_flight_roundtrip")]
+barrier, errors = threading.Barrier(len(names) + len(envs)), []
+def make(name, task=None):
+    barrier.wait()
+    try:
+        if task:
+            gym.make("WebTask-v0", family=name, task=task, obs_mode="tokens").close()
+        else:
+            generate_site(name, 1)
+    except Exception as exc:
+        errors.append(repr(exc))
+threads = [threading.Thread(target=make, args=a) for a in [(n,) for n in names] + envs]
+for t in threads: t.start()
+for t in threads: t.join()
+print(errors)
+"""
+    for _ in range(3):
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+        )
+        assert out.stdout.strip() == "[]", out.stdout

@@ -56,6 +56,24 @@ def test_tasks_list_and_compile():
     assert compiled["bindings"]["click-item-mug"]["color"] == "Red"
     text = wf("compile", "buy_red_mug", "--family", "shop", "--seed", "3").stdout
     assert "oracle plan:" in text and "witness:" in text
+    assert compiled["frame"]["creates"] == {"orders": 1}
+    assert "frame (and nothing else" in text and "the task creates: 1 record in orders" in text
+
+
+def test_schema_says_what_the_frame_keeps_and_why():
+    rows = json.loads(wf("schema", "--json").stdout)
+    assert {r["family"] for r in rows} >= {"shop", "travel", "kanban", "account", "forum"}
+    why = {(r["family"], r["path"]): (r["frame"], r["why"]) for r in rows}
+    assert why[("shop", "orders.*.status")] == (True, "entity")
+    assert why[("shop", "orders.*.total_cents")] == (False, "derived")
+    assert why[("shop", "cart")] == (False, "transient (this visit)")
+    assert why[("shop", "wishlist")] == (True, "persistent setting")
+    assert why[("travel", "extras.insurance")] == (False, "transient")
+    assert why[("account", "logins")][1].startswith("entity (a log")
+    assert why[("kanban", "forms")] == (False, "transient (draft)")
+    text = wf("schema", "--family", "forum").stdout
+    assert "activity.following" in text and "kept: persistent setting" in text
+    assert "\nshop" not in text
 
 
 def test_malformed_task_file_gets_a_compiler_style_error(tmp_path):
@@ -67,6 +85,15 @@ def test_malformed_task_file_gets_a_compiler_style_error(tmp_path):
     assert first.startswith(f"{bad}:2:22: ") and "expected ';'" in first
     assert line.strip() == 'goto route("/shop")' and caret.strip() == "^"
     assert "Traceback" not in res.stderr
+
+
+def test_compile_warns_of_an_old_state_path_where_it_is_written():
+    task = "tests/tasks/blueprint_book_flight_roundtrip.task"
+    res = wf("compile", task, "--family", "travel", "--seed", "2", "--json")
+    (warning,) = res.stderr.splitlines()
+    assert warning.startswith(f"{task}:17:14: warning: `itinerary.status")
+    assert "booking.status" in warning
+    assert json.loads(res.stdout)["warnings"][0]["line"] == 17
 
 
 def test_user_errors_are_one_line_without_traceback():

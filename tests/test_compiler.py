@@ -107,11 +107,8 @@ def test_oracle_plan_solves_the_task_in_the_python_app(shop_site):
         aff = app.page().affordance(step.sid)
         assert aff is not None, step
         if step.verb == "click" and aff.kind == "Form":
-            app.dispatch(
-                AppEvent(
-                    type="submit", handler=aff.handler, values=app.state_view()["forms"]["shipping"]
-                )
-            )
+            values = app.state_view()["forms"]["shipping"]
+            app.dispatch(AppEvent(type="submit", handler=aff.handler, arg=aff.arg, values=values))
         elif step.verb == "click":
             app.dispatch(
                 AppEvent(type="click", handler=aff.handler, arg=aff.arg)
@@ -320,3 +317,44 @@ def test_instruction_paraphrases_ask_for_the_same_steps(shop_site):
         assert sorted(quoted.findall(text)) == sorted(quoted.findall(task.instruction))
     assert task.paraphrases[1].startswith("1. ") and " 12. " in task.paraphrases[1]
     assert compile_for_site(BUY, shop_site).to_json()["paraphrases"] == list(task.paraphrases)
+
+
+# ------------------------------------------------------- the frame and `allow`
+ADD_MUG = """  goto route("/shop");
+  click Item(type="product", title~="Mug");
+  click Button(role="add-to-cart");
+"""
+
+
+def test_the_frame_exempts_what_the_run_changed_and_counts_what_it_created(shop_site):
+    task = compile_for_site(BUY, shop_site)
+    assert task.frame.creates == {"orders": 1} and task.frame.exempt == ()
+    assert {k.name for k in task.frame.kept} == {"orders", "wishlist", "newsletter"}
+    data = json.loads(json.dumps(task.to_json()))["frame"]
+    assert data["creates"] == {"orders": 1} and data["allowed"] == []
+    assert task.frame.describe()[1] == "the task creates: 1 record in orders"
+
+
+def test_allow_exempts_named_paths_from_the_frame():
+    site = generate_site("shop", 42)
+    src = "task t {\n" + ADD_MUG + "  allow newsletter, orders.*.status;\n}\n"
+    task = compile_task(parse_task_source(src, "t.task"), site)
+    assert task.frame.allowed == (("newsletter",), ("orders", "*", "status"))
+    assert ("newsletter",) in task.frame.exempt and task.frame.may_create("orders") == 0
+    assert task.frame.exempts(("orders", "O-1", "status"))
+    assert not task.frame.exempts(("orders", "O-1", "items"))
+    assert "allowed: orders.*.status" in task.frame.describe()
+
+
+def test_allow_names_real_kept_paths_or_is_a_located_error():
+    err = _compile_error(ADD_MUG + "  allow oders;")
+    assert "unknown state path 'oders' in 'allow'. Did you mean 'orders'?" in str(err)
+    assert (err.line, err.column) == (5, 9) and str(err).startswith("t.task:5:9: ")
+    err = _compile_error(ADD_MUG + "  allow newsletter, orders.*.stauts;")
+    assert "Did you mean 'orders.*.status'?" in str(err) and (err.line, err.column) == (5, 21)
+    err = _compile_error(ADD_MUG + "  allow cart;")
+    assert "'cart' is not something the site keeps (transient (this visit))" in str(err)
+    err = _compile_error(ADD_MUG + "  allow orders.*.total_cents;")
+    assert "is not something the site keeps (derived)" in str(err)
+    err = _compile_error(ADD_MUG + '  allow orders["nope"];')
+    assert "no single entity 'nope' in orders" in str(err)

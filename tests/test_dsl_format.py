@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from webfactory_env.dsl import (
     KEYWORDS,
+    Allow,
     Assert,
     AttrPred,
     BoolLit,
@@ -17,11 +18,13 @@ from webfactory_env.dsl import (
     Click,
     Fill,
     For,
+    FramePath,
     Goto,
     Ident,
     If,
     NumberLit,
     Param,
+    PathKey,
     Select,
     StateAnd,
     StateCall,
@@ -143,6 +146,23 @@ def test_every_statement_form() -> None:
         "  assert State(done = 1);\n"
         "}\n"
     )
+
+
+def test_allow_prints_its_paths_with_keys_and_stars() -> None:
+    paths = (
+        FramePath(("orders",)),
+        FramePath(("cards", "*", "labels")),
+        FramePath(("cards", PathKey(StringLit("C-12")), "column")),
+        FramePath(("cards", PathKey(Ident("card")))),
+    )
+    text = fmt(task(Allow(paths), Goto(StringLit("/x"))))
+    assert text == (
+        "task t {\n"
+        '  allow orders, cards.*.labels, cards["C-12"].column, cards[card];\n'
+        '  goto "/x";\n'
+        "}\n"
+    )
+    assert parse_task_source(text).tasks[0].steps[0] == Allow(paths)
 
 
 def test_strings_are_re_escaped_minimally() -> None:
@@ -308,6 +328,13 @@ _simple_steps = st.one_of(
     st.builds(Assert, _states),
 )
 _steps = _step_strategy(2)
+_frame_paths = st.builds(
+    lambda head, rest: FramePath((head, *rest)),
+    _any_names,
+    _tuples(st.one_of(_any_names, st.just("*"), _values.map(PathKey)), 0, 3),
+)
+# `allow` is a clause of the whole task: only in its body, never inside a block.
+_task_steps = st.one_of(_steps, st.builds(Allow, _tuples(_frame_paths, 1, 3)))
 # Doc lines are stored without trailing whitespace and cannot hold line breaks or controls.
 _doc_chars = st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp"))
 _doc_lines = st.text(_doc_chars, max_size=10).map(str.rstrip)
@@ -324,7 +351,7 @@ def _params(draw: st.DrawFn) -> tuple[Param, ...]:
 def task_files(draw: st.DrawFn) -> TaskFile:
     names = draw(st.lists(_any_names, min_size=1, max_size=2, unique=True))
     tasks = tuple(
-        TaskDef(n, draw(_params()), draw(_tuples(_steps, 1, 3)), draw(_docs)) for n in names
+        TaskDef(n, draw(_params()), draw(_tuples(_task_steps, 1, 3)), draw(_docs)) for n in names
     )
     return TaskFile("<generated>", "", tasks)
 

@@ -14,6 +14,7 @@ from webfactory_env.core.errors import WebfactoryError
 from webfactory_env.dsl import (
     DSL_VERSION,
     NO_SPAN,
+    Allow,
     Answer,
     Assert,
     AttrPred,
@@ -30,6 +31,7 @@ from webfactory_env.dsl import (
     Infeasible,
     NumberLit,
     Param,
+    PathKey,
     Select,
     Span,
     StateAnd,
@@ -173,8 +175,8 @@ def test_parsing_is_fast() -> None:
 
 
 def test_version_is_exported() -> None:
-    assert DSL_VERSION == "0.3.0"
-    assert (ROOT / "dsl" / "README.md").read_text(encoding="utf-8").count("dsl_version: 0.3.0") >= 1
+    assert DSL_VERSION == "0.4.0"
+    assert (ROOT / "dsl" / "README.md").read_text(encoding="utf-8").count("dsl_version: 0.4.0") >= 1
 
 
 # ---- language features ---------------------------------------------------------------------
@@ -412,6 +414,13 @@ def test_missing_closing_brace_names_the_task() -> None:
         ("task t { fill F(a=1) with ; }", "expected a value, found ';'", 1, 27),
         ("task t { click F(a 1); }", "expected an operator (=, ~=, >, <), found '1'", 1, 20),
         ("task t {\u00a0wait; }", "unexpected character U+00A0 (NO-BREAK SPACE)", 1, 9),
+        ("task t { allow ; }", "expected a state path such as orders", 1, 16),
+        ("task t { allow State(orders); }", "'allow' takes state paths, found 'State'", 1, 16),
+        ("task t { allow orders.; }", "expected '*' or a name, found ';'", 1, 23),
+        ("task t { allow orders }", "expected ';' to end the 'allow' statement", 1, 22),
+        ("task t { if State(a=1) { allow orders; } }", "'allow' cannot be inside the 'if'", 1, 26),
+        ("task t { alow orders; }", "unknown statement 'alow'. Did you mean 'allow'?", 1, 10),
+        ("task allow { wait; }", "'allow' is a reserved word", 1, 6),
     ],
 )
 def test_syntax_error_messages(source: str, message: str, line: int, column: int) -> None:
@@ -550,6 +559,19 @@ def mutated_example(draw: st.DrawFn) -> str:
 @given(mutated_example())
 def test_mutated_examples_only_raise_syntax_errors(source: str) -> None:
     _check_only_syntax_errors(source)
+
+
+def test_allow_names_paths_with_keys_and_stars_and_keeps_their_spans() -> None:
+    src = 'task t {\n  goto route("/");\n  allow orders, cards.*.labels, cards[card].column;\n}\n'
+    allow = parse_task_source(src, "t.task").tasks[0].steps[1]
+    assert isinstance(allow, Allow)
+    assert [p.parts for p in allow.paths] == [
+        ("orders",),
+        ("cards", "*", "labels"),
+        ("cards", PathKey(Ident("card")), "column"),
+    ]
+    assert (allow.span.line, allow.span.column) == (3, 3)
+    assert [(p.span.line, p.span.column) for p in allow.paths] == [(3, 9), (3, 17), (3, 33)]
 
 
 def test_answer_and_infeasible_statements() -> None:

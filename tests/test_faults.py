@@ -1,5 +1,6 @@
-"""Faults: a browser or page that dies or hangs mid-episode, a site app that throws, and
-envs that are never closed — none may crash the env, hang it, or leave Chromium behind.
+"""Faults: a browser or page that dies or hangs mid-episode, a site app that throws, envs
+that are never closed, and the owner of a vector env killed by a signal — none may crash
+the env, hang it, or leave Chromium behind.
 
 (`test_episode_end.py` covers the outcome classification after a killed browser; here the
 trace, the relaunch count, a renderer-only crash and the other faults.)
@@ -14,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 import time
@@ -22,6 +24,15 @@ from pathlib import Path
 
 import gymnasium as gym
 import pytest
+from processes import (
+    browser_roots,
+    chromium,
+    descendants,
+    kill,
+    listening_tcp,
+    owner,
+    still_running,
+)
 
 from webfactory_env.agents import OracleAgent
 from webfactory_env.core.errors import ConfigError
@@ -368,17 +379,17 @@ def test_a_crash_while_recording_screenshots_truncates_and_keeps_the_step(tmp_pa
         env.close()
 
 
-def test_a_failing_app_handler_shows_an_error_page_and_an_error_event(make_env):
+def test_a_failing_app_handler_shows_an_error_page_and_an_error_event(make_env, monkeypatch):
     env = make_env(obs_mode="tokens")
     oracle = OracleAgent(env)
     obs, info = env.reset(seed=0)
     oracle.reset()
     app = env.unwrapped.app
 
-    def broken(self, event):
+    def broken(self, event, **args):
         raise RuntimeError("the cart service is down")
 
-    app._handlers = {**app._handlers, "add_to_cart": broken}  # this app only
+    monkeypatch.setattr(type(app).add_to_cart, "fn", broken)
     errors = []
     for _ in range(8):
         obs, _, terminated, truncated, info = env.step(oracle.act(obs, info))
@@ -461,7 +472,8 @@ CHILD = textwrap.dedent(
     import gc, json, os, sys, time
     import gymnasium as gym
     import webfactory_env
-    from webfactory_env.executor.browser import BrowserServer, shared_browser
+    from webfactory_env.executor.browser import shared_browser
+    from webfactory_env.executor.browser_server import BrowserServer
 
     mode = sys.argv[1]
     if mode == "server":
@@ -562,3 +574,33 @@ def test_no_chromium_survives_a_killed_interpreter():
         child.kill()
         child.wait()
     assert _wait_gone(report["pids"], marker) == []
+
+
+# --------------------------- issue 27: nothing outlives the process that owns a vector env
+VECTOR_OWNER = """
+import json, os, sys, time
+import gymnasium as gym
+import numpy as np
+import webfactory_env
+envs = gym.make_vec("WebTask-v0", num_envs=2, obs_mode="tokens")
+envs.reset(seed=0)
+envs.step(np.array([envs.single_action_space.sample() for _ in range(2)]))
+print(json.dumps({"pid": os.getpid()}), flush=True)
+time.sleep(600)  # killed by the test
+"""
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_no_process_outlives_a_killed_owner_of_a_vector_env(how):
+    """Issue 27: `make_vec(num_envs=2)` in a process killed by SIGTERM or SIGKILL left the
+    shared Chromium (7 processes) running, its DevTools endpoint answering on 127.0.0.1.
+    Now its browser listens on no TCP port while it runs, and every process the owner
+    started is gone within seconds of its death."""
+    with owner(VECTOR_OWNER) as (process, _):
+        tree = descendants(process.pid)
+        assert len(browser_roots(chromium(tree))) == 1  # the shared Chromium
+        assert listening_tcp({process.pid, *tree}) == []
+        private = [d for d in Path(tempfile.gettempdir()).glob("wf-browser-*") if d.is_dir()]
+        assert private and all(d.stat().st_mode & 0o077 == 0 for d in private)
+        kill(process, how)
+    assert still_running(tree) == set(), "processes of the killed owner are still running"

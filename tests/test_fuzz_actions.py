@@ -65,6 +65,7 @@ HOSTILE_TEXT = (
     'type(2, "{{value:0}}")',
     'type(2, "REDACTED")',
     'type(3, "ünïcødé ★ 日本語 🙂")',
+    'type(1, "line\u2028sep\u2029para\u0085next\x1cfs\x0bvt\x0cff\rcr")',
     'select(0, "")',
     'select(0, "no such option")',
     "submit(-5)",
@@ -95,7 +96,15 @@ MALFORMED: dict[str, tuple[Any, ...]] = {
         [[0, 0, 0]],
     ),
     "text": (None, 3, np.array([0, 0, 0]), b"click(0)"),
-    "discrete": (None, "click(0)", np.array([1, 2, 3])),
+    "discrete": (
+        None,
+        "click(0)",
+        np.array([1, 2, 3]),
+        float("inf"),
+        float("nan"),
+        np.float32("-inf"),
+        2.5,
+    ),
 }
 
 
@@ -297,3 +306,88 @@ def test_a_lone_surrogate_in_a_text_action_is_replaced_everywhere(tmp_path):
         trace.read_text(encoding="utf-8", errors="strict")
     finally:
         env.close()
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85"])
+def test_a_line_separator_typed_into_a_field_keeps_the_trace_and_the_viewer_whole(
+    tmp_path, separator
+):
+    """Issue 27: U+2028, U+2029 or U+0085 typed by an agent were written raw and the
+    reader split lines at them: every episode of the file was lost. Now the step reads
+    back with the value exact, and so does the next episode."""
+    from webfactory_env.core.dom import EDITABLE
+    from webfactory_env.replay import write_report
+
+    trace = tmp_path / "t.jsonl"
+    env = TraceRecorder(
+        gym.make("WebTask-v0", action_mode="text", obs_mode="text", task="buy_red_mug"), trace
+    )
+    typed = f"Alice{separator}Nguyen"
+    try:
+        obs, info = env.reset(seed=0)
+        oracle = OracleAgent(env)
+        oracle.reset()
+        while not [i for i, f in enumerate(env.unwrapped.dom.flags) if f & EDITABLE]:
+            obs, *_, info = env.step(oracle.act(obs, info))
+        field = next(i for i, f in enumerate(env.unwrapped.dom.flags) if f & EDITABLE)
+        _, _, _, _, info = env.step(f'type({field}, "{typed}")')
+        assert info["action_error"] is None
+        env.reset(seed=1)
+        env.step("scroll(down)")
+    finally:
+        env.close()
+    first, second = read_trace(trace)
+    assert first.damaged == second.damaged == ()
+    assert first.steps[-1].action.value == typed and len(second.steps) == 1
+    assert separator not in trace.read_text(encoding="utf-8")  # written escaped
+    html = write_report(trace, tmp_path / "v.html").read_text(encoding="utf-8")
+    assert "Damaged trace lines" not in html
+
+
+def test_step_after_close_says_the_env_is_closed_and_reset_opens_it_again():
+    from webfactory_env.core.errors import EnvClosedError
+
+    env = gym.make("WebTask-v0", obs_mode="tokens", action_mode="discrete")
+    try:
+        env.reset(seed=0)
+        env.step(0)
+        env.close()
+        with pytest.raises(EnvClosedError, match=r"step\(\) on a closed env.*call reset\(\)"):
+            env.step(0)
+        env.reset(seed=1)
+        _, reward, *_ = env.step(0)
+        assert math.isfinite(reward)
+    finally:
+        env.close()
+
+
+def test_envs_stepped_from_two_threads_get_the_librarys_error_not_a_crash():
+    """One process, one browser thread (Playwright's sync API): a second thread that resets
+    an env gets `WrongThreadError` saying what to use instead, and the first thread's env
+    goes on."""
+    import threading
+
+    from webfactory_env.core.errors import WrongThreadError
+
+    first = gym.make("WebTask-v0", obs_mode="tokens")
+    second = gym.make("WebTask-v0", obs_mode="tokens")
+    errors: list[BaseException] = []
+
+    def other_thread() -> None:
+        try:
+            second.reset(seed=1)
+        except BaseException as exc:  # what the thread met is the result
+            errors.append(exc)
+
+    try:
+        first.reset(seed=0)
+        thread = threading.Thread(target=other_thread)
+        thread.start()
+        thread.join(60)
+        assert len(errors) == 1 and isinstance(errors[0], WrongThreadError), errors
+        assert "vector env" in str(errors[0])
+        _, reward, *_ = first.step(first.action_space.sample())
+        assert math.isfinite(reward)
+    finally:
+        first.close()
+        second.close()

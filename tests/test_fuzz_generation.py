@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -141,6 +142,7 @@ def site_case(draw: st.DrawFn) -> tuple[str, int, str, Variation]:
     return family, seed, difficulty, variation
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=40)
 @given(site_case(), st.randoms(use_true_random=False))
 def test_random_seeds_and_variation_vectors_keep_every_invariant(case, rnd) -> None:

@@ -167,10 +167,15 @@ def test_a_malformed_trace_line_is_named_by_file_line_and_field(recorded, tmp_pa
     assert line.startswith(expected)
     if how == "wrong type":
         assert "reward.r" in line
-    assert main(["view", str(root), "--out", str(tmp_path / "r.html")]) == 2
-    assert _one_error_line(capsys).startswith(expected)
+    # The viewer shows what can be read, and names the line it skipped (issue 27).
+    assert main(["view", str(root), "--out", str(tmp_path / "r.html")]) == 0
+    notes = capsys.readouterr().err
+    assert f"note: skipped a damaged trace line: {TRACE_FILE}:3: not a " in notes
+    assert "Traceback" not in notes
     with pytest.raises(MalformedFileError):
-        read_trace(path)
+        read_trace(path, strict=True)
+    (episode,) = read_trace(path)
+    assert [d.line for d in episode.damaged] == [3]
 
 
 # ------------------------------------------------------- case 14: the viewer's files

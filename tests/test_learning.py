@@ -13,6 +13,7 @@ import pytest
 
 import webfactory_env
 from webfactory_env.actions import DONE_VERBS, VERB_INDEX, VERBS
+from webfactory_env.core.dom import FLAG_NAMES
 from webfactory_env.core.errors import ConfigError
 from webfactory_env.observation import text_token_ids
 
@@ -38,7 +39,7 @@ def _synthetic(n: int = 8, k: int = 4, s: int = 3, g: int = 10, target: int = 5)
         "role": np.arange(2, 2 + n)[None],  # one row per role: page order carries no rank
         "text": text,
         "bbox": rng.random((1, n, 4)).astype(np.float32),
-        "flags": rng.integers(0, 2, (1, n, 11)).astype(np.uint8),
+        "flags": rng.integers(0, 2, (1, n, len(FLAG_NAMES))).astype(np.uint8),
         "mask": np.ones((1, n), np.uint8),
         "goal": goal,
         "slots": slots,
@@ -50,6 +51,7 @@ def _tensors(obs: dict) -> dict:
     return {k: torch.as_tensor(v) for k, v in obs.items()}
 
 
+@pytest.mark.slow
 def test_behaviour_cloning_points_at_the_row_that_shows_the_goal_value():
     torch.manual_seed(0)
     net = PointerNet(PointerConfig(dim=32))

@@ -1,6 +1,10 @@
-"""The task library: every task compiles on every seed, and its oracle solves it in Chromium.
+"""The task library: every task compiles on a spread of seeds, and its oracle solves it in
+Chromium.
 
-Run one family's part with `pytest tests/test_library.py -k <family>`.
+Run one family's part with `pytest tests/test_library.py -k <family>`. The sweeps over every
+seed live in `benchmarks/`: `compile_every_seed.py` (every task on seeds 0-9999) and
+`oracle_solve_rate.py` (the oracle on many seeds, with `--browser N` in Chromium and
+`--variation noise=...` on noisy sites); their last figures are in the README.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ ANSWER_TASKS = [
     for t in library_tasks()
     if t.family != "gallery" and re.search(r"^\s*answer\b", Path(t.path).read_text(), re.M)
 ]
-COMPILE_SEEDS = range(200)
+# A spread over the seed range (the benchmark compiles all of 0-9999).
+COMPILE_SEEDS = (0, 1, 2, 3, 42, 199, 500, 1234, 5000, 9999)
 # Training seeds and held-out test seeds (the suites' test ranges start at 100000) on easy
 # sites, and medium and hard ones, which add the axes easy leaves off (re-renders under the
 # agent, long pages, misspelt labels, server errors): the oracle must get through them all.
@@ -49,7 +54,7 @@ def test_compiles_on_every_seed(family_task):
             ends = g.id in ("answer", "infeasible") or g.id.startswith("assert")
             assert g.witness or ends, f"{name} seed {seed}: {g.id} has an empty witness set"
     for difficulty in ("medium", "hard"):
-        for seed in range(20):
+        for seed in (0, 1, 7):
             compile_for_site(name, generate_site(family, seed, difficulty))
 
 
@@ -103,7 +108,9 @@ def test_oracle_solves_it_in_the_browser(make_env, family_task):
 def test_noise_never_touches_an_answer(make_env, family_task):
     """Typos, abbreviations and odd case alter interface labels, never a value a task asks
     for: an agent that answers by pointing at what the page shows is right on every noisy
-    site (an order state once read "Delviered", and the right answer was judged wrong)."""
+    site (an order state once read "Delviered", and the right answer was judged wrong). Seed
+    0 of each noise here; `benchmarks/oracle_solve_rate.py --variation noise=typos --browser
+    N` runs many."""
     from webfactory_env.agents import OracleAgent
 
     family, name = family_task
@@ -116,7 +123,7 @@ def test_noise_never_touches_an_answer(make_env, family_task):
             variation={"noise": noise},
         )
         oracle = OracleAgent(env)
-        for seed in (0, 1, 2):
+        for seed in (0,):
             obs, info = env.reset(seed=seed)
             oracle.reset()
             while True:

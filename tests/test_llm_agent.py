@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,12 +18,15 @@ from chat_server import HANG, Reply, ScriptedChatServer, error, ok
 from webfactory_env import actions as act
 from webfactory_env.core.errors import ConfigError
 from webfactory_env.evaluation.agents import LLMOptions, parse_agent
+from webfactory_env.evaluation.harness import llm_usage
 from webfactory_env.evaluation.metrics import calibration
+from webfactory_env.evaluation.schema import LLMUsage
 from webfactory_env.llm import (
     AgentAbort,
     ChatClient,
     ChatConfig,
     ChatError,
+    ChatReply,
     LLMAgent,
     ModelEndpointError,
     RetryPolicy,
@@ -56,6 +60,8 @@ def test_the_prompt_is_the_action_grammars_own_documentation():
     assert "confidence=P" in prompt and "done(false" in prompt
     # the stop conditions are the env's: the episode also ends by itself on success
     assert "ends by itself the moment the task is done" in prompt
+    # and it says once that doing more than asked fails (the frame)
+    assert prompt.count("Do only what the task asks.") == 1
 
 
 def test_done_carries_an_optional_confidence():
@@ -219,6 +225,71 @@ def test_the_agent_keeps_a_history_without_secret_values():
     assert "Your recent actions" not in server.user_turns()[-1]
 
 
+class _Counting:
+    """A chat client that answers click(k) on its k-th call and keeps each user turn."""
+
+    def __init__(self) -> None:
+        self.turns: list[str] = []
+
+    def chat(self, messages: Any, *, seed: int | None = None) -> ChatReply:
+        self.turns.append(messages[-1]["content"])
+        n = len(self.turns)
+        return ChatReply(f"click({n})", "stop", 10, 1, 0.0, 1, 0.0)
+
+
+@pytest.mark.parametrize("size", [1, 8, 20])
+def test_the_history_is_the_last_history_steps_at_every_step(size):
+    chat = _Counting()
+    agent = LLMAgent(None, chat, history=size)  # type: ignore[arg-type]
+    agent.act("Page 1", {})
+    for step in range(2, 21):
+        agent.act(f"Page {step}", _record({}))
+    for step, turn in enumerate(chat.turns, 1):
+        shown = re.findall(r"^\d+\. click\((\d+)\) -> done$", turn, re.M)
+        taken = step - 1  # actions taken before this step
+        assert [int(k) for k in shown] == list(range(max(taken - size, 0) + 1, taken + 1))
+
+
+def test_a_reply_cut_off_at_the_token_limit_is_malformed_and_never_carried_out():
+    script = [ok("The cart link is [3].\nclick(3)", finish="length"), ok("click(3)")]
+    with ScriptedChatServer(script) as server:
+        c, _ = client(server)
+        agent = LLMAgent(None, c)
+        sent = agent.act("Page", {})
+        agent.act("Page", _record({}, "not an action call"))
+    assert isinstance(act.parse_text_action(sent), str)  # the env refuses it: no click(3)
+    assert agent.usage.truncated_replies == 1 and agent.usage.malformed_replies == 1
+    turn = server.user_turns()[-1]
+    assert "(your reply was cut off at the token limit) -> refused" in turn
+    assert "cut off at the token limit, so it was not carried out" in turn
+
+
+def test_an_action_inside_a_sentence_gets_a_note_saying_how_to_write_it():
+    script = [ok("I will click(12) to open the cart."), ok("click(12)")]
+    with ScriptedChatServer(script) as server:
+        c, _ = client(server)
+        agent = LLMAgent(None, c)
+        assert agent.act("Page", {}) == "I will click(12) to open the cart."
+        agent.act("Page", _record({}, "cannot read the action at character 18"))
+    turn = server.user_turns()[-1]
+    assert "(an action inside a sentence) -> refused" in turn
+    assert "had the action click(12) inside a sentence" in turn
+    assert "write the call alone on the last line of your reply" in turn
+    assert "character 18" not in turn
+
+
+def test_a_call_that_fails_for_good_counts_its_waits_and_its_time():
+    with ScriptedChatServer([error(503, retry_after=None)] * 3) as server:
+        c, waits = client(server, retry=RetryPolicy(max_attempts=3, base_s=0.5, budget_s=10))
+        agent = LLMAgent(None, c)
+        with pytest.raises(AgentAbort):
+            agent.act("Page", {})
+    assert waits == [0.5, 1.0] and agent.usage.backoff_s == 1.5
+    assert len(agent.usage.latencies_s) == 1 and agent.usage.latencies_s[0] > 0
+    row = llm_usage(agent.usage, (1.0, 2.0))
+    assert row.backoff_s == 1.5 and row.latency.total_s > 0 and row.calls == 0
+
+
 def test_unreadable_replies_are_handed_to_the_env_then_the_agent_gives_up():
     with ScriptedChatServer([ok("Let me think about this."), ok(""), ok("Hmm.")]) as server:
         c, _ = client(server)
@@ -272,6 +343,40 @@ def test_calibration_reports_brier_and_reliability_bins():
 def test_llm_agent_settings_are_checked_before_anything_runs(spec, env, message):
     with pytest.raises(ConfigError, match=message):
         parse_agent(spec, LLMOptions(), environ=env)
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_run_and_eval_take_the_instruction_style_and_eval_a_difficulty(monkeypatch):
+    from webfactory_env import evaluation
+    from webfactory_env.cli import episodes, main
+
+    seen: dict[str, Any] = {}
+
+    def fake_run(*args: Any, **kwargs: Any) -> Any:
+        seen["run"] = kwargs
+        raise _Stop
+
+    def fake_evaluate(suite: Any, agent: Any, episodes: int, **kwargs: Any) -> Any:
+        seen["eval"] = (suite, kwargs)
+        raise _Stop
+
+    monkeypatch.setattr(episodes, "run_episode", fake_run)
+    monkeypatch.setattr(evaluation, "evaluate", fake_evaluate)
+    with pytest.raises(_Stop):
+        main(["run", "--task", "buy_red_mug", "--seed", "1", "--instruction-style", "recipe"])
+    assert seen["run"]["instruction_style"] == "recipe"
+    with pytest.raises(_Stop):
+        main(["eval", "--agent", "oracle", "--suite", "shop-tasks-test", "--episodes", "1",
+              "--out", "/tmp/unused.json", "--difficulty", "hard",
+              "--instruction-style", "goal+hints"])  # fmt: skip
+    suite, kwargs = seen["eval"]
+    assert suite.difficulty == "hard" and kwargs["instruction_style"] == "goal+hints"
+    assert all(e.difficulty == "hard" for e in suite.episode_specs(1))
+    with pytest.raises(SystemExit):
+        main(["run", "--task", "t", "--seed", "1", "--instruction-style", "hints"])
 
 
 def test_the_cli_says_what_to_fix_on_one_line_without_the_key(tmp_path):
@@ -460,14 +565,18 @@ def test_webfactory_run_with_a_model_that_fails_keeps_its_trace(tmp_path):
         run = subprocess.run(
             [sys.executable, "-m", "webfactory_env.cli", "run", "--family", "shop", "--task",
              "buy_red_mug", "--seed", "0", "--agent", "openai:scripted", "--max-attempts", "1",
-             "--json", "--trace", str(trace)],
+             "--json", "--trace", str(trace), "--price-input", "1.5", "--price-output", "6"],
             capture_output=True, text=True, env=env, timeout=600,
         )  # fmt: skip
     assert run.returncode == 0, run.stderr
     summary = json.loads(run.stdout)
     assert summary["steps"] == 1 and not summary["success"]
     assert summary["reason"].startswith("the model endpoint failed: no usable reply after 1")
-    assert summary["llm"]["calls"] == 1 and summary["llm"]["failure"]
+    llm = summary["llm"]  # the same section as an eval results row
+    assert set(llm) == set(LLMUsage.model_fields) and llm["calls"] == 1 and llm["failure"]
+    assert llm["requests"] == 2 and llm["http_errors"] == {"500": 1}
+    assert llm["cost_usd"] == pytest.approx((100 * 1.5 + 10 * 6) / 1e6)
+    assert len(LLMUsage.model_validate(llm).model_dump()) == len(llm)
     assert "authorization" not in server.headers[0]  # no key, none sent
     (ep,) = read_trace(trace)
     assert len(ep.steps) == 1 and ep.end is not None and "HTTP 500" in ep.end.reason

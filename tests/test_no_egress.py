@@ -269,6 +269,6 @@ def test_serve_binds_loopback_unless_told_otherwise(monkeypatch):
     monkeypatch.setattr(serve, "make_server", spy)
     args = cli.build_parser().parse_args(["serve", "--seed", "0", "--port", "0"])
     assert isinstance(args, argparse.Namespace)
-    assert cli.cmd_serve(args) == 0
+    assert args.func(args) == 0  # `webfactory serve`
     (server,) = made
     assert server.server_address[0] == "127.0.0.1"

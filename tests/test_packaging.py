@@ -36,9 +36,11 @@ def test_wheel_contains_sites_and_dsl(tmp_path):
     for required in (
         "webfactory_env/env.py",
         "webfactory_env/_resources/sites/runtime/runtime.js",
+        "webfactory_env/_resources/sites/runtime/observe.js",
         "webfactory_env/_resources/sites/runtime/shims.js",
         "webfactory_env/_resources/sites/common/base.css",
         "webfactory_env/sitegen/families/shop/vocab.json",
+        "webfactory_env/executor/browser_server.js",  # the shared browser of vector envs
         "webfactory_env/_resources/dsl/grammar.lark",
         "webfactory_env/_resources/dsl/tasks/shop/buy_red_mug.task",
         "webfactory_env/_resources/dsl/README.md",

@@ -318,6 +318,33 @@ def test_emails_and_card_numbers_become_pseudonyms_everywhere():
     assert scrub_patterns("4242 4242 4242 4241") == "4242 4242 4242 4241"  # fails Luhn
 
 
+def test_a_secret_is_found_in_any_spelling_but_a_word_that_only_starts_like_it_is_kept():
+    r = Redactor()
+    r.add("Sunflower field 22")
+    shown = {
+        "Sunflower%20field%2022": "url",
+        "sunflower+field+22": "form, lower case",
+        "SUNFLOWER   FIELD 22": "upper case, spaces",
+        "Sunflower&#32;field&#x20;22": "entities",
+        "Sunflower\\u0020field 22": "JSON escape",
+        "Sunflo": "cut short",
+    }
+    for text, how in shown.items():
+        assert r.scrub_text(f"[{text}]") == f"[{REDACTED}]", how
+    assert r.scrub_text("Sunflowers bloom") == "Sunflowers bloom"
+    assert r.scrub_text("Sun field") == "Sun field"  # three characters: no prefix
+
+
+def test_personal_data_spelled_by_a_url_gets_the_same_pseudonym():
+    url = "/track?mail=ana.lima%40example.org&card=4242+4242+4242+4242"
+    assert scrub_patterns(url) == (
+        f"/track?mail={pseudonym('ana.lima@example.org')}&card={pseudonym('4242424242424242')}"
+    )
+    r = Redactor()
+    r.add_personal("+1 415 555 0188")
+    assert r.scrub_text("tel=%2B1+415+555+0188") == f"tel={pseudonym('+1 415 555 0188')}"
+
+
 # ------------------------------------------------------------------------ the web executor
 def test_executor_outcomes_events_and_logs_hold_no_literal_personal_data(caplog):
     """Selectors (which callers persist as capability memory), field summaries, excerpts,

@@ -325,7 +325,7 @@ def test_redacted_field_values_stay_out_of_traces_but_replay(tmp_path, monkeypat
 
     def secret_postcode(r: Any, **kw: Any) -> str:
         # Mark the shop's postal code field secret, as a card number field would be.
-        if kw.get("name") == "postal_code":
+        if kw["bind"].args.get("name") == "postal_code":
             kw["redact"] = True
         return text_field(r, **kw)
 

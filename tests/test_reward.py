@@ -5,16 +5,20 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from webfactory_env.core.dom import DomSnapshot
 from webfactory_env.core.predicates import All, Contains, Eq, Exists
+from webfactory_env.episode import Ending, classify_ending
 from webfactory_env.reward import ActionRecord, RewardSimulator, RewardSpec
+from webfactory_env.sitegen.persistence import Kept
 from webfactory_env.tasks import CompiledTask, Subgoal
+from webfactory_env.tasks.frame import Frame
 from webfactory_env.tasks.goal import Conjunct
 
 SPEC = RewardSpec()
 ORDER = Exists(("orders",), All((Eq(("status",), "placed"), Eq(("items",), {"A": 1}))))
 
 
-def _task() -> CompiledTask:
+def _task(frame: Frame | None = None) -> CompiledTask:
     goals = (
         Subgoal("goto-shop", 1, "", Eq("route", "/shop"), ("nav:/shop",), True),
         Subgoal("add", 2, "", Contains("cart.items", "A"), ("add:A",), False, ("goto-shop",)),
@@ -40,16 +44,30 @@ def _task() -> CompiledTask:
         permitted=frozenset(s for g in goals for s in g.witness),
         goal=(Conjunct("effect-1", ORDER, "a new order of one A", "effect"),),
         transitions=frozenset({"add_to_cart", "place_order", "remove_from_cart"}),
-        tracked=(("orders", "table"), ("cart", "object")),
+        tracked=(("orders", "table"), ("cart", "object"), ("newsletter", "value")),
+        frame=frame or Frame(),
     )
 
 
-def _state(route="/", items=None, orders=None):
-    return {"route": route, "cart": {"items": dict(items or {})}, "orders": dict(orders or {})}
+def _state(route="/", items=None, orders=None, newsletter=()):
+    return {
+        "route": route,
+        "cart": {"items": dict(items or {})},
+        "orders": dict(orders or {}),
+        "newsletter": sorted(newsletter),
+    }
 
 
-def _sim() -> RewardSimulator:
-    sim = RewardSimulator(_task(), SPEC)
+# What persists on this shop: orders and newsletter sign-ups; the task makes one order.
+FRAME = Frame(
+    kept=(Kept("orders", "table", ("status", "items")), Kept("newsletter", "value")),
+    creates={"orders": 1},
+    back_doors=("staff_force_order",),
+)
+
+
+def _sim(frame: Frame | None = None) -> RewardSimulator:
+    sim = RewardSimulator(_task(frame), SPEC)
     sim.reset(_state())
     return sim
 
@@ -156,3 +174,58 @@ def test_reward_spec_validates():
         RewardSpec(step_penalty=0.5)
     with pytest.raises(ValidationError):
         RewardSpec(bonus=1.0)
+
+
+# ------------------------------------------------------------------- the frame
+def test_a_second_order_breaks_the_frame_and_the_goal_alone_is_no_success():
+    sim = _sim(FRAME)
+    junk = {"ORD-0": {"status": "placed", "items": {"B": 1}}}
+    sim.step(_act("place_order"), _state("/order/ORD-0", {}, junk))
+    both = {**junk, **PLACED}
+    out = sim.step(_act("place_order"), _state("/order/ORD-1", {}, both))
+    assert not out.success and not out.terminated
+    assert sim.frame_breaches(_state(orders=both)) == [
+        "2 new orders (ORD-0, ORD-1) where the task makes 1"
+    ]
+    assert sim.goal_status(_state(orders=both)) == {"effect-1": True, "frame": False}
+    assert _sim(FRAME).step(_act("place_order"), _state("/", {}, PLACED)).success
+
+
+def test_a_stray_setting_breaks_the_frame_whatever_transition_made_it():
+    sim = _sim(FRAME)
+    sim.step(_act("join_newsletter"), _state("/", newsletter=["me@example.org"]))
+    out = sim.step(_act("place_order"), _state("/", {}, PLACED, ["me@example.org"]))
+    assert not out.success
+    assert sim.frame_breaches(_state("/", {}, PLACED, ["me@example.org"])) == [
+        "newsletter: me@example.org added"
+    ]
+
+
+def test_after_a_back_door_the_correct_path_still_passes_the_frame():
+    sim = _sim(FRAME)
+    sim.step(_act("add_to_cart"), _state("/shop", {"A": 1}))
+    sim.step(_act("staff_force_order"), _state("/staff", {}, PLACED))
+    both = {**PLACED, "ORD-2": {"status": "placed", "items": {"A": 1}}}
+    out = sim.step(_act("place_order"), _state("/order/ORD-2", {}, both))
+    assert out.success and sim.frame_breaches(_state(orders=both)) == []
+
+
+def test_an_ending_with_the_goal_but_not_the_frame_says_what_else_changed():
+    dom = DomSnapshot((), (), (), (), (), (), (), (), (), {}, 0, 0, (800, 600), "/", "", False)
+    ending = Ending(
+        success=False,
+        truncated=False,
+        crash=None,
+        agent={"done": True, "claimed": True, "answer": ""},
+        max_steps=30,
+        reached=4,
+        subgoals=4,
+        route="/order/ORD-1",
+        frame=("orders[ORD-0] created",),
+    )
+    _, info = classify_ending(ending, None, dom, [])
+    assert info["reason"].startswith(
+        "the agent claimed success, but the task was not done; the task's goal was done, but "
+        "the site's data changed beyond it: orders[ORD-0] created; 4 of 4 subgoals reached"
+    )
+    assert info["frame"] == ["orders[ORD-0] created"]

@@ -54,7 +54,7 @@ def test_events_return_patches_and_bad_events_get_400(server):
     patch = json.loads(
         post(
             json.dumps(
-                {"type": "change", "handler": "set_filter", "arg": "color", "value": "Red"}
+                {"type": "change", "handler": "set_filter", "arg": "name=color", "value": "Red"}
             ).encode()
         ).read()
     )

@@ -19,6 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from spellings import leaks
 
 pytestmark = pytest.mark.browser
 
@@ -265,6 +266,32 @@ class Site:
                     self._send(302, "", Location=f"http://127.0.0.1:{other}/{to}")
                 elif self.path == "/probe":
                     self._send(200, PROBE_PAGE % {"other": other})
+                elif self.path == "/refresh":  # a same-origin refresh, at once
+                    refresh = '<meta http-equiv="refresh" content="0; url=/landed">'
+                    self._send(200, f"<html><head>{refresh}</head><main>wait</main></html>")
+                elif self.path == "/leave":  # a script that leaves the allow-list at once
+                    script = f"location.href = 'http://127.0.0.1:{other}/x'"
+                    self._send(200, f"<main>leaving</main><script>{script}</script>")
+                elif self.path.startswith("/form"):  # a GET form, its field cut at 6 if asked
+                    cut = " maxlength=6" if "short" in self.path else ""
+                    self._send(
+                        200,
+                        f"<main><form action=/echo><input name=pw{cut}>"
+                        "<button type=submit>go</button></form></main>",
+                    )
+                elif self.path.startswith("/echo"):  # says back what was typed, escaped
+                    from html import escape
+                    from urllib.parse import parse_qs, urlsplit
+
+                    typed = parse_qs(urlsplit(self.path).query).get("pw", [""])[0]
+                    data = json.dumps({"pw": typed})
+                    self._send(
+                        200,
+                        f"<main><p>You typed {escape(typed)}</p>"
+                        f'<input name=again value="{escape(typed)}">'
+                        f"<p data-json='{escape(data)}'>{escape(data)}</p>"
+                        f"<p>{escape(typed.upper())}</p></main>",
+                    )
                 elif self.path == "/navloop":
                     script = (
                         f"setInterval(() => {{ location.href = 'http://127.0.0.1:{other}/x' }}, 20)"
@@ -497,3 +524,96 @@ def test_allowed_hosts_compare_case_insensitively(hardened, site):
         "https://site.webfactory.test",
         f"http://localhost:{site.port}",
     ]
+
+
+# ------------------------------------------------------------------------- issue 27
+TYPED = 'Tom&Jerry<3"pass word!'
+
+
+@pytest.mark.parametrize("form", ["form", "form-short"])
+def test_a_redacted_value_never_comes_back_in_any_spelling(hardened, site, form):
+    """A GET form puts the value in `final_url` (form-encoded), the page echoes it
+    HTML-escaped in text and in an attribute, JSON-escaped, upper-cased; a `maxlength=6`
+    field keeps its first 6 characters: none of it comes back, nor reaches the log."""
+    url, log = hardened
+    payload = {
+        "url": f"http://localhost:{site.port}/{form}",
+        "fields": [{"selector": "[name=pw]", "value": TYPED, "redact": True}],
+        "submit": {"selector": "button[type=submit]"},
+    }
+    status, out = _post(f"{url}/execute", payload)
+    assert status == 200 and out["submitted"], out
+    assert "/echo?pw=REDACTED" in out["final_url"], out["final_url"]
+    assert "REDACTED" in out["excerpt"] and "You typed" in out["excerpt"]
+    assert leaks(TYPED, json.dumps(out), out["final_url"], out["excerpt"]) == []
+    assert leaks(TYPED, log.read_text()) == []
+
+
+@pytest.mark.parametrize("flag", ["true", 1, "yes", None, [True]])
+def test_redact_takes_a_json_boolean_only(hardened, flag):
+    url, log = hardened
+    status, out = _post(
+        f"{url}/execute",
+        {
+            "url": "https://site.webfactory.test/track",
+            "fields": [{"selector": "[name=number]", "value": TYPED, "redact": flag}],
+        },
+    )
+    assert status == 400 and out["fields"] == [
+        {"field": "fields.0.redact", "message": "Input should be a valid boolean"}
+    ]
+    assert leaks(TYPED, json.dumps(out), log.read_text()) == []
+
+
+def test_a_page_that_refreshes_itself_is_waited_for(hardened, site):
+    url, _ = hardened
+    status, out = _post(f"{url}/execute", {"url": f"http://localhost:{site.port}/refresh"})
+    assert status == 200, out
+    assert out["final_url"] == f"http://localhost:{site.port}/landed"
+    assert "allowed page" in out["excerpt"]
+
+
+def test_a_page_whose_script_leaves_the_allowed_origins_is_502_refused(hardened, site):
+    url, _ = hardened
+    status, out = _post(f"{url}/execute", {"url": f"http://localhost:{site.port}/leave"})
+    assert status == 502 and out["kind"] == "refused", out
+    assert "chrome-error" not in json.dumps(out)
+    assert out["error"].startswith("navigate: the page navigated away from the allowed origins")
+    # The next payload starts on a clean page.
+    status, out = _post(f"{url}/execute", {"url": f"http://localhost:{site.port}/"})
+    assert status == 200 and "allowed page" in out["excerpt"]
+
+
+def test_a_client_that_goes_away_mid_body_is_one_log_line(hardened):
+    url, log = hardened
+    before = log.read_text().splitlines()
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port))) as sock:
+        sock.sendall(b'POST /execute HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"url"')
+        time.sleep(0.3)  # the service is inside the body read when the client leaves
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and "went away" not in log.read_text():
+        time.sleep(0.1)  # waits for the log line itself, not for a duration
+    assert _get(f"{url}/healthz")[0] == 200
+    new = log.read_text().splitlines()[len(before) :]
+    assert new == [
+        "INFO webfactory.executor_web: execute: the client went away after 6 of 100 body bytes"
+    ], new
+
+
+@pytest.mark.parametrize("size", [17 * 1024, 24 * 1024, 120 * 1024])
+def test_the_request_head_limit_holds_however_the_head_arrives(hardened, size):
+    """A head larger than 16 KiB sent in one write (h11 counts only what is still
+    incomplete after a read) gets 431 and the connection closes; one a little under the
+    limit is served."""
+    url, _ = hardened
+    filler = b"a" * (size - 100)
+    raw = _raw(
+        url,
+        b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + filler + b"\r\nConnection: close\r\n\r\n",
+    )
+    status, body = _status_and_json(raw)
+    assert status == 431 and "at most 16384 bytes" in body["error"]
+    fine = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 15_000 + b"\r\n"
+    status, body = _status_and_json(_raw(url, fine + b"Connection: close\r\n\r\n"))
+    assert (status, body) == (200, {"status": "ok"})

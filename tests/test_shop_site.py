@@ -90,7 +90,7 @@ def test_generated_text_is_escaped():
         html = "".join(app.render(route).regions.values())
         assert "<script>" not in html
         assert "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#x27;&amp;" in html
-    app.dispatch(AppEvent(type="input", handler="set_field", arg="shipping.full_name", value=evil))
+    app.fire(app.set_field, form="shipping", name="full_name", value=evil, type="input")
     html = "".join(app.render("/checkout").regions.values())
     assert "<script>" not in html and "&lt;script&gt;" in html
 
@@ -103,8 +103,8 @@ def _shop(seed: int = 11):
 def test_filters_and_sort_change_the_listing():
     site, app = _shop()
     app.dispatch(AppEvent(type="nav", path="/shop"))
-    app.dispatch(AppEvent(type="change", handler="set_filter", arg="color", value="Red"))
-    app.dispatch(AppEvent(type="change", handler="set_sort", value="price-asc"))
+    app.fire(app.set_filter, name="color", value="Red")
+    app.fire(app.set_sort, value="price-asc")
     listing = app.listing()
     assert listing and all(p.color == "Red" for p in listing)
     assert [p.price_cents for p in listing] == sorted(p.price_cents for p in listing)
@@ -118,8 +118,8 @@ def test_filters_and_sort_change_the_listing():
         "shown": len(listing),
     }
     # values the page never offers are ignored, not trusted
-    app.dispatch(AppEvent(type="change", handler="set_filter", arg="color", value="Plaid"))
-    app.dispatch(AppEvent(type="change", handler="set_sort", value="DROP TABLE"))
+    app.fire(app.set_filter, name="color", value="Plaid")
+    app.fire(app.set_sort, value="DROP TABLE")
     assert app.state_view()["listing"]["filters"]["color"] == "Red"
     assert app.state_view()["listing"]["sort"] == "price-asc"
 
@@ -130,14 +130,14 @@ def test_pagination():
     app.dispatch(AppEvent(type="nav", path="/shop"))
     assert app.state_view()["listing"]["pages"] == 4
     first = [a.sid for a in app.page().affordances if a.kind == "Item"]
-    app.dispatch(AppEvent(type="click", handler="turn_page", arg="2"))
+    app.fire(app.turn_page, page=2)
     page = app.page()
     second = [a for a in page.affordances if a.kind == "Item"]
     assert len(first) == len(second) == 12 and not set(first) & {a.sid for a in second}
     assert [a.attr_map()["rank"] for a in second] == list(range(13, 25))
-    app.dispatch(AppEvent(type="click", handler="turn_page", arg="9"))  # no such page: ignored
+    app.fire(app.turn_page, page=9)  # no such page: ignored
     assert app.state_view()["listing"]["page"] == 2
-    app.dispatch(AppEvent(type="change", handler="set_sort", value="price-asc"))
+    app.fire(app.set_sort, value="price-asc")
     assert app.state_view()["listing"]["page"] == 1
 
 
@@ -146,21 +146,18 @@ def test_cart_checkout_and_order():
     products = site.spec.entities["products"]
     buyable = next(p for p in products if p.stock > 0)
     sold_out = [p for p in products if p.stock == 0]
-    app.dispatch(AppEvent(type="click", handler="add_to_cart", arg=buyable.sku))
+    app.fire(app.add_to_cart, sku=buyable.sku)
     for p in sold_out:
-        app.dispatch(AppEvent(type="click", handler="add_to_cart", arg=p.sku))
+        app.fire(app.add_to_cart, sku=p.sku)
     assert app.state_view()["cart"]["items"] == {buyable.sku: 1}
-    patch = app.dispatch(
-        AppEvent(
-            type="submit",
-            handler="place_order",
-            values={"full_name": "Al", "address_line1": "Main", "city": "X1", "postal_code": "123"},
-        )
+    patch = app.fire(
+        app.place_order,
+        values={"full_name": "Al", "address_line1": "Main", "city": "X1", "postal_code": "123"},
     )
     errors = app.state_view()["feedback"]["checkout_errors"]
     assert set(errors) == {"full_name", "address_line1", "city", "postal_code"}
     assert patch.route is None and app.state_view()["order"]["status"] == "none"
-    patch = app.dispatch(AppEvent(type="submit", handler="place_order", values=SHIPPING))
+    patch = app.fire(app.place_order, values=SHIPPING)
     state = app.state_view()
     order = state["order"]
     assert order["status"] == "placed" and order["items"] == {buyable.sku: 1}
@@ -183,8 +180,8 @@ def test_an_order_page_states_the_order_s_state_and_nothing_else():
         assert "is placed" not in text
         assert app.copy(f"status.{o['status']}") in text
     buyable = next(p for p in site.spec.entities["products"] if p.stock > 0)
-    app.dispatch(AppEvent(type="click", handler="add_to_cart", arg=buyable.sku))
-    patch = app.dispatch(AppEvent(type="submit", handler="place_order", values=SHIPPING))
+    app.fire(app.add_to_cart, sku=buyable.sku)
+    patch = app.fire(app.place_order, values=SHIPPING)
     app.route = patch.route
     new_id = app.state_view()["order"]["id"]
     assert f"Order {new_id} is placed." in "".join(app.page().regions.values())
@@ -192,17 +189,14 @@ def test_an_order_page_states_the_order_s_state_and_nothing_else():
 
 def test_empty_cart_cannot_order():
     _, app = _shop()
-    app.dispatch(
-        AppEvent(
-            type="submit",
-            handler="place_order",
-            values={
-                "full_name": "Alice Nguyen",
-                "address_line1": "1 A St",
-                "city": "Rome",
-                "postal_code": "00100",
-            },
-        )
+    app.fire(
+        app.place_order,
+        values={
+            "full_name": "Alice Nguyen",
+            "address_line1": "1 A St",
+            "city": "Rome",
+            "postal_code": "00100",
+        },
     )
     assert app.state_view()["order"]["status"] == "none"
     assert "_cart" in app.state_view()["feedback"]["checkout_errors"]
@@ -226,24 +220,27 @@ def test_patches_only_carry_changed_regions():
     app.mount_payload()
     patch = app.dispatch(AppEvent(type="nav", path="/shop"))
     assert set(patch.regions) == {"main"} and patch.route == "/shop" and patch.history == "push"
-    patch = app.dispatch(AppEvent(type="change", handler="set_sort", value="rating-desc"))
+    patch = app.fire(app.set_sort, value="rating-desc")
     assert set(patch.regions) == {"main"} and patch.route is None
-    patch = app.dispatch(
-        AppEvent(type="input", handler="set_field", arg="shipping.city", value="Rome")
-    )
+    patch = app.fire(app.set_field, form="shipping", name="city", value="Rome", type="input")
     assert patch.empty  # typing never re-renders the field being typed into
 
 
-def test_unknown_handler_and_app_exception_become_errors_not_crashes(monkeypatch):
-    _, app = _shop()
+def test_unknown_handler_bad_argument_and_app_exception_become_errors_not_crashes(monkeypatch):
+    site, app = _shop()
     assert app.dispatch(AppEvent(type="click", handler="nope")).empty
     assert app.errors[-1]["kind"] == "unknown_handler"
+    sku = next(p.sku for p in site.spec.entities["products"] if p.stock)
+    for arg in (None, sku, f"sku={sku}&sku={sku}", f"sku={sku}&qty=2", f"Sku={sku}"):
+        assert app.dispatch(AppEvent(type="click", handler="add_to_cart", arg=arg)).empty
+        assert app.errors[-1]["kind"] == "bad_argument", arg
+    assert app.take_fired() == () and app.state_view()["cart"]["items"] == {}
 
     def boom(self, ev):
         raise RuntimeError("kaput")
 
-    monkeypatch.setitem(type(app)._handlers, "set_sort", boom)
-    patch = app.dispatch(AppEvent(type="change", handler="set_sort", value="price-asc"))
+    monkeypatch.setattr(type(app).set_sort, "fn", boom)
+    patch = app.fire(app.set_sort, value="price-asc")
     assert "Something went wrong" in patch.regions["main"]
     assert app.errors[-1]["kind"] == "app_exception" and "kaput" in app.errors[-1]["message"]
 
@@ -261,16 +258,10 @@ def test_the_state_declares_what_goals_may_pin():
 
 def test_secrets_never_reach_the_view():
     _, app = _shop()
-    app.dispatch(AppEvent(type="change", handler="choose_payment", value="card"))
-    app.dispatch(
-        AppEvent(
-            type="input",
-            handler="set_field",
-            arg="payment.card_number",
-            value="4242 4242 4242 4242",
-        )
-    )
-    app.dispatch(AppEvent(type="input", handler="set_field", arg="payment.cvc", value="987"))
+    app.fire(app.choose_payment, value="card")
+    typing = app.set_field.bind(form="payment")
+    app.fire(typing, name="card_number", value="4242 4242 4242 4242", type="input")
+    app.fire(typing, name="cvc", value="987", type="input")
     payment = app.state_view()["forms"]["payment"]
     assert payment["card_last4"] == "4242" and payment["cvc_given"] is True
     assert "4242 4242" not in str(app.state_view()) and "987" not in str(app.state_view())
@@ -280,8 +271,8 @@ def test_removing_from_the_cart_is_remembered():
     site, app = _shop()
     mugs = [p for p in site.spec.entities["products"] if p.product_type == "mug" and p.stock]
     for p in mugs[:2]:
-        app.dispatch(AppEvent(type="click", handler="add_to_cart", arg=p.sku))
-    app.dispatch(AppEvent(type="click", handler="remove_from_cart", arg=mugs[0].sku))
+        app.fire(app.add_to_cart, sku=p.sku)
+    app.fire(app.remove_from_cart, sku=mugs[0].sku)
     cart = app.state_view()["cart"]
     assert cart["items"] == {mugs[1].sku: 1} and cart["removed"] == [mugs[0].sku]
     app.dispatch(AppEvent(type="nav", path="/cart"))
@@ -292,7 +283,7 @@ def test_transitions_report_what_fired():
     _, app = _shop()
     app.take_fired()
     app.dispatch(AppEvent(type="nav", path="/staff"))
-    app.dispatch(AppEvent(type="click", handler="staff_force_order"))
+    app.fire(app.staff_force_order)
     assert app.take_fired() == ("nav", "staff_force_order")
     assert app.take_fired() == ()
 
@@ -300,7 +291,7 @@ def test_transitions_report_what_fired():
 def test_saved_products_move_from_the_wishlist_to_the_cart():
     site, app = _shop()
     product = next(p for p in site.spec.entities["products"] if p.stock)
-    app.dispatch(AppEvent(type="click", handler="add_to_wishlist", arg=product.sku))
+    app.fire(app.add_to_wishlist, sku=product.sku)
     app.dispatch(AppEvent(type="nav", path="/wishlist"))
     button = app.page().affordance(f"move-to-cart:{product.sku}")
     assert button is not None and button.handler == "move_to_cart"

@@ -182,9 +182,9 @@ _URL = re.compile(r"[a-z][a-z0-9+.\-]*://|(?:href|src|action|formaction|srcset)=
 @pytest.mark.parametrize("family", FAMILIES)
 def test_nothing_served_points_outside_the_site(family):
     """The whole document (frame, regions, CSS, runtime) and the patches after events."""
-    from webfactory_env.core.resources import read_text
+    from webfactory_env.core.resources import runtime_script
 
-    runtime = read_text("sites", "runtime", "runtime.js")
+    runtime = runtime_script()
     for seed in SEEDS[:2]:
         for difficulty in DIFFICULTIES:
             site = generate_site(family, seed, difficulty)

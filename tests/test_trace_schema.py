@@ -8,10 +8,17 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from spellings import leaks, spellings
 
 from webfactory_env.core.errors import TraceError
 from webfactory_env.replay.bundle import TRACE_FILE, open_bundle
-from webfactory_env.trace import EpisodeLog, read_trace, trace_json_schema, write_trace
+from webfactory_env.trace import (
+    EpisodeLog,
+    read_trace,
+    read_trace_report,
+    trace_json_schema,
+    write_trace,
+)
 from webfactory_env.trace.recorder import dump_line
 from webfactory_env.trace.schema import LINE_ADAPTER, TRACE_SCHEMA_VERSION, schema_text
 
@@ -60,15 +67,103 @@ def test_a_torn_last_line_is_dropped_and_the_rest_kept(tmp_path, golden_trace_te
     assert len(ep.steps) == 4 and ep.torn and not ep.complete
 
 
-def test_a_corrupt_line_in_the_middle_is_an_error_naming_it(tmp_path, golden_trace_text):
+def test_a_corrupt_line_in_the_middle_costs_that_line_only(tmp_path, golden_trace_text):
     lines = golden_trace_text.splitlines(keepends=True)
     data = json.loads(lines[3])
     data["reward"]["r"] = "lots"
     lines[3] = json.dumps(data) + "\n"
     path = tmp_path / "bad.jsonl"
     path.write_text("".join(lines), encoding="utf-8")
+    (ep,) = read_trace(path)
+    assert [s.t for s in ep.steps] == [t for t in range(1, len(lines)) if t != 3]
+    assert ep.complete and not ep.torn
+    (damage,) = ep.damaged
+    assert (damage.line, damage.field) == (4, "step.reward.r")
+    assert str(damage).startswith("line 4: not a valid trace line: step.reward.r")
+    # Bundles hold every line or are refused: strict reading names the line.
     with pytest.raises(TraceError, match=r"bad\.jsonl:4: not a valid trace line: .*reward\.r"):
-        read_trace(path)
+        read_trace(path, strict=True)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        b"{not json at all",
+        b"\xff\xfe not UTF-8 \xc3",
+        b"[" * 100_000,
+        b"9" * 10_000,
+        b'{"type": "step"}',
+        b'"just a string"',
+    ],
+    ids=["not-json", "not-utf8", "nested", "huge-number", "not-the-schema", "not-an-object"],
+)
+def test_any_damaged_line_is_skipped_reported_and_the_rest_read(
+    tmp_path, golden_trace_text, damage
+):
+    """Issue 27: one bad line used to lose every episode of the file (or all steps after
+    it). Two episodes; a damaged line in the middle of the first."""
+    episode = golden_trace_text.encode()
+    lines = episode.splitlines(keepends=True)
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"".join(lines[:3]) + damage + b"\n" + b"".join(lines[3:]) + episode)
+    reading = read_trace_report(path)
+    first, second = reading.episodes
+    assert len(first.steps) == len(second.steps) == len(lines) - 1
+    assert first.complete and second.complete and not first.torn
+    assert [d.line for d in reading.damaged] == [4] and first.damaged == reading.damaged
+    assert second.damaged == ()
+
+
+def test_a_damaged_header_loses_its_own_episode_only(tmp_path, golden_trace_text):
+    lines = golden_trace_text.splitlines(keepends=True)
+    path = tmp_path / "t.jsonl"
+    path.write_text(
+        golden_trace_text + "{broken header\n" + "".join(lines[1:]) + golden_trace_text,
+        encoding="utf-8",
+    )
+    reading = read_trace_report(path)
+    assert len(reading.episodes) == 2  # the first and the third
+    n = len(lines)
+    assert reading.damaged[0].line == n + 1
+    lost = [d.line for d in reading.damaged[1:]]
+    assert lost == list(range(n + 2, 2 * n + 1))  # its steps, each named
+    assert all("episode header" in d.problem for d in reading.damaged[1:])
+
+
+def test_line_separators_in_any_text_round_trip(tmp_path, golden_trace_text):
+    """U+2028, U+2029 and U+0085 end lines for `str.splitlines` and editors: written
+    escaped, a value holding them (and every other control character) reads back exact."""
+    (ep,) = read_trace(_write(tmp_path / "src.jsonl", golden_trace_text))
+    nasty = "a\u2028b\u2029c\x85d\x1ce\x1df\x1eg\x0bh\x0ci\rj\nk\u0000l"
+    step = ep.steps[0]
+    dom = step.obs.dom.model_copy(update={"title": nasty})
+    odd = step.model_copy(
+        update={
+            "error": nasty,
+            "deltas": {nasty: nasty},
+            "action": step.action.model_copy(update={"value": nasty}),
+            "obs": step.obs.model_copy(update={"route": nasty, "dom": dom}),
+        }
+    )
+    path = tmp_path / "t.jsonl"
+    write_trace(path, [type(ep)(ep.header, (odd, *ep.steps[1:]))])
+    text = path.read_text(encoding="utf-8")
+    assert not any(c in text for c in "\u2028\u2029\x85\x1c\x0b\r")
+    assert len(text.splitlines()) == len(ep.steps) + 1  # what other tools see as lines
+    (back,) = read_trace(path)
+    first = back.steps[0]
+    assert first.error == first.action.value == first.obs.route == nasty
+    assert first.deltas == {nasty: nasty} and first.obs.dom.title == nasty
+    # A file an older writer left, with the characters raw inside strings, reads too.
+    raw = text.replace("\\u2028", "\u2028").replace("\\u2029", "\u2029")
+    assert "\u2028" in raw
+    (old,) = read_trace(_write(tmp_path / "old.jsonl", raw))
+    assert old.steps[0].error == nasty and old.damaged == ()
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def test_newer_or_older_schema_versions_are_refused_with_advice(tmp_path, golden_trace_text):
@@ -154,6 +249,59 @@ def test_values_typed_into_redacted_fields_never_reach_the_trace():
     # Once known, the secret is scrubbed from later steps too, wherever it shows up.
     later = {**info, "record": _record(2, slot=0, redact=False, value=f"x{secret}y")}
     assert secret not in dump_line(log.step(later, False, False))
+
+
+@pytest.mark.parametrize(
+    "shown",
+    [
+        lambda s: s.upper(),
+        lambda s: s[:6],  # a maxlength=6 field
+        lambda s: __import__("html").escape(s),
+        lambda s: __import__("urllib.parse").parse.quote_plus(s),
+        lambda s: json.dumps(s)[1:-1],
+        lambda s: "  ".join(s.split(" ")),  # spaces doubled, or collapsed by the page
+    ],
+    ids=["upper", "maxlength", "html", "form-encoded", "json", "spaces"],
+)
+def test_a_secret_never_reaches_the_trace_in_any_spelling(shown):
+    """Issue 27: the page gives back what was typed into a secret field changed (escaped,
+    encoded, cased, cut short); the trace holds none of those spellings either."""
+    secret = 'Tom&Jerry<3"pass word'
+    env = _fake_env(("alice", secret), dom_value=shown(secret))
+    log = EpisodeLog(env, run_id="r")
+    record = _record(1, slot=1, redact=True, value=secret)
+    record["events"] = [{"type": "input", "value": shown(secret)}]
+    record["app_errors"] = [{"message": f"bad password {shown(secret)}!"}]
+    info = {
+        "record": record,
+        "obs_digest": "0" * 64,
+        "route": f"/login?pw={shown(secret)}",
+        "success": False,
+    }
+    line = dump_line(log.step(info, False, False))
+    assert leaks(secret, line) == []
+    assert "alice" in line  # an ordinary value is kept
+
+
+def test_random_secrets_in_random_spellings_never_survive_the_redactor():
+    """Fuzz: 300 secrets drawn from markup, URL and JSON syntax, whitespace (line
+    separators too) and non-ASCII, each planted in page text in every spelling of it and of
+    its prefixes of 4 characters or more: the redactor leaves none."""
+    import random
+
+    from webfactory_env.trace.redact import Redactor
+
+    rng = random.Random(27)
+    alphabet = "aZ09_-.&<>\"'%+=?#;/\\ \t\u2028\u2029\x85é€🙂漢"
+    for _ in range(300):
+        secret = "".join(rng.choice(alphabet) for _ in range(rng.randint(6, 16)))
+        if not secret.strip() or len(secret.strip()) < 6:
+            continue
+        secret = secret.strip()
+        redactor = Redactor()
+        redactor.add(secret)
+        page = " | ".join(f"[{form}]" for form in sorted(spellings(secret)))
+        assert leaks(secret, redactor.scrub_text(page)) == [], repr(secret)
 
 
 def test_values_of_ordinary_fields_are_kept():

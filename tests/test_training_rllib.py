@@ -4,10 +4,12 @@ of a local Ray instance, leaving no Chromium behind."""
 from __future__ import annotations
 
 import functools
+import signal
 import time
 from collections.abc import Iterator
 
 import pytest
+from processes import kill, listening_tcp, owner, still_running
 
 ray = pytest.importorskip("ray")
 pytest.importorskip("ray.rllib")
@@ -101,3 +103,33 @@ def test_ppo_trains_on_two_env_runners_and_leaves_no_chromium(local_ray: None) -
             break
         time.sleep(0.1)
     assert not [pid for pid in pids if _alive(pid)]
+
+
+TRAINER = """
+import functools, json, os, time
+from webfactory_env.training.rllib import (
+    RLlibConfig, build_algorithm, chromium_pids, init_ray, register, runner_steps_per_s,
+)
+config = RLlibConfig(task="shop_open_cart", env_runners=1, iterations=1, train_batch_size=64,
+                     minibatch_size=32, num_epochs=1, num_cpus=2, object_store_mb=80,
+                     verbose=False)
+init_ray(config)
+register()
+algo = build_algorithm(config)
+group = algo.env_runner_group
+group.foreach_env_runner(functools.partial(runner_steps_per_s, steps=4), local_env_runner=False)
+(pids,) = group.foreach_env_runner(chromium_pids, local_env_runner=False)
+print(json.dumps({"chromium": pids}), flush=True)
+time.sleep(600)  # killed by the test
+"""
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_no_runner_browser_outlives_a_killed_trainer(how) -> None:
+    """Issue 27: a training process killed however it dies takes its env runners' Chromium
+    with it, and none of them listens on a TCP port meanwhile (DevTools over a pipe)."""
+    with owner(TRAINER) as (trainer, report):
+        browser = set(report["chromium"])
+        assert browser and listening_tcp(browser) == []
+        kill(trainer, how)
+    assert still_running(browser, timeout=30) == set()

@@ -47,10 +47,13 @@ from typing import Any
 import pytest
 
 from webfactory_env.sitegen import AppEvent, Patch, Site, generate_site
-from webfactory_env.sitegen.app import DEBOUNCE_MS, SiteApp, theme_css
+from webfactory_env.sitegen.app import DEBOUNCE_MS, SiteApp
+from webfactory_env.sitegen.binding import BoundTransition
 from webfactory_env.sitegen.registry import BUILTIN_FAMILIES
 from webfactory_env.sitegen.spec import Affordance, PageView
+from webfactory_env.sitegen.theme import theme_css
 from webfactory_env.sitegen.variation import AXES, AXIS_BY_NAME, Variation
+from webfactory_env.sitegen.widgets import UI_QUERY, UI_TOGGLE
 from webfactory_env.testing import COPY_ATTRS, page_affordances, semantic_graph
 
 E = AppEvent
@@ -124,10 +127,17 @@ def _site(family: str, **axes: str) -> Site:
 
 
 def _send(app: SiteApp, event: AppEvent) -> Patch:
-    """Dispatch like a person: when an injected error refuses the change, press Retry."""
-    patch = app.dispatch(event)
+    return _settled(app, app.dispatch(event))
+
+
+def _fire(app: SiteApp, bound: BoundTransition, **args: Any) -> Patch:
+    return _settled(app, app.fire(bound, **args))
+
+
+def _settled(app: SiteApp, patch: Patch) -> Patch:
+    """Like a person: when an injected error refuses the change, press Retry."""
     if app.failed is not None:
-        patch = app.dispatch(E(type="click", handler="retry"))
+        patch = app.fire(app.retry)
     assert not app.errors, app.errors
     return patch
 
@@ -137,7 +147,7 @@ def _enter(family: str, site: Site, app: SiteApp) -> tuple[str, ...]:
     ent = site.spec.entities
     if family == "shop":
         sku = next(p.sku for p in ent["products"] if p.stock > 0)
-        _send(app, E(type="click", handler="add_to_cart", arg=sku))
+        _fire(app, app.add_to_cart, sku=sku, type="click")
         return ("/cart", "/checkout")
     if family == "travel":
         (origin, dest), _ = Counter((f.origin, f.destination) for f in ent["flights"]).most_common(
@@ -145,28 +155,27 @@ def _enter(family: str, site: Site, app: SiteApp) -> tuple[str, ...]:
         )[0]
         _send(app, E(type="nav", path="/flights"))
         for side, code in (("origin", origin), ("destination", dest)):
-            arg = f"flight_search.{side}"
-            _send(app, E(type="input", handler="type_place", arg=arg, value=code))
-            _send(app, E(type="change", handler="pick_place", arg=arg, value=code))
+            place = {"form": "flight_search", "name": side, "value": code}
+            _fire(app, app.type_place, **place, type="input")
+            _fire(app, app.pick_place, **place)
         day = (dt.date.fromisoformat(site.spec.today) + dt.timedelta(days=10)).isoformat()
-        _send(
-            app, E(type="change", handler="set_field", arg="flight_search.depart_date", value=day)
-        )
-        _send(app, E(type="submit", handler="search_flights", values={}))
+        _fire(app, app.set_field, form="flight_search", name="depart_date", value=day)
+        _fire(app, app.search_flights, values={})
         return ("/flights/results",)
     if family == "account":
         user = next(u for u in ent["users"] if u.security == "password")
-        _send(app, E(type="input", handler="set_field", arg="login.username", value=user.username))
-        _send(app, E(type="input", handler="set_secret", arg="login.password", value=user.password))
+        login = {"form": "login", "type": "input"}
+        _fire(app, app.set_field, name="username", value=user.username, **login)
+        _fire(app, app.set_secret, name="password", value=user.password, **login)
         values = {"username": user.username, "password": user.password}
-        _send(app, E(type="submit", handler="sign_in", values=values))
+        _fire(app, app.sign_in, values=values)
         return ("/account", "/profile", "/settings", "/history")
     if family == "forum":
         post = ent["posts"][0]
         user = next(u for u in ent["users"] if u.username == post.author)
         _send(app, E(type="nav", path="/signin"))
         values = {"username": user.username, "password": user.password}
-        _send(app, E(type="submit", handler="sign_in", values=values))
+        _fire(app, app.sign_in, values=values)
         return (f"/t/{post.thread_id}", "/new")
     return ()
 
@@ -276,7 +285,7 @@ def _choice_restyled(d: Difference, base: Snapshot, varied: Snapshot) -> bool:
                 "menu",
                 "button",
                 "ui.toggle",
-                d.sid,
+                UI_TOGGLE.bind(key=d.sid).arg,
                 d.sid,
             )
         else:  # a combobox: typing filters the options, its list button shows them all
@@ -284,7 +293,7 @@ def _choice_restyled(d: Difference, base: Snapshot, varied: Snapshot) -> bool:
                 "typeahead",
                 "input",
                 "ui.query",
-                d.sid,
+                UI_QUERY.bind(key=d.sid).arg,
                 f"{d.sid}:list",
             )
         return (
@@ -306,7 +315,7 @@ def _list_button(d: Difference, varied: Snapshot) -> bool:
         owner is not None
         and owner.ui == "typeahead"
         and owner.opener == d.sid
-        and (a.kind, a.handler, a.arg) == ("Button", "ui.toggle", owner.sid)
+        and (a.kind, a.handler, a.arg) == ("Button", "ui.toggle", UI_TOGGLE.bind(key=owner.sid).arg)
     )
 
 
@@ -708,11 +717,11 @@ def claim_date_widget(family: str) -> None:
 
 def _mutating_click(family: str, s: Snapshot) -> tuple[tuple[str, str], Affordance]:
     """A button on some view whose click changes server-side data."""
-    handlers = s.site.family.app_class._handlers
+    table = s.site.family.app_class.transitions()
     for where, view in s.views.items():
         for a in view.shown:
-            fn = handlers.get(a.handler or "")
-            if a.verb == "click" and getattr(fn, "__wf_mutating__", False):
+            fn = table.get(a.handler or "")
+            if a.verb == "click" and fn is not None and fn.mutating:
                 return where, a
     raise AssertionError(f"{family}: no mutating button on the views")
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import webfactory_env  # noqa: F401
-from webfactory_env.executor.browser import BrowserServer
+from webfactory_env.executor.browser_server import BrowserServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -235,3 +235,33 @@ def test_bad_payloads_and_urls_are_rejected_before_anything_runs():
         with pytest.raises(ConfigError, match="url"):
             ex._check_url(url)
     ex._check_url(f"{ORIGIN}/checkout")
+
+
+def test_a_read_waits_through_navigations_then_answers_409():
+    """A page that navigates while it is read (a meta refresh) is read again on its next
+    document; one that never stops gets `navigating` (HTTP 409) after NAVIGATIONS tries."""
+    import functools
+    from types import SimpleNamespace
+
+    from webfactory_env.executor.web import NAVIGATIONS, ExecutionError
+
+    class Navigating(WebExecutor):
+        def __init__(self, settles_on: int | None) -> None:
+            page = SimpleNamespace(wait_for_load_state=lambda *a, **k: None)
+            self.session = SimpleNamespace(page=page, crashed=False)
+            self.timeout_ms, self.reads, self.settles_on = 100, 0, settles_on
+
+        def _do(self, stage, fn, selector=None):
+            if isinstance(fn, functools.partial):  # waiting for the next document
+                return fn()
+            self.reads += 1
+            if self.reads != self.settles_on:
+                raise ExecutionError(stage, "navigating", "the page navigated while it was read")
+            return fn()
+
+    assert Navigating(settles_on=3)._reading("settle", lambda: "read") == "read"
+    spinning = Navigating(settles_on=None)
+    with pytest.raises(ExecutionError) as err:
+        spinning._reading("settle", lambda: "read")
+    assert spinning.reads == NAVIGATIONS and err.value.status == 409
+    assert err.value.kind == "navigating" and "kept navigating" in str(err.value)

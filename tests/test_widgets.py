@@ -9,6 +9,7 @@ import pytest
 from webfactory_env.core.predicates import Eq, Ref
 from webfactory_env.sitegen import generate_site
 from webfactory_env.sitegen import widgets as w
+from webfactory_env.sitegen.binding import FormField, SortOrder, transition
 from webfactory_env.sitegen.html import Renderer
 from webfactory_env.sitegen.spec import Option
 from webfactory_env.sitegen.variation import Variation
@@ -17,6 +18,49 @@ from webfactory_env.tasks import compile_for_site
 OPTIONS = [Option("r", "Red"), Option("g", "Green")]
 CHOICE_STYLES = ("select", "radio", "menu", "typeahead")
 EFFECT = Eq(("x",), Ref("value"))
+
+
+# Transitions the widgets under test are bound to (their bodies never run here).
+def _page(app: object, ev: object, *, page: int) -> None:
+    return None
+
+
+def _sort(app: object, ev: object, *, column: str, order: SortOrder) -> None:
+    return None
+
+
+def _label(app: object, ev: object, *, card: str, option: str) -> None:
+    return None
+
+
+def _named(app: object, ev: object, *, name: str) -> None:
+    return None
+
+
+def _styled(app: object, ev: object, *, style: str, on: bool) -> None:
+    return None
+
+
+def _plain(app: object, ev: object) -> None:
+    return None
+
+
+FILTER = transition("filter", effect=lambda name: EFFECT)(_named)
+SET = transition(
+    "set", effect=lambda name: EFFECT, field=lambda name: FormField("x", name, ("x", name))
+)(_named)
+PICK = transition("pick")(_named)
+FORMAT = transition("fmt", effect=lambda style, on: Eq(("editors", "bio", style), on))(_styled)
+PAGE = transition("page", effect=lambda page: Eq(("listing", "page"), page))(_page)
+SORT = transition("sort", effect=lambda column, order: Eq(("t", "sort"), f"{column}-{order}"))(
+    _sort
+)
+NEXT_STEP = transition("next_step", effect=lambda: EFFECT)(_plain)
+PRESS = transition("h")(_plain)
+LABEL = transition(
+    "toggle_label",
+    effect=lambda card, option: Eq(("cards", card, "label_state", option), Ref("value")),
+)(_label)
 
 
 def _r(**axes: str) -> Renderer:
@@ -63,9 +107,7 @@ def test_choice_styles_share_one_semantic_affordance(style):
         label="Colour",
         options=OPTIONS,
         selected="",
-        handler="filter",
-        arg="color",
-        effect=EFFECT,
+        bind=FILTER.bind(name="color"),
         is_open=True,
     )
     main = r.affordances[0]
@@ -83,22 +125,27 @@ def test_choice_styles_share_one_semantic_affordance(style):
         assert [o.sid for o in opts] == ["f:c=r", "f:c=g"] == [o.sid for o in main.options]
         for o in opts:  # every style reports the same change to the app
             ev = o.click_event()
-            assert (ev.type, ev.handler, ev.arg, ev.value) == ("change", "filter", "color", o.value)
+            assert (ev.type, ev.handler, ev.arg, ev.value) == (
+                "change",
+                "filter",
+                "name=color",
+                o.value,
+            )
     if style == "radio":
         assert main.ui == "choice" and main.element == "group"
     elif style == "menu":
         assert main.ui == "menu" and main.element == "button"
-        assert main.opener == "f:c" and main.click_event().handler == w.UI_TOGGLE
+        assert main.opener == "f:c" and main.click_event().handler == w.UI_TOGGLE.name
     elif style == "typeahead":  # typing filters (ui.query); a separate button lists all
         opener = r.affordances[1]
         assert (main.ui, main.element, main.handler, main.arg) == (
             "typeahead",
             "input",
-            w.UI_QUERY,
-            "f:c",
+            w.UI_QUERY.name,
+            "key=f:c",
         )
         assert main.opener == opener.sid == "f:c:list" and opener.structural
-        assert (opener.handler, opener.arg) == (w.UI_TOGGLE, "f:c")
+        assert (opener.handler, opener.arg) == (w.UI_TOGGLE.name, "key=f:c")
         assert 'role="combobox"' in html and ' name="color"' not in html
     _check_html_matches(r, html)
 
@@ -114,9 +161,7 @@ def test_typeahead_choice_lists_the_options_matching_the_typed_text():
             label="Colour",
             options=[*OPTIONS, Option("b", "Blue")],
             selected=selected,
-            handler="filter",
-            arg="color",
-            effect=EFFECT,
+            bind=FILTER.bind(name="color"),
             is_open=True,
         )
         shown = [a.sid for a in r.affordances if a.kind == "Option"]
@@ -139,9 +184,7 @@ def test_closed_menu_shows_no_options():
         label="Colour",
         options=OPTIONS,
         selected="",
-        handler="filter",
-        arg="color",
-        effect=EFFECT,
+        bind=FILTER.bind(name="color"),
         is_open=False,
     )
     assert [a.sid for a in r.affordances] == ["f:c"]
@@ -156,9 +199,7 @@ def test_toggle_text_password_otp_and_editor():
         name="agree",
         label="Agree",
         checked=True,
-        handler="set",
-        arg="agree",
-        effect=EFFECT,
+        bind=SET.bind(name="agree"),
     )
     t = r.affordances[0]
     assert (t.element, t.ui, t.verb) == ("checkbox", "choice", "select")
@@ -166,49 +207,33 @@ def test_toggle_text_password_otp_and_editor():
     html += w.text_field(
         r,
         sid="f",
-        name="n",
         label="Name",
         value="Al",
-        handler="set",
-        arg="n",
-        effect=EFFECT,
-        form="x",
+        bind=SET.bind(name="n"),
         error="Bad",
         helper="Hint",
     )
     html += w.password_field(
         r,
         sid="p",
-        name="pw",
         label="Password",
         value="s3cret",
-        handler="set",
-        arg="pw",
-        effect=None,
-        form="x",
+        bind=SET.bind(name="pw"),
     )
     html += w.otp_field(
         r,
         sid="o",
-        name="otp",
         label="Code",
         value="123456",
-        handler="set",
-        arg="otp",
-        effect=None,
-        form="x",
+        bind=SET.bind(name="otp"),
     )
     html += w.rich_text(
         r,
         sid="e",
-        name="bio",
         label="Bio",
         value="Hi",
-        handler="set",
-        arg="bio",
-        effect=EFFECT,
-        form="x",
-        format_handler="fmt",
+        bind=SET.bind(name="bio"),
+        format=FORMAT.bind(),
         bold=True,
         italic=False,
     )
@@ -218,6 +243,8 @@ def test_toggle_text_password_otp_and_editor():
     assert 'type="password"' in html and 'autocomplete="one-time-code"' in html
     assert by["e"].element == "editable" and 'contenteditable="true"' in html
     assert by["e:bold"].attr_map() == {"role": "format-bold", "editor": "bio", "pressed": True}
+    assert by["e:bold"].effect == Eq(("editors", "bio", "bold"), False)  # pressing turns it off
+    assert by["e:italic"].click_event().arg == "style=italic&on=true"
     assert r.subregions["err:f"].count("Bad") == 1  # field errors live in their own region
     _check_html_matches(r, html)
 
@@ -227,26 +254,18 @@ def test_typeahead_date_picker_and_upload():
     html = w.typeahead(
         r,
         sid="a",
-        name="origin",
         label="From",
         text="sf",
-        handler="t",
-        arg="origin",
-        effect=EFFECT,
-        form="s",
-        pick_handler="pick",
+        bind=SET.bind(name="origin"),
+        pick=PICK.bind(name="origin"),
         suggestions=[("SFO", "SFO — San Francisco")],
     )
     html += w.date_picker(
         r,
         sid="d",
-        name="depart",
         label="Depart",
         value="",
-        handler="set",
-        arg="depart",
-        effect=EFFECT,
-        form="s",
+        bind=SET.bind(name="depart"),
         month="2026-01",
         is_open=True,
         today="2026-01-05",
@@ -254,13 +273,10 @@ def test_typeahead_date_picker_and_upload():
     html += w.file_upload(
         r,
         sid="u",
-        name="file",
         label="File",
         files=[w.SyntheticFile("a.pdf", 3, "PDF")],
         chosen="",
-        handler="set",
-        arg="file",
-        effect=EFFECT,
+        bind=SET.bind(name="file"),
         is_open=True,
     )
     by = {a.sid: a for a in r.affordances}
@@ -268,6 +284,7 @@ def test_typeahead_date_picker_and_upload():
     s = by["suggest:origin=SFO"]
     assert s.kind == "Suggestion" and s.attr_map()["field"] == "origin"
     assert s.click_event().value == "SFO" and s.click_event().handler == "pick"
+    assert s.click_event().arg == "name=origin"
     assert by["d"].ui == "calendar" and by["d"].opener == "d"
     days = [a for a in r.affordances if a.kind == "Day"]
     assert len(days) == 31 and days[0].attr_map() == {
@@ -282,13 +299,9 @@ def test_typeahead_date_picker_and_upload():
     w.date_picker(
         closed,
         sid="d",
-        name="depart",
         label="Depart",
         value="",
-        handler="set",
-        arg="depart",
-        effect=EFFECT,
-        form="s",
+        bind=SET.bind(name="depart"),
         month="2026-01",
         is_open=False,
         today="2026-01-05",
@@ -298,13 +311,9 @@ def test_typeahead_date_picker_and_upload():
     w.date_picker(
         typed,
         sid="d",
-        name="depart",
         label="Depart",
         value="",
-        handler="set",
-        arg="depart",
-        effect=EFFECT,
-        form="s",
+        bind=SET.bind(name="depart"),
         month="2026-01",
         is_open=False,
         today="2026-01-05",
@@ -331,11 +340,10 @@ def test_navigation_widgets():
         key="l",
         page=1,
         pages=3,
-        handler="page",
+        bind=PAGE.bind(),
         label="P",
         prev_text="Prev",
         next_text="Next",
-        state_path=("listing", "page"),
     )
     html += w.load_more(r, key="l", has_more=True, text="More")
     html += w.data_table(
@@ -344,9 +352,8 @@ def test_navigation_widgets():
         columns=[("price", "Price", True), ("name", "Name", False)],
         rows=[["1", "a"]],
         sort=("price", "asc"),
-        sort_handler="sort",
         caption="C",
-        sort_path=("t", "sort"),
+        bind=SORT.bind(),
     )
     by = {a.sid: a for a in r.affordances}
     assert by["tab:g:b"].effect == Eq(("ui", "tabs", "g"), "b")
@@ -357,13 +364,18 @@ def test_navigation_widgets():
     )
     assert by["more:l"].kind == "More" and 'data-wf-on="visible"' in html
     assert by["sort:t:price"].attr_map()["order"] == "desc"  # clicking flips ascending
+    assert by["sort:t:price"].effect == Eq(("t", "sort"), "price-desc")
+    assert by["sort:t:price"].click_event().arg == "column=price&order=desc"
+    assert by["pager:l:2"].effect == Eq(("listing", "page"), 2)
+    assert by["pager:l:next"].click_event().arg == "page=2"
+    assert by["tab:g:b"].click_event().arg == "group=g&name=b"
     _check_html_matches(r, html)
 
 
 def test_aria_and_tooltip_axes_change_only_markup():
     on = _r(aria="on", tooltips="on")
     off = _r(aria="off", tooltips="off")
-    args = dict(sid="b", text="Delete", handler="h", attrs_={"role": "delete"}, icon="🗑")
+    args = dict(sid="b", text="Delete", bind=PRESS.bind(), attrs_={"role": "delete"}, icon="🗑")
     html_on, html_off = w.button(on, **args), w.button(off, **args)
     assert 'aria-label="Delete"' in html_on and 'title="Delete"' in html_on
     assert "aria-label" not in html_off and "title=" not in html_off
@@ -379,9 +391,7 @@ def test_checkbox_group_is_one_toggle_per_option():
         label="Labels <b>",
         options=[Option("bug", "Bug"), Option("ux", "UX & UI")],
         checked=["ux"],
-        handler="toggle_label",
-        arg="card-1",
-        state_path=("cards", "card-1", "label_state"),
+        bind=LABEL.bind(card="card-1"),
     )
     bug, ux = r.affordances
     assert [bug.sid, ux.sid] == ["labels=bug", "labels=ux"]
@@ -389,7 +399,7 @@ def test_checkbox_group_is_one_toggle_per_option():
         assert (a.kind, a.verb, a.element, a.ui) == ("Toggle", "select", "checkbox", "choice")
         assert a.attr_map()["value"] == value and a.attr_map()["group"] == "labels"
         assert a.effect == Eq(("cards", "card-1", "label_state", value), Ref("value"))
-        assert a.click_event().arg == f"card-1:{value}"
+        assert a.click_event().arg == f"card=card-1&option={value}"
     assert bug.attr_map()["checked"] is False and ux.attr_map()["checked"] is True
     assert bug.click_event().value == "true" and ux.click_event().value == "false"
     assert "<legend>Labels &lt;b&gt;</legend>" in html and "UX &amp; UI" in html
@@ -401,13 +411,9 @@ def test_inline_date_picker_shows_its_days_without_opening():
     html = w.date_picker(
         r,
         sid="d",
-        name="due",
         label="Due",
         value="2026-02-03",
-        handler="set",
-        arg="due",
-        effect=EFFECT,
-        form="s",
+        bind=SET.bind(name="due"),
         month="2026-02",
         is_open=False,
         today="2026-02-01",
@@ -424,7 +430,7 @@ def test_inline_date_picker_shows_its_days_without_opening():
     assert len(days) == 28 and all(a.structural for a in days)
     day = next(a for a in days if a.attr_map()["date"] == "2026-02-14")
     ev = day.click_event()
-    assert (ev.type, ev.handler, ev.arg, ev.value) == ("change", "set", "due", "2026-02-14")
+    assert (ev.type, ev.handler, ev.arg, ev.value) == ("change", "set", "name=due", "2026-02-14")
     assert "2026-02-03" in html
     _check_html_matches(r, html)
 
@@ -433,9 +439,13 @@ def test_newsletter_promo_is_a_distractor_form_only_when_the_axis_asks():
     from webfactory_env.sitegen.copy import Copy
 
     copy = Copy("shop", Variation.plain(), 0)
-    assert w.newsletter_promo(_r(), copy, "") == ""
+    app = generate_site("shop", 0).new_app()
+    app.model.forms.newsletter["email"] = "me@example.com"
+    field = app.set_field.bind(form="newsletter", name="email")
+    promo = {"field": field, "submit": app.join_newsletter.bind()}
+    assert w.newsletter_promo(_r(), copy, **promo) == ""
     r = _r(distractors="some")
-    html = w.newsletter_promo(r, copy, "me@example.com")
+    html = w.newsletter_promo(r, copy, **promo)
     _check_html_matches(r, html)
     assert html.startswith('<aside class="promo distractor">')
     assert [(a.sid, a.kind) for a in r.affordances] == [
@@ -451,24 +461,20 @@ def test_form_wizard_dialog_toast_and_retry():
     body = w.text_field(
         r,
         sid="f:name",
-        name="name",
+        form="signup",
         label="Name",
         value="",
-        handler="set",
-        arg="name",
-        effect=EFFECT,
-        form="signup",
+        bind=SET.bind(name="name"),
     )
     html = w.wizard_steps(["Account", "Profile <1>", "Done"], 1)
     html += w.form(
         r,
         name="signup",
-        handler="next_step",
+        bind=NEXT_STEP.bind(),
         body=body,
         submit_sid="form:signup",
         submit_text="Next",
         label="Sign up",
-        effect=EFFECT,
         attrs_={"step": 1},
     )
     html += w.modal_opener(r, name="help", text="Help", attrs_={"topic": "signup"})
@@ -485,8 +491,10 @@ def test_form_wizard_dialog_toast_and_retry():
     assert by["f:name"].attr_map()["form"] == "signup"
     opener = by["modal:help:open"]
     assert opener.structural and opener.effect == Eq(("ui", "modal"), "help")
-    assert opener.click_event().handler == w.UI_MODAL and opener.click_event().arg == "help"
-    assert by["modal:help:close"].click_event().arg == ""
+    assert opener.click_event().handler == w.UI_MODAL.name
+    assert opener.click_event().arg == "name=help"
+    assert by["modal:help:close"].click_event().arg is None  # no name: close the one open
+    assert by["modal:help:close"].effect is None
     retry = by["retry"]
     assert (retry.handler, retry.attr_map(), retry.structural) == ("retry", {"role": "retry"}, True)
     assert '<li aria-current="step">Profile &lt;1&gt;</li>' in html and 'class="done"' in html

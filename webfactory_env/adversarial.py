@@ -341,10 +341,14 @@ def is_trivial(task: CompiledTask) -> bool:
 
 def may_outscore_by(task: CompiledTask, spec: RewardSpec | None = None) -> float:
     """How much more than the oracle a wanderer may earn on a trivial task: the step
-    penalties of the paging it skipped (0 on other tasks)."""
+    penalties of the paging it skipped, and of the steps that only lead to a page another
+    link of the site opens directly (`Subgoal.leads_to`: that route earns their credit
+    too); 0 on other tasks."""
     if not is_trivial(task):
         return 0.0
-    return abs((spec or RewardSpec()).step_penalty) * paging_steps(task)
+    leading = {g.id for g in task.subgoals if g.leads_to}
+    skippable = paging_steps(task) + sum(1 for step in task.plan if step.subgoal in leading)
+    return abs((spec or RewardSpec()).step_penalty) * skippable
 
 
 @dataclass(frozen=True)

@@ -222,26 +222,62 @@ RESET_OPTIONS = ("family", "task", "difficulty", "level_seed", "variation")
 EPISODE_FIELDS = ("family", "task", "difficulty", "variation")  # defaults of reset options
 
 
+def check_seed(seed: Any) -> int | None:
+    """`reset(seed=...)` as Gymnasium takes it: None, or a non-negative int."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ConfigError(f"seed must be a non-negative integer or None, got {_shown(seed)}")
+    return int(seed)
+
+
 def episode_choice(
-    options: Mapping[str, Any] | None, defaults: Mapping[str, Any], seed: int | None, draw: Any
+    options: Mapping[str, Any] | None,
+    defaults: Mapping[str, Any],
+    seed: int | None,
+    rng: np.random.Generator,
 ) -> dict[str, Any]:
     """Which site and task an episode shows: `reset(options=...)` over the env's defaults;
-    the level seed is `options["level_seed"]`, else `seed`, else drawn with `draw()`."""
+    the level seed is `options["level_seed"]`, else `seed`, else drawn from `rng`."""
+    if options is not None and not isinstance(options, Mapping):
+        raise ConfigError(
+            f"reset options must be a dict such as {{'task': 'shop_open_cart'}}, got"
+            f" {_shown(options)}"
+        )
     options = dict(options or {})
     unknown = set(options) - set(RESET_OPTIONS)
     if unknown:
-        raise ConfigError(
-            f"unknown reset option(s) {sorted(unknown)}; known: {', '.join(RESET_OPTIONS)}"
-        )
+        shown = sorted(map(str, unknown))
+        raise ConfigError(f"unknown reset option(s) {shown}; known: {', '.join(RESET_OPTIONS)}")
     if options.get("level_seed") is not None:
         level_seed = options["level_seed"]
     elif seed is not None:
         level_seed = seed
     else:
-        level_seed = draw()
+        level_seed = int(rng.integers(0, 2**31 - 1))
     if isinstance(level_seed, bool) or not isinstance(level_seed, int | np.integer):
-        raise ConfigError(f"level_seed must be a non-negative integer, got {level_seed!r}")
+        raise ConfigError(f"level_seed must be a non-negative integer, got {_shown(level_seed)}")
     chosen = {k: options.get(k, defaults[k]) for k in ("family", "task", "difficulty", "variation")}
-    if chosen["variation"] is not None:
-        chosen["variation"] = dict(chosen["variation"])
+    for name in ("family", "task", "difficulty"):
+        if not isinstance(chosen[name], str):
+            raise ConfigError(
+                f"reset option {name!r} must be a name (a string), got {_shown(chosen[name])};"
+                f" leave it out to keep the env's {name} {defaults[name]!r}"
+            )
+    variation = chosen["variation"]
+    if variation is not None:
+        if not isinstance(variation, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in variation.items()
+        ):
+            raise ConfigError(
+                "reset option 'variation' must map axis names to values, such as"
+                f" {{'theme': 'dark'}} (or be None), got {_shown(variation)}"
+            )
+        chosen["variation"] = dict(variation)
     return {**chosen, "level_seed": int(level_seed)}
+
+
+def _shown(value: Any) -> str:
+    """`value` as an error message quotes it: its repr, cut short (it may be huge)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:59] + "…"

@@ -3,7 +3,6 @@ observation encoding, actions, the reward simulator and the episode's record kee
 
 from __future__ import annotations
 
-import contextlib
 import weakref
 from collections.abc import Mapping
 from typing import Any
@@ -12,9 +11,9 @@ import gymnasium as gym
 import numpy as np
 
 from webfactory_env import actions as act
-from webfactory_env.config import EPISODE_FIELDS, EnvConfig, episode_choice
+from webfactory_env.config import EPISODE_FIELDS, EnvConfig, check_seed, episode_choice
 from webfactory_env.core.dom import DomSnapshot
-from webfactory_env.core.errors import BrowserCrashedError, ConfigError
+from webfactory_env.core.errors import BrowserCrashedError, ConfigError, EnvClosedError
 from webfactory_env.episode import (
     BrowserStep,
     Episode,
@@ -32,9 +31,9 @@ from webfactory_env.observation import encode_goal, encode_observation, observat
 from webfactory_env.reward import RewardSpec
 from webfactory_env.sitegen import SiteApp, generate_site
 from webfactory_env.sitegen.registry import Site
-from webfactory_env.tasks import CompiledTask, CompileError, compile_for_site
-from webfactory_env.tasks.levels import reset_skipping, uncompilable
-from webfactory_env.tasks.library import compile_in_background
+from webfactory_env.tasks import CompiledTask
+from webfactory_env.tasks.levels import reset_level
+from webfactory_env.tasks.library import check_task, compile_in_background
 
 __all__ = ["EpisodeArtifacts", "StepRecord", "WebTaskEnv", "observation_digest", "state_delta"]
 
@@ -69,11 +68,9 @@ class WebTaskEnv(gym.Env):
 
     ## Starting State / Episode End
     The start page of level seed N (`reset(seed=N)`; `options`: `family`, `task`,
-    `difficulty`, `level_seed`). A level the task cannot be compiled on raises
-    `UncompilableLevelError` (naming seed and task) when the seed was given; a level
-    `reset()` drew itself is skipped for the next seed (`info["skipped_levels"]`).
-    Terminated on success or a done verb; truncated after `max_steps`, or when the browser
-    fails (`info["reason"]` says how).
+    `difficulty`, `level_seed`); a given level the task cannot compile on raises
+    `UncompilableLevelError`, a drawn one is skipped (`info["skipped_levels"]`). Terminated
+    on success or a done verb; truncated after `max_steps` or a browser failure (`reason`).
 
     ## Arguments
     `EnvConfig` validates them (one `ConfigError` line per mistake), says what each does:
@@ -125,12 +122,10 @@ class WebTaskEnv(gym.Env):
         self.reward_spec = self.config.reward
         self.max_steps = max_steps
         self._defaults = self.config.model_dump(include={*EPISODE_FIELDS})
-        # Fail on a bad family/task/difficulty/variation now, not at the first reset; a task
-        # that cannot be compiled on level 0 may still compile on the levels reset shows.
-        with contextlib.suppress(CompileError):
-            compile_for_site(task, generate_site(family, 0, difficulty, variation))
+        check_task(task, generate_site(family, 0, difficulty, variation))  # bad names fail now
         shot = self.obs_config.screenshot_size if self.obs_config.pixels else None
-        self._observe = ObserveConfig(max_elements=max_elements, screenshot=shot)
+        # Texts whole up to the text observation's budget: only its ladder shortens them.
+        self._observe = ObserveConfig(max_elements, self.obs_config.max_chars, shot)
         self._menu = act.ActionMenu(self.action_config)
         self._session: PageSession | None = None
         self._release: weakref.finalize | None = None
@@ -145,21 +140,12 @@ class WebTaskEnv(gym.Env):
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None):
-        super().reset(seed=seed)
-        draw = lambda: int(self.np_random.integers(0, 2**31 - 1))  # noqa: E731
-        choice = episode_choice(options, self._defaults, seed, draw)
-        if seed is not None or (options or {}).get("level_seed") is not None:
-            return self._start(choice)  # the user's level: one that cannot compile is an error
-        # A level the env drew itself: one that cannot be compiled is skipped for the next.
-        (obs, info), _ = reset_skipping(
-            lambda level: self._start({**choice, "level_seed": level}),
-            choice["level_seed"],
-            lambda level: (level + 1) % (2**31 - 1),
-        )
-        return obs, info
+        super().reset(seed=check_seed(seed))
+        choice = episode_choice(options, self._defaults, seed, self.np_random)
+        drawn = seed is None and (options or {}).get("level_seed") is None
+        return reset_level(self._start, choice, drawn=drawn)
 
     def _start(self, choice: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-        """Show the level `choice` names: generate it, compile its task, load it."""
         site = generate_site(
             choice["family"], choice["level_seed"], choice["difficulty"], choice["variation"]
         )
@@ -176,15 +162,8 @@ class WebTaskEnv(gym.Env):
         self._dom = self._session.load(
             self.app, seed=self.level_seed, observe=self._observe, clock_ms=EPOCH_MS
         )
-        try:
-            self.task = compiling.result()
-        except CompileError as exc:
-            raise uncompilable(choice["task"], site, exc) from None
-        if len(self.task.values) > self.action_config.max_values:
-            raise ConfigError(
-                f"task {choice['task']!r} needs {len(self.task.values)} value slots; "
-                f"make the env with max_values >= {len(self.task.values)}"
-            )
+        self.task = compiling.result()  # UncompilableLevelError names the level
+        self.action_config.check_value_slots(choice["task"], len(self.task.values))
         mode, shot = self.action_config.mode, self.config.end_screenshot
         self.episode = Episode(self.task, self.app, self.reward_spec, self.max_steps, mode, shot)
         self._obs = self._encode(self._dom, self._session.screenshot_for(self._observe))
@@ -192,8 +171,9 @@ class WebTaskEnv(gym.Env):
 
     def step(self, action: Any):
         ep, task, dom_before = self.episode, self.task, self._dom
-        if ep is None or dom_before is None or task is None:
-            raise ConfigError("call reset() before step()")
+        if ep is None or dom_before is None or task is None or self._session is None:
+            closed = self._release is not None  # close() ended what a reset() had opened
+            raise EnvClosedError("step()") if closed else ConfigError("call reset() before step()")
         if ep.ended:
             raise ConfigError("the episode has ended; call reset() before stepping again")
         # Before counting the step: an action that is no action at all raises a user error

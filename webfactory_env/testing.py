@@ -1,7 +1,7 @@
 """Conformance checks for site families, public so that a new family is checked in one call.
 
     from webfactory_env.testing import check_family, check_family_in_browser
-    check_family("shop")                 # pure: generation, rendering, variation invariants
+    check_family("shop")                 # pure: generation, rendering, effects, variation
     check_family_in_browser("shop")      # the live DOM: one node per affordance, no leaks
 
 Each check raises `AssertionError` with a message naming the seed, page and element.
@@ -11,18 +11,31 @@ from __future__ import annotations
 
 import copy
 import json
+import pickle
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from webfactory_env.core.predicates import MISSING, lookup
+from webfactory_env.core.predicates import (
+    All,
+    Any_,
+    Exists,
+    Not,
+    Predicate,
+    Ref,
+    parse_path,
+)
 from webfactory_env.sitegen.app import SiteApp
+from webfactory_env.sitegen.binding import sample_arguments
 from webfactory_env.sitegen.registry import Site, generate_site, get_family
 from webfactory_env.sitegen.spec import Affordance
+from webfactory_env.sitegen.state import Node, Schema
 from webfactory_env.sitegen.variation import AXES, Variation
 
 COPY_ATTRS = frozenset({"text", "label", "region"})
 UI_HANDLERS = ("ui.modal", "ui.tab", "ui.toggle")
+# What every app's view adds to its family's own state (`SiteApp.state_view`).
+FRAME_ROOTS = frozenset({"route", "page", "ui", "server"})
 
 
 def static_routes(site: Site) -> tuple[str, ...]:
@@ -96,12 +109,16 @@ def _flatten(d: Any, prefix: str = "") -> Iterable[tuple[str, Any]]:
 
 
 def check_site(site: Site) -> None:
-    """Rendering invariants of one site (pure)."""
+    """Rendering invariants of one site (pure): every static page renders, once per
+    semantic id, with no foreign URL or script, its effects on state paths the family
+    declares, and without changing the app's state."""
     app = site.new_app()
     where = f"{site.spec.family} seed {site.spec.seed} ({site.spec.difficulty})"
-    state = app.state_view()
+    schema = site.family.schema
     for route in static_routes(site):
+        before = _snapshot(app)
         app.visit(route)
+        assert _snapshot(app) == before, f"{where} {route}: rendering the page changed state"
         page = app.page()
         assert page.status == 200, f"{where}: static route {route} renders status {page.status}"
         sids = [a.sid for a in page.affordances]
@@ -116,13 +133,75 @@ def check_site(site: Site) -> None:
         assert not bad, f"{where} {route}: non-local URLs {bad[:3]}"
         assert "<script" not in html.lower(), f"{where} {route}: a script in generated HTML"
         for a in page.affordances:
-            if a.effect is None:
-                continue
-            for path in a.effect.paths():
-                assert lookup(state, path) is not MISSING or path[0] in state, (
+            for path in effect_paths(a.effect) if a.effect is not None else ():
+                assert in_schema(schema, path), (
                     f"{where} {route}: {a.sid} affects unknown state path {'.'.join(path)}"
                 )
     assert app.render("/__no_such_page__").status == 404, f"{where}: unknown routes are not 404"
+
+
+def _snapshot(app: SiteApp) -> bytes:
+    """Everything a page could change by being drawn: the family's state (secrets too),
+    the UI state, the one-navigation message (pickled: many times cheaper than a copy)."""
+    return pickle.dumps((app.model, app.ui, app.flash))
+
+
+def check_transitions(family: str) -> None:
+    """Every transition of the family declares its effect (unless it is neutral), and every
+    state path a declared effect names or reads (`Ref("state:...")`) is in the family's
+    schema, for each value of its `Literal` arguments (a placeholder for the others)."""
+    fam = get_family(family)
+    schema = fam.schema
+    for name, t in sorted(fam.app_class.transitions().items()):
+        if t.effect is None:
+            assert t.neutral, f"{family}: transition {name!r} declares no effect"
+            continue
+        for args in sample_arguments(t):
+            effect = t.effect_for(args)
+            for path in effect_paths(effect) if effect is not None else ():
+                assert in_schema(schema, path), (
+                    f"{family}: {name}({args}) declares an effect on {'.'.join(path)}, "
+                    "which its state does not have"
+                )
+
+
+def effect_paths(p: Predicate, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """The state paths a predicate template names (a record's fields under `<table>.*`)
+    and those its `Ref("state:...")` values read."""
+    if isinstance(p, (All, Any_)):
+        return [x for item in p.items for x in effect_paths(item, prefix)]
+    if isinstance(p, Not):
+        return effect_paths(p.item, prefix)
+    if isinstance(p, Exists):
+        return [(*prefix, *p.path), *effect_paths(p.where, (*prefix, *p.path, "*"))]
+    own: tuple[str, ...] | None = getattr(p, "path", None)  # a comparison, `Has`
+    paths = [(*prefix, *own)] if own is not None else []
+    value = getattr(p, "value", None)
+    if isinstance(value, Ref) and value.name.startswith("state:"):
+        paths.append(parse_path(value.name[6:].partition("|")[0]))
+    return paths
+
+
+def in_schema(schema: Schema, path: tuple[str, ...]) -> bool:
+    """Whether `path` can hold something in the family's view; `*` stands for any key
+    (of a table, or a field of a record)."""
+    if path and path[0] in FRAME_ROOTS:
+        return True
+    node = schema.root.get(path[0]) if path else None
+    return node is not None and _reaches(node, path[1:])
+
+
+def _reaches(node: Node, rest: tuple[str, ...]) -> bool:
+    for i, name in enumerate(rest):
+        if node.kind == "leaf":
+            return node.part is None  # inside a free-form value (a map's entries)
+        if name == "*" and node.kind == "object":
+            return any(_reaches(child, rest[i + 1 :]) for child in node.fields.values())
+        child = node.child(name)
+        if child is None:
+            return False
+        node = child
+    return True
 
 
 def check_family(
@@ -130,6 +209,7 @@ def check_family(
 ) -> None:
     """Generation, rendering and variation invariants over many seeds (no browser)."""
     fam = get_family(family)
+    check_transitions(family)
     for difficulty in difficulties or fam.difficulties:
         for seed in seeds:
             site = generate_site(family, seed, difficulty)

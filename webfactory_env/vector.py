@@ -14,9 +14,14 @@ keeps its renderers busy with the envs' pages only. Cookies, storage and request
 per env (per context), so envs never see each other's sites.
 
 `share_browser=False` gives every worker its own Chromium, as plain `AsyncVectorEnv` does.
-If the shared Chromium dies, the next `step` or `reset` starts it again on the same port
+If the shared Chromium dies, the next `step` or `reset` starts it again at the same address
 first: every env's step on the dead browser ends its episode (truncated, with the reason
 in `info["reason"]`), and the next reset (the autoreset) connects to the new browser.
+
+Nothing outlives the process that made the vector: the shared Chromium listens on no port
+(only its workers reach it, through a private Unix socket) and goes when its owner goes,
+however that dies (see `executor.browser_server`); the workers, Gymnasium's, end when the
+owner's end of their pipes closes, and each worker's Playwright driver with them.
 """
 
 from __future__ import annotations
@@ -31,7 +36,8 @@ from gymnasium.vector import AsyncVectorEnv, AutoresetMode
 
 from webfactory_env.config import EnvConfig
 from webfactory_env.core.errors import ConfigError
-from webfactory_env.executor.browser import BrowserConfig, BrowserServer
+from webfactory_env.executor.browser import BrowserConfig
+from webfactory_env.executor.browser_server import BrowserServer
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +71,7 @@ class WebTaskVectorEnv(AsyncVectorEnv):
         EnvConfig.parse(env_kwargs)  # a mistake is one clear error here, not one per worker
         browser = env_kwargs.get("browser") or BrowserConfig()
         self.server: BrowserServer | None = None
-        if share_browser and not browser.cdp_endpoint:
+        if share_browser and not (browser.cdp_endpoint or browser.server_endpoint):
             self.server = BrowserServer(browser)
             env_kwargs["browser"] = self.server.config
         make = functools.partial(make_env, env_kwargs)
@@ -86,7 +92,7 @@ class WebTaskVectorEnv(AsyncVectorEnv):
         super().step_async(actions)
 
     def _revive_server(self) -> None:
-        """The shared Chromium died (killed, crashed): start it again on the same port, so
+        """The shared Chromium died (killed, crashed): start it again at the same address, so
         that each env's step on the dead browser ends its episode (truncated, with the
         reason) and its next reset connects to the new one."""
         if self.server is not None and not self.server.alive:

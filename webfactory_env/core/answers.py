@@ -1,67 +1,95 @@
-"""Grading of free-text answers: normalised, tie-aware, and strict about hedging.
+"""Grading of free-text answers: one value of the kind asked for, normalised, tie-aware.
 
 An extraction task compiles to an `AnswerKey`: every value that answers the question (the
 value itself and, when the question is "first / best by X", every tied candidate's value),
-the kind of value (a number, an amount of money, a time, a date, a yes/no, text), and the
-other candidates of the same kind the site shows. An answer passes when it states an
-accepted value after normalisation (case, spacing, currency signs, thousands separators,
-leading zeros in times, date formats), does not also state another candidate, and does not
-negate what it states. So "$1,299.00" passes for 1299, "07:40" for "7:40", "Feb 23, 2026"
-for 2026-02-23; "0 1 2 … 200", "Sam, Alex or Kim" and "not delivered" do not.
+the kind of value asked for (a number, an amount of money, a count, a date, a time, a
+yes/no, a person, a place, a status, a reference, text), the domain of that kind (every
+name, place or status word the site's family can produce, by name: see `core.domains`),
+and the other candidates the page shows. An answer passes when it states exactly one value
+of that kind and that value is accepted, after normalisation (case, spacing, currency signs
+and codes, thousands separators, time and date formats, a place's own country), and
+neither hedges nor negates it. So "$1,299.00" passes for 1299, "07:40" for "7:40", "Feb 23,
+2026" for 2026-02-23, "Lisbon, Portugal" for Lisbon; "$320 or $321", "2-3", "Lisbon or
+Porto", "maybe shipped", "Kwame Khan, Lars" and "not delivered" do not.
 """
 
 from __future__ import annotations
 
-import contextlib
-import datetime as dt
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-AnswerKind = Literal["number", "time", "date", "bool", "text"]
-MAX_NUMBERS = 3  # more distinct numbers than this in one answer is a list, not an answer
-NEGATIONS = frozenset(
-    {"not", "no", "never", "none", "neither", "nor", "without", "isnt", "wasnt", "arent",
-     "werent", "doesnt", "didnt", "dont", "hasnt", "havent", "cannot", "cant", "non"}
-)  # fmt: skip
-YES = frozenset({"yes", "true", "y", "yep", "correct"})
-NO = frozenset({"no", "false", "n", "nope"})
-MONTHS = {
-    m: i + 1
-    for i, names in enumerate(
-        ("jan january", "feb february", "mar march", "apr april", "may", "jun june",
-         "jul july", "aug august", "sep sept september", "oct october", "nov november",
-         "dec december")
-    )
-    for m in names.split()
-}  # fmt: skip
+from webfactory_env.core.answer_values import (
+    NO,
+    YES,
+    Found,
+    date_spans,
+    dates,
+    hedged,
+    negated,
+    normalise,
+    number_spans,
+    numbers,
+    phrase,
+    time_spans,
+    times,
+    without,
+    words,
+)
+from webfactory_env.core.domains import domain
+
+__all__ = [
+    "AnswerKey",
+    "AnswerKind",
+    "dates",
+    "grade",
+    "kind_of",
+    "normalise",
+    "numbers",
+    "times",
+    "words",
+]
+
+AnswerKind = Literal[
+    "number", "money", "count", "date", "time", "bool",
+    "person", "place", "status", "reference", "text",
+]  # fmt: skip
+KINDS: tuple[str, ...] = AnswerKind.__args__  # type: ignore[attr-defined]
+NUMERIC = frozenset({"number", "money", "count"})
 
 
 @dataclass(frozen=True)
 class AnswerKey:
-    """What answers a question: `accepted` values, their `kind`, and the other
-    `candidates` of that kind an agent could have named instead."""
+    """What answers a question: `accepted` values, their `kind`, the `domain` of that kind
+    (a declared vocabulary's name, or "" when the kind has none) and the other
+    `candidates` the page shows."""
 
     accepted: tuple[str, ...]
     kind: AnswerKind = "text"
     candidates: tuple[str, ...] = ()
+    domain: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "accepted": list(self.accepted),
             "kind": self.kind,
             "candidates": list(self.candidates),
         }
+        if self.domain:
+            out["domain"] = self.domain
+        return out
 
     @classmethod
     def from_json(cls, data: Any) -> AnswerKey:
         if isinstance(data, Mapping):
+            kind = data.get("kind", "text")
             return cls(
                 tuple(str(v) for v in data.get("accepted", ())),
-                data.get("kind", "text"),
+                kind if kind in KINDS else "text",
                 tuple(str(v) for v in data.get("candidates", ())),
+                str(data.get("domain", "")),
             )
         return cls((str(data),), kind_of([str(data)]))
 
@@ -71,89 +99,8 @@ class AnswerKey:
         return self.accepted[0] if self.accepted else ""
 
 
-# ------------------------------------------------------------------ normalising
-def normalise(text: str) -> str:
-    """Lower case, compatibility forms, one kind of space, no zero-width characters."""
-    text = unicodedata.normalize("NFKC", text).casefold()
-    text = re.sub(r"[\u200b-\u200d\u2060\ufeff]", "", text)
-    text = re.sub(r"[\u2010-\u2015\u2212]", "-", text)
-    text = text.replace("\u2019", "'").replace("\u2018", "'")
-    return re.sub(r"\s+", " ", text).strip()
-
-
-def words(text: str) -> list[str]:
-    """Word tokens: letters and digits (apostrophes dropped: "isn't" → "isnt")."""
-    return re.findall(r"[0-9a-z\u00c0-\uffff]+", normalise(text).replace("'", ""))
-
-
-_NUMBER = re.compile(
-    r"(?<![\w.])-?\d{1,3}(?:[ ,]\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.])-?\d+(?:\.\d+)?"
-)
-
-
-def numbers(text: str) -> list[float]:
-    """Numbers in `text`, with thousands separators and currency signs understood."""
-    found = []
-    for m in _NUMBER.finditer(normalise(text).replace("\u00a0", " ")):
-        raw = m.group(0).replace(",", "").replace(" ", "")
-        try:
-            found.append(float(raw))
-        except ValueError:
-            continue
-    return found
-
-
-_TIME = re.compile(r"\b(\d{1,2})\s*[:.h]\s*(\d{2})\s*(a\.?m\.?|p\.?m\.?)?(?![\d])", re.I)
-
-
-def times(text: str) -> list[int]:
-    """Times of day in `text`, as minutes after midnight ("7:40 pm" → 1180)."""
-    out = []
-    for m in _TIME.finditer(normalise(text)):
-        hour, minute, half = int(m.group(1)), int(m.group(2)), (m.group(3) or "").replace(".", "")
-        if half == "pm" and hour < 12:
-            hour += 12
-        elif half == "am" and hour == 12:
-            hour = 0
-        if 0 <= hour < 24 and 0 <= minute < 60:
-            out.append(hour * 60 + minute)
-    return out
-
-
-def dates(text: str, year: int | None = None) -> list[dt.date]:
-    """Calendar dates in `text` (ISO, "23 February 2026", "Feb 23, 2026", "23/02/2026");
-    a date without a year takes `year`."""
-    t = normalise(text)
-    out: list[dt.date] = []
-
-    def add(y: int | None, m: int, d: int) -> None:
-        y = y if y is not None else year
-        if y is None:
-            return
-        with contextlib.suppress(ValueError):  # 31 February is no date
-            out.append(dt.date(y, m, d))
-
-    for m in re.finditer(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b", t):
-        add(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-    month = r"(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
-    for m in re.finditer(
-        rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{month}(?:,?\s+(\d{{4}}))?", t
-    ):
-        add(int(m.group(3)) if m.group(3) else None, MONTHS[m.group(2)], int(m.group(1)))
-    for m in re.finditer(rf"\b{month}\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?", t):
-        add(int(m.group(3)) if m.group(3) else None, MONTHS[m.group(1)], int(m.group(2)))
-    for m in re.finditer(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b", t):
-        a, b, y = int(m.group(1)), int(m.group(2)), int(m.group(3))
-        # Day and month are read both ways only when that cannot be ambiguous.
-        if a > 12:
-            add(y, b, a)
-        elif b > 12 or a == b:
-            add(y, a, b)
-    return out
-
-
 def kind_of(values: Iterable[Any]) -> AnswerKind:
-    """The kind shared by all `values` (text when they disagree)."""
+    """The kind shared by all `values`, read from their form (text when they disagree)."""
     kinds = set()
     for value in values:
         if isinstance(value, bool):
@@ -176,52 +123,59 @@ def kind_of(values: Iterable[Any]) -> AnswerKind:
 
 
 # ---------------------------------------------------------------------- grading
+# What an answer says: the values of the key's kind it names (accepted or not) and the
+# text around them, where hedges and negations are looked for.
+_Reading = tuple[set[Hashable], str]
+
+
 def grade(answer: Any, key: AnswerKey) -> bool:
-    """Whether `answer` states what `key` accepts, and nothing that contradicts it."""
+    """Whether `answer` states one value of `key`'s kind, that value is accepted, and
+    nothing hedges or negates it."""
     if not isinstance(answer, str) or not key.accepted:
         return False
+    text = normalise(answer).replace("'", "")
     if key.kind == "bool":
-        said = set(words(answer))
+        named = set(words(text))
         want_yes = normalise(key.accepted[0]) in YES
-        yes, no = bool(said & YES), bool(said & NO)
-        return (yes and not no) if want_yes else (no and not yes)
-    if key.kind == "number":
-        return _grade_number(answer, key)
-    if key.kind == "time":
-        return _grade_parsed(answer, key, times)
-    if key.kind == "date":
+        yes, no = bool(named & YES), bool(named & NO)
+        return ((yes and not no) if want_yes else (no and not yes)) and not hedged(text)
+    said, accepted, rest = _read(answer, text, key)
+    if len(said) != 1 or not said <= accepted:
+        return False  # none, another, or more than one: a list or a hedge, not an answer
+    return not hedged(rest, approximate=key.kind in NUMERIC) and not negated(rest)
+
+
+def _read(answer: str, text: str, key: AnswerKey) -> tuple[set[Hashable], set[Hashable], str]:
+    """The values of the key's kind the answer names, those the key accepts, and the rest."""
+    if key.kind in NUMERIC:
+        counting = key.kind == "count"
+        said, rest = _read_numbers(text, counting)
+        accepted = {v for a in key.accepted for v in _read_numbers(normalise(a), counting)[0]}
+        return said, accepted, rest
+    if key.kind in ("time", "date"):
         year = _year(key.accepted[0])
-        return _grade_parsed(answer, key, lambda t: dates(t, year))
-    return _grade_text(answer, key)
+        spans = time_spans if key.kind == "time" else (lambda t: date_spans(t, year))
+        said, rest = _read_with(text, spans)
+        accepted = {v for a in key.accepted for v in _read_with(normalise(a), spans)[0]}
+        return said, accepted, rest
+    phrases = {p for p in (phrase(a) for a in key.accepted) if p}
+    said, rest = _read_names(text, key, phrases)
+    if key.kind == "reference":
+        said |= _other_references(answer, key)
+    return said, set(phrases), rest
 
 
-def _negated(text: str) -> bool:
-    return bool(set(words(text)) & NEGATIONS)
+def _read_numbers(text: str, counting: bool) -> _Reading:
+    found = number_spans(text, counting)
+    return {f.value for f in found}, without(text, found)
 
 
-def _as_float(value: str) -> float | None:
-    found = numbers(value)
-    return found[0] if len(found) == 1 else None
-
-
-def _grade_number(answer: str, key: AnswerKey) -> bool:
-    said = numbers(answer)
-    accepted = [v for v in (_as_float(a) for a in key.accepted) if v is not None]
-    others = [v for v in (_as_float(c) for c in key.candidates) if v is not None]
-    others = [v for v in others if not any(abs(v - a) < 0.005 for a in accepted)]
-    hits = [n for n in said if any(abs(n - a) < 0.005 for a in accepted)]
-    if not hits or len({round(n, 2) for n in said}) > MAX_NUMBERS:
-        return False
-    if any(abs(n - o) < 0.005 for n in said for o in others):
-        return False
-    return not _negated(answer)
-
-
-def _grade_parsed(answer: str, key: AnswerKey, parse: Any) -> bool:
-    said = set(parse(answer))
-    accepted = {v for a in key.accepted for v in parse(a)}
-    others = {v for c in key.candidates for v in parse(c)} - accepted
-    return bool(said & accepted) and not (said & others) and not _negated(answer)
+def _read_with(text: str, spans: Any) -> _Reading:
+    """Times or dates, and every number left over beside them (a second day or hour)."""
+    found: list[Found] = spans(text)
+    rest = without(text, found)
+    extra = number_spans(rest)
+    return {f.value for f in found} | {("number", f.value) for f in extra}, without(rest, extra)
 
 
 def _year(value: str) -> int | None:
@@ -229,25 +183,60 @@ def _year(value: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _phrase(value: str) -> str:
-    return " ".join(words(value))
+_WORD = r"0-9a-z\u00c0-\uffff"
 
 
-def _grade_text(answer: str, key: AnswerKey) -> bool:
-    text = f" {_phrase(answer)} "
-    accepted = [p for p in (_phrase(a) for a in key.accepted) if p]
-    spans = sorted({*accepted, *(_phrase(c) for c in key.candidates)} - {""}, key=len, reverse=True)
-    hit = False
-    rest = text
-    # Longest phrases first, so "Sam Lee" is one candidate and not also "Lee".
-    for phrase in spans:
-        needle = f" {phrase} "
-        if needle in rest:
-            if phrase in accepted:
-                hit = True
-            else:
-                return False  # another candidate named too: a list, not an answer
-            rest = rest.replace(needle, " | ")
-    if not hit:
-        return False
-    return not (set(rest.split()) & NEGATIONS)
+def _spans(p: str, text: str) -> list[Found]:
+    """Where the phrase `p` stands in `text`, whatever punctuation sits between its words."""
+    pattern = rf"(?<![{_WORD}])" + rf"[^{_WORD}]+".join(map(re.escape, p.split()))
+    return [Found(p, m.start(), m.end()) for m in re.finditer(pattern + rf"(?![{_WORD}])", text)]
+
+
+def _read_names(text: str, key: AnswerKey, accepted: set[str]) -> _Reading:
+    """Names, places, statuses, references and other text: the accepted phrases found
+    (longest first, so "Sam Lee" is one person and not also "Lee"), then every other
+    value of the domain or of the page's candidates left in the rest."""
+    said: set[Hashable] = set()
+    found: list[Found] = []
+    vocabulary = domain(key.domain) if key.domain else None
+    for p in sorted(accepted, key=len, reverse=True):
+        spans = [s for s in _spans(p, text) if not any(_overlap(s, f) for f in found)]
+        if spans:
+            said.add(p)
+            found += spans
+            # A place qualified by its own country or region is one place.
+            for q in vocabulary.qualifiers.get(p, ()) if vocabulary else ():
+                found += [s for s in _spans(q, text) if not any(_overlap(s, f) for f in found)]
+    rest = without(text, found)
+    padded = f" {phrase(rest)} "
+    own = {w for p in said for w in str(p).split()}
+    if vocabulary is not None:
+        # A first name or surname of the accepted person is that person again.
+        said |= {
+            ("other", hit)
+            for hit in vocabulary.find(padded)
+            if hit in vocabulary.phrases or hit not in own
+        }
+    others = {phrase(c) for c in key.candidates} - accepted - {""}
+    said |= {("other", c) for c in others if f" {c} " in padded}
+    return said, rest
+
+
+def _overlap(a: Found, b: Found) -> bool:
+    return a.start < b.end and b.start < a.end
+
+
+def _other_references(answer: str, key: AnswerKey) -> set[Hashable]:
+    """Codes shaped like the accepted reference ("CMGZQH" beside "TNKP8G"): written in
+    capitals, or mixing letters and digits, so that ordinary words are not codes."""
+    shapes = {re.sub(r"[A-Za-z0-9]", "x", a.strip()) for a in key.accepted}
+    mine = {a.strip().casefold() for a in key.accepted}
+    out: set[Hashable] = set()
+    text = unicodedata.normalize("NFKC", answer)
+    for m in re.finditer(r"(?<![A-Za-z0-9-])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?![A-Za-z0-9])", text):
+        token = m.group(0)
+        coded = token.isupper() or (re.search(r"\d", token) and re.search(r"[A-Za-z]", token))
+        shaped = re.sub(r"[A-Za-z0-9]", "x", token) in shapes
+        if coded and shaped and token.casefold() not in mine:
+            out.add(("other", token.casefold()))
+    return out

@@ -6,7 +6,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-# Flag bits, mirrored in sites/runtime/runtime.js (observe()).
+# Flag bits, mirrored in sites/runtime/observe.js. The states are what a screen reader
+# announces: CHECKABLE marks a widget with an on/off state (checkbox, radio, switch, toggle
+# button) whose CHECKED bit then means checked, on or pressed; EXPANDABLE one that opens and
+# closes (EXPANDED: open); SELECTED a chosen tab, option or calendar day; CURRENT the current
+# page of a pager or a navigation.
 CLICKABLE = 1
 EDITABLE = 2
 SELECTABLE = 4
@@ -18,6 +22,11 @@ IN_FORM = 128
 READONLY = 256
 LINK = 512
 TEXT = 1024
+SELECTED = 2048
+CHECKABLE = 4096
+EXPANDABLE = 8192
+EXPANDED = 16384
+CURRENT = 32768
 FLAG_NAMES = (
     "clickable",
     "editable",
@@ -30,7 +39,14 @@ FLAG_NAMES = (
     "readonly",
     "link",
     "text",
+    "selected",
+    "checkable",
+    "expandable",
+    "expanded",
+    "current",
 )
+# Containers that are one entry of a list or table: a list item, a table row, a card.
+ITEM_ROLES = frozenset({"listitem", "row", "article"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,10 +76,12 @@ class DomSnapshot:
     title: str
     can_back: bool
     # The page's structure, as an accessibility tree shows it: containers (landmarks, forms,
-    # dialogs, lists, tables) as (role, name, parent index or -1), and each element's
-    # innermost container (-1: none). Only the text observation reads it.
+    # dialogs, lists and their items, tables and their rows, cards) as (role, name, parent
+    # index or -1), each element's innermost container (-1: none), and the name of the
+    # table column it is in ("" outside tables).
     groups: tuple[tuple[str, str, int], ...] = ()
     group_of: tuple[int, ...] = ()
+    columns: tuple[str, ...] = ()
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> DomSnapshot:
@@ -87,6 +105,7 @@ class DomSnapshot:
             can_back=bool(data["can_back"]),
             groups=_groups(data.get("groups")),
             group_of=tuple(int(g) for g in el.get("group", ())),
+            columns=tuple(str(c) for c in el.get("column", ())),
         )
 
     def __len__(self) -> int:
@@ -113,6 +132,39 @@ class DomSnapshot:
         cx = (left + right) / 2 if right > left else x + w / 2
         cy = (top + bottom) / 2 if bottom > top else y + h / 2
         return min(max(cx, 0.0), vw - 1.0), min(max(cy, 0.0), vh - 1.0)
+
+    def item_of(self, index: int) -> int:
+        """The list item, table row or card element `index` belongs to (its container
+        index), or -1: what ties a "Log out" button to its device, a count to its thread."""
+        group = self.group_of[index] if 0 <= index < len(self.group_of) else -1
+        seen: set[int] = set()
+        while 0 <= group < len(self.groups) and group not in seen:
+            if self.groups[group][0] in ITEM_ROLES:
+                return group
+            seen.add(group)
+            group = self.groups[group][2]
+        return -1
+
+    def item_label(self, index: int) -> str:
+        """What names the entry element `index` belongs to: the first other text of its item
+        (a row's first cell, a card's title), or "" outside items."""
+        item = self.item_of(index)
+        if item < 0:
+            return ""
+        for i in range(len(self)):
+            if i != index and self.texts[i] and self.item_of(i) == item:
+                return self.texts[i]
+        return ""
+
+    def heading_of(self, index: int) -> int:
+        """The last heading before element `index` in document order, or -1."""
+        for i in range(min(index, len(self)) - 1, -1, -1):
+            if self.roles[i] == "heading":
+                return i
+        return -1
+
+    def column(self, index: int) -> str:
+        return self.columns[index] if 0 <= index < len(self.columns) else ""
 
     @property
     def can_scroll_down(self) -> bool:

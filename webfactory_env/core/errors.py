@@ -38,12 +38,37 @@ class BrowserCrashedError(WebfactoryError):
     """The browser process or page died while an environment used it."""
 
 
+class EnvClosedError(WebfactoryError, RuntimeError):
+    """An env was used after `close()`; `what` says how."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(
+            f"{what} on a closed env: close() ended it and gave its browser page back;"
+            " call reset() to open it again, or make a new env"
+        )
+
+
+class WrongThreadError(WebfactoryError, RuntimeError):
+    """Browser work from a thread other than the one that started the process's browser
+    (Playwright's sync API is bound to one thread)."""
+
+
 class TraceError(WebfactoryError):
     """A trace file is unreadable: not the trace schema, or a version this package cannot read."""
 
 
 class BundleError(WebfactoryError):
     """A replay bundle is missing, malformed or fails its checksums."""
+
+
+class UnsafeFileError(BundleError, ValueError):
+    """A file a bundle or trace leads to is not one to read: it resolves outside the bundle
+    (a link out), is no regular file (a device, a pipe), or is far larger than any could be.
+    `file` names it, `reason` says which."""
+
+    def __init__(self, file: str, reason: str) -> None:
+        self.file, self.reason = file, reason
+        super().__init__(f"{file}: refused: {reason}")
 
 
 class MalformedFileError(WebfactoryError, ValueError):

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from webfactory_env.core.answers import AnswerKey, grade
+from webfactory_env.core.typed import meaning
 
 Path = tuple[str, ...]
 
@@ -146,12 +147,31 @@ class _Compare(Predicate):
 
 @dataclass(frozen=True, slots=True)
 class Eq(_Compare):
-    """The value at `path` equals `value` (mappings and lists compare structurally)."""
+    """The value at `path` equals `value` (mappings and lists compare structurally). With
+    `as_`, typed values compare by meaning (`core.typed`): `as_="phone"` compares phone
+    numbers by their digits, `as_={"email": "email"}` a mapping's `email` without case."""
 
+    as_: Any = None
     op: ClassVar[str] = "eq"
 
+    def __post_init__(self) -> None:
+        _Compare.__post_init__(self)
+        object.__setattr__(self, "as_", _freeze(self.as_))
+
+    def bind(self, resolve: Callable[[str], Any]) -> Predicate:
+        return Eq(self.path, _freeze(_bind_value(self.value, resolve)), self.as_)
+
+    def to_json(self) -> dict[str, Any]:
+        data = _Compare.to_json(self)
+        if self.as_ is not None:
+            data["as"] = _thaw(self.as_)
+        return data
+
     def test(self, actual: Any, expected: Any) -> bool:
-        return bool(_thaw(actual) == expected)
+        if self.as_ is None:
+            return bool(_thaw(actual) == expected)
+        as_ = _thaw(self.as_)
+        return bool(meaning(as_, _thaw(actual)) == meaning(as_, expected))
 
 
 @dataclass(frozen=True, slots=True)
@@ -357,6 +377,8 @@ AGENT_STATE: dict[str, Any] = {"done": False, "claimed": False, "answer": ""}
 def predicate_from_json(data: Mapping[str, Any]) -> Predicate:
     """Inverse of `Predicate.to_json`."""
     op = data.get("op")
+    if op == "eq" and "as" in data:
+        return Eq(parse_path(data["path"]), _freeze(_value_from_json(data["value"])), data["as"])
     if op in _COMPARES:
         return _COMPARES[op](parse_path(data["path"]), _freeze(_value_from_json(data["value"])))
     if op == "all":

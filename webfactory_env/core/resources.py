@@ -38,6 +38,14 @@ def read_text(name: str, *parts: str) -> str:
 
 
 @cache
+def runtime_script() -> str:
+    """The page runtime as one script: `sites/runtime/runtime.js` with the observation
+    (`observe.js`) inside its closure, where runtime.js says `/* observe.js */`."""
+    runtime = read_text("sites", "runtime", "runtime.js")
+    return runtime.replace("  /* observe.js */\n", read_text("sites", "runtime", "observe.js"), 1)
+
+
+@cache
 def tree_digest(name: str, *subdirs: str) -> str:
     """Short SHA-256 over the files of resource sub-trees (names and bytes, sorted).
 

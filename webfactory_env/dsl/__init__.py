@@ -5,6 +5,7 @@ Imports only `core`; `tasks` and the CLI import it."""
 from webfactory_env.dsl.ast import (
     DSL_VERSION,
     NO_SPAN,
+    Allow,
     Answer,
     Assert,
     AttrPred,
@@ -13,6 +14,7 @@ from webfactory_env.dsl.ast import (
     Click,
     Fill,
     For,
+    FramePath,
     Goto,
     Ident,
     If,
@@ -42,12 +44,14 @@ from webfactory_env.dsl.ast import (
 )
 from webfactory_env.dsl.errors import DslError, DslSyntaxError
 from webfactory_env.dsl.formatter import format_task_file
-from webfactory_env.dsl.parser import KEYWORDS, parse_task_file, parse_task_source
+from webfactory_env.dsl.parser import parse_task_file, parse_task_source
+from webfactory_env.dsl.syntax import KEYWORDS
 
 __all__ = [
     "DSL_VERSION",
     "KEYWORDS",
     "NO_SPAN",
+    "Allow",
     "Answer",
     "Assert",
     "AttrPred",
@@ -58,6 +62,7 @@ __all__ = [
     "DslSyntaxError",
     "Fill",
     "For",
+    "FramePath",
     "Goto",
     "Ident",
     "If",

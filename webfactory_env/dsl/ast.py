@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-DSL_VERSION = "0.3.0"
+DSL_VERSION = "0.4.0"
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,8 +244,25 @@ class Infeasible:
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
+@dataclass(frozen=True, slots=True)
+class FramePath:
+    """A path in an `allow` clause: names, `[key]`s, and `*` for any key (`cards.*.labels`)."""
+
+    parts: tuple[PathPart, ...]
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Allow:
+    """`allow orders, cards.*.labels;`: what the task may change besides its goal, in what
+    the site keeps (its frame). Only directly in a task's body."""
+
+    paths: tuple[FramePath, ...]
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
+
 Step: TypeAlias = (
-    Goto | Click | Fill | Select | Submit | Wait | Assert | If | For | Answer | Infeasible
+    Goto | Click | Fill | Select | Submit | Wait | Assert | If | For | Answer | Infeasible | Allow
 )
 
 

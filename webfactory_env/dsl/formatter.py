@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from webfactory_env.dsl.ast import (
+    Allow,
     Answer,
     Assert,
     BoolLit,
@@ -109,6 +110,8 @@ def _step(step: Step, depth: int) -> list[str]:
             return [f"{pad}answer State({format_path(path)});"]
         case Infeasible(reason, condition):
             return [f"{pad}infeasible {format_value(reason)} when {format_state(condition)};"]
+        case Allow(paths):
+            return [f"{pad}allow {', '.join(format_path(p.parts) for p in paths)};"]
     raise ValueError(f"cannot format step {step!r}")
 
 

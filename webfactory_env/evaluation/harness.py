@@ -209,6 +209,7 @@ def evaluate(
     reference: bool = True,
     on_episode: Callable[[int, int, EpisodeResult], None] | None = None,
     trace: str | None = None,
+    instruction_style: str | None = None,
 ) -> EvalResults:
     """Run the first `episodes` episodes of `suite` with `agent` and compute the metrics.
 
@@ -218,7 +219,7 @@ def evaluate(
     An episode whose level the task cannot be compiled on is skipped, logged and listed in
     `skipped_levels`; the others run as usual.
     `max_steps` and `obs_mode` default to the settings a model was trained with (else 64,
-    tokens).
+    tokens), `instruction_style` to the model's, else the env's (`goal`).
     """
     suite = get_suite(suite) if isinstance(suite, str) else suite
     if episodes < 1:
@@ -228,6 +229,8 @@ def evaluate(
     env_kwargs: dict[str, Any] = {"obs_mode": "tokens", **agent.env_kwargs}
     if obs_mode is not None:
         env_kwargs["obs_mode"] = obs_mode
+    if instruction_style is not None:
+        env_kwargs["instruction_style"] = instruction_style
     max_steps = int(env_kwargs.pop("max_steps", 64) if max_steps is None else max_steps)
     if max_steps < 1:
         raise ConfigError("--max-steps must be at least 1")
@@ -390,11 +393,13 @@ def _row(
         task_digest=run.task_digest,
         paired=paired,
         confidence=run.confidence,
-        llm=_usage(run.llm, prices) if run.llm is not None else None,
+        llm=llm_usage(run.llm, prices) if run.llm is not None else None,
     )
 
 
-def _usage(u: EpisodeUsage, prices: tuple[float, float] | None) -> LLMUsage:
+def llm_usage(u: EpisodeUsage, prices: tuple[float, float] | None) -> LLMUsage:
+    """One episode's model calls as a results row's `llm` section (`webfactory run --json`
+    prints the same)."""
     counted = u.calls > u.usage_missing
     lat = u.latencies_s
     return LLMUsage(

@@ -306,8 +306,10 @@ class ErrorTally(_Model):
 
 class Latency(_Model):
     note: str = "wall clock: not deterministic, and not part of any other metric"
-    total_s: float = Field(description="time spent waiting for the model, retries included")
-    mean_s: float | None = Field(description="per reply (null: no reply)")
+    total_s: float = Field(
+        description="time spent waiting for the model, retries and failed calls included"
+    )
+    mean_s: float | None = Field(description="per call, failed ones included (null: no call)")
     max_s: float | None
 
 
@@ -325,17 +327,22 @@ class LLMUsage(_Model):
         " given, or no token counts)"
     )
     malformed_replies: int = Field(
-        description="replies with no readable action; each went to env.step as the text it"
-        " was and counts as an invalid action"
+        description="replies with no readable action (truncated ones included); none was"
+        " carried out: each went to env.step as text the env refuses and counts as an"
+        " invalid action"
     )
-    truncated_replies: int = Field(description="replies cut off at max_tokens")
+    truncated_replies: int = Field(
+        description="replies cut off at max_tokens: malformed, never carried out"
+    )
     empty_replies: int
     retries: int = Field(description="requests repeated after a timeout or a retryable error")
     timeouts: int = Field(description="requests that hit the wall-clock deadline")
     http_errors: dict[str, int] = Field(description="error replies by HTTP status")
     transport_errors: int = Field(description="connections refused, reset or broken")
     bad_replies: int = Field(description="HTTP 200 bodies that were no chat completion")
-    backoff_s: float = Field(description="waits the retry policy planned (logical seconds)")
+    backoff_s: float = Field(
+        description="waits the retry policy planned (logical seconds), failed calls included"
+    )
     latency: Latency
     failure: str | None = Field(description="why the model could not go on (null: it could)")
 

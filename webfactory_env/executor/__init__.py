@@ -4,6 +4,7 @@ The only code that imports Playwright.
 Imports `core` and `sitegen`; the env, the service and tools import it."""
 
 from webfactory_env.executor.browser import BrowserConfig, find_chromium, shared_browser
+from webfactory_env.executor.browser_server import BrowserServer
 from webfactory_env.executor.session import (
     ORIGIN,
     BrowserOp,
@@ -17,6 +18,7 @@ __all__ = [
     "ORIGIN",
     "BrowserConfig",
     "BrowserOp",
+    "BrowserServer",
     "ObserveConfig",
     "PageSession",
     "SessionConfig",

@@ -7,15 +7,17 @@ import contextlib
 import logging
 import os
 import shutil
-import subprocess
 import threading
-import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from webfactory_env.core.errors import BrowserCrashedError, BrowserNotFoundError
+from webfactory_env.core.errors import (
+    BrowserCrashedError,
+    BrowserNotFoundError,
+    WrongThreadError,
+)
 from webfactory_env.executor.watchdog import Guard, Processes, children_of, cmdline
 
 if TYPE_CHECKING:
@@ -88,9 +90,9 @@ BASE_ARGS = (
 
 @dataclass(frozen=True)
 class BrowserConfig:
-    """How to get a Chromium. `executable` overrides discovery; `cdp_endpoint` connects to
-    an already running one instead (a `BrowserServer`), so that envs in several processes
-    share one browser.
+    """How to get a Chromium. `executable` overrides discovery; `server_endpoint` connects to
+    a `BrowserServer` (`executor.browser_server`) instead, so that envs in several processes
+    share one browser; `cdp_endpoint` to a Chromium of your own over DevTools.
 
     `pixels=False` launches Chromium without a compositor thread (`NO_FRAMES`): pages lay
     out, run scripts and take input as before, but never draw a frame, so screenshots
@@ -102,6 +104,7 @@ class BrowserConfig:
     extra_args: tuple[str, ...] = field(default_factory=tuple)
     cdp_endpoint: str | None = None
     pixels: bool = True
+    server_endpoint: str | None = None
 
 
 def find_chromium(explicit: str | None = None) -> str:
@@ -193,6 +196,7 @@ class SharedBrowser:
         self._browser: Browser | None = None
         self._config: BrowserConfig | None = None
         self._thread: int | None = None
+        self._claim_lock = threading.Lock()
         self.processes = Processes()
         self.dead = False  # killed by the watchdog: relaunch driver and browser on acquire
         self.users = 0
@@ -239,11 +243,13 @@ class SharedBrowser:
         timeout_ms: int,
         on_hang: Callable[[], None] | None = None,
         what: str = "a browser call",
+        setting: str = "step_timeout_ms",
     ) -> T:
         """`fn()` (a sync Playwright call), bounded: past `timeout_ms` `on_hang` runs (close
         the hung page, say), and `KILL_AFTER_S` later Chromium and the driver are killed by
         pid. A failure is `BrowserCrashedError`, a hang `StepTimeoutError` (with our own
-        message: Playwright's call log can echo the values typed). 0 means unbounded."""
+        message, naming the `setting` that bounded it: Playwright's call log can echo the
+        values typed). 0 means unbounded."""
         from playwright.sync_api import Error as PlaywrightError
 
         loop = getattr(self._manager, "_loop", None)
@@ -254,24 +260,24 @@ class SharedBrowser:
             result = fn()
         except PlaywrightError as exc:
             if guard is not None and guard.fired:
-                raise self._timeout(what, timeout_ms, guard) from exc
+                raise self._timeout(what, f"{setting}={timeout_ms}", guard) from exc
             raise BrowserCrashedError(f"{what} failed: {_first_line(exc)}") from exc
         finally:
             if guard is not None:
                 guard.cancel()
         if guard is not None and guard.fired:  # returned just as the watchdog fired
-            raise self._timeout(what, timeout_ms, guard)
+            raise self._timeout(what, f"{setting}={timeout_ms}", guard)
         return result
 
     @staticmethod
-    def _timeout(what: str, timeout_ms: int, guard: Guard) -> StepTimeoutError:
+    def _timeout(what: str, limit: str, guard: Guard) -> StepTimeoutError:
         action = (
             "Chromium and the Playwright driver were killed and start afresh at the next reset"
             if guard.killed
             else "the page was closed and the next reset opens a fresh one"
         )
         return StepTimeoutError(
-            f"{what} did not finish within step_timeout_ms={timeout_ms} (a script in an"
+            f"{what} did not finish within {limit} (a script in an"
             f" endless loop, a frozen or crashed browser?); {action}"
         )
 
@@ -299,13 +305,30 @@ class SharedBrowser:
                 with contextlib.suppress(Exception):
                     self.bounded(context.close, CLOSE_TIMEOUT_MS, what="closing a context")
 
+    def _claim(self) -> None:
+        """This thread becomes the browser's (or already is); any other is refused. Under a
+        lock: two threads resetting their first envs at once must not both start one."""
+        me = threading.get_ident()
+        with self._claim_lock:
+            if self._thread is None:
+                self._thread = me
+            elif self._thread != me:
+                raise WrongThreadError(
+                    "webfactory envs in one process must be used from one thread (Playwright's"
+                    " sync API is thread-bound); use a vector env (webfactory_env.vector) to"
+                    " run envs in parallel, each in a process of its own."
+                )
+
     def acquire(self, config: BrowserConfig | None = None) -> Browser:
         config = config or BrowserConfig()
-        if self._thread is not None and self._thread != threading.get_ident():
-            raise RuntimeError(
-                "webfactory envs in one process must be used from one thread (Playwright's"
-                " sync API is thread-bound); use a vector env with subprocesses instead."
-            )
+        self._claim()
+        try:
+            return self._acquire(config)
+        finally:
+            if self._playwright is None:
+                self._thread = None  # nothing started here: the claim goes too
+
+    def _acquire(self, config: BrowserConfig) -> Browser:
         if self.dead or not self.processes.driver_alive():
             self._discard_driver()  # killed, or died on its own: start again from scratch
         self.close_orphans()
@@ -316,8 +339,8 @@ class SharedBrowser:
         if self._playwright is None:
             self._start_driver()
         assert self._playwright is not None
-        if config.cdp_endpoint:
-            self._browser = self._connect(config.cdp_endpoint)
+        if config.server_endpoint or config.cdp_endpoint:
+            self._browser = self._connect(config)
             self._config = config
             self.launches += 1
             return self._browser
@@ -343,17 +366,36 @@ class SharedBrowser:
     def browser(self) -> Browser | None:
         return self._browser
 
-    def _connect(self, endpoint: str) -> Browser:
-        """The running Chromium at `endpoint` (a `BrowserServer`), or `BrowserCrashedError`
-        when nothing answers there (it was closed, or died) within `CONNECT_TIMEOUT_MS`."""
+    @property
+    def remote(self) -> bool:
+        """The browser is another process's (a `BrowserServer`, or a CDP endpoint)."""
+        return self._config is not None and bool(
+            self._config.server_endpoint or self._config.cdp_endpoint
+        )
+
+    def reconnect(self, config: BrowserConfig) -> Browser:
+        """Drop the connection to a remote browser and connect again."""
+        self._close_browser()
+        return self.acquire(config)
+
+    def _connect(self, config: BrowserConfig) -> Browser:
+        """The running Chromium of a `BrowserServer` (or at `cdp_endpoint`), or
+        `BrowserCrashedError` when nothing answers there (it was closed, or died) within
+        `CONNECT_TIMEOUT_MS`."""
         from playwright.sync_api import Error as PlaywrightError
 
         assert self._playwright is not None
+        chromium = self._playwright.chromium
         try:
-            return self._playwright.chromium.connect_over_cdp(endpoint, timeout=CONNECT_TIMEOUT_MS)
+            if config.server_endpoint:
+                return chromium.connect(config.server_endpoint, timeout=CONNECT_TIMEOUT_MS)
+            assert config.cdp_endpoint is not None
+            return chromium.connect_over_cdp(config.cdp_endpoint, timeout=CONNECT_TIMEOUT_MS)
         except PlaywrightError as exc:
+            # The server's address without its token: a message may end up in a log.
+            where = (config.server_endpoint or "").rsplit(":/", 1)[0] or config.cdp_endpoint
             raise BrowserCrashedError(
-                f"no shared Chromium answers at {endpoint} ({_first_line(exc)}): its"
+                f"no shared Chromium answers at {where} ({_first_line(exc)}): its"
                 " BrowserServer was closed or died; a WebTaskVectorEnv starts it again at its"
                 " next step or reset"
             ) from exc
@@ -399,7 +441,7 @@ class SharedBrowser:
             with contextlib.suppress(Exception):  # already gone: nothing to clean
                 self.bounded(playwright.stop, CLOSE_TIMEOUT_MS, what="stopping the driver")
             self._manager = self._playwright = None
-            self._thread = None
+        self._thread = None  # another thread may start the next one
         self.processes = Processes()
         self.dead = False
 
@@ -423,6 +465,7 @@ class SharedBrowser:
         self._browser = None
         self._config = None
         self._thread = None
+        self._claim_lock = threading.Lock()  # the parent's may have been held at the fork
         self._orphans = []
         self.processes = Processes()
         self.dead = False
@@ -453,135 +496,3 @@ if hasattr(os, "register_at_fork"):
 
 def shared_browser() -> SharedBrowser:
     return _shared
-
-
-class BrowserServer:
-    """One Chromium that envs in other processes connect to (over CDP on 127.0.0.1).
-
-        with BrowserServer() as server:
-            envs = gymnasium.make_vec("WebTask-v0", num_envs=4, vectorization_mode="async",
-                                      browser=server.config)
-
-    Each env still gets its own browser context (cookies, storage and routes are per
-    context); only the browser process is shared. `config` names the server by its port,
-    so a server that died can be started again (`restart`) where the envs will look for it.
-    Closing the server kills it.
-    """
-
-    def __init__(
-        self, config: BrowserConfig | None = None, timeout_s: float = 20.0, port: int = 0
-    ) -> None:
-        self._base = config or BrowserConfig()
-        self._timeout_s = timeout_s
-        self.port = port  # 0: Chromium picks one, kept for restarts
-        self.restarts = 0
-        self._start()
-
-    def _start(self) -> None:
-        import tempfile
-        from urllib.parse import urlsplit
-
-        self._profile = tempfile.mkdtemp(prefix="webfactory-chromium-")
-        args = [
-            find_chromium(self._base.executable),
-            "--headless=new" if self._base.headless else "--no-startup-window",
-            "--remote-debugging-address=127.0.0.1",
-            f"--remote-debugging-port={self.port}",
-            f"--user-data-dir={self._profile}",
-            *launch_args(self._base),
-            "about:blank",
-        ]
-        self.process = subprocess.Popen(
-            args,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-        # Its own session outlives us: kill it when this object is collected or at exit,
-        # even if nobody calls `close()`.
-        self._finalizer = weakref.finalize(self, _kill_server, self.process, self._profile)
-        self.endpoint = self._read_endpoint(self._timeout_s)
-        # Chromium keeps logging to stderr: a pipe nobody reads fills up (64 KiB) and then
-        # blocks the browser in the middle of a long run. Read it to the end, and drop it.
-        threading.Thread(target=_drain, args=(self.process,), daemon=True).start()
-        self.port = urlsplit(self.endpoint).port or self.port
-        self.config = BrowserConfig(
-            cdp_endpoint=f"http://127.0.0.1:{self.port}",
-            headless=self._base.headless,
-            pixels=self._base.pixels,
-        )
-
-    @property
-    def alive(self) -> bool:
-        return self.process.poll() is None
-
-    def restart(self) -> None:
-        """Start Chromium again on the same port (it died, or was killed): envs connected
-        to the old one fail their next step and reconnect at their next reset."""
-        self.close()
-        self.restarts += 1
-        self._start()
-
-    def _read_endpoint(self, timeout_s: float) -> str:
-        import re
-        import select
-        import time
-
-        assert self.process.stderr is not None
-        deadline = time.monotonic() + timeout_s
-        seen = b""
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([self.process.stderr], [], [], 0.2)
-            if ready:
-                chunk = os.read(self.process.stderr.fileno(), 4096)
-                if not chunk:
-                    break
-                seen += chunk
-                m = re.search(rb"DevTools listening on (ws://\S+)", seen)
-                if m:
-                    return m.group(1).decode()
-        self.close()
-        self.process.stderr.close()
-        raise BrowserNotFoundError(
-            "the shared Chromium did not start (no DevTools endpoint): "
-            + seen.decode(errors="replace")[-500:]
-        )
-
-    def close(self) -> None:
-        self._finalizer()
-
-    def __enter__(self) -> BrowserServer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def _kill_server(process: subprocess.Popen[bytes], profile: str) -> None:
-    """Stop a `BrowserServer`'s Chromium (its whole process group) and remove its profile."""
-    import signal
-
-    if process.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=5)
-        except Exception:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=5)
-    else:  # the browser died on its own (or was killed): its helpers go too
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signal.SIGKILL)
-    shutil.rmtree(profile, ignore_errors=True)
-
-
-def _drain(process: subprocess.Popen[bytes]) -> None:
-    """Read a `BrowserServer`'s stderr until Chromium exits (then close it)."""
-    stream = process.stderr
-    if stream is None:
-        return
-    with contextlib.suppress(OSError, ValueError), stream:
-        while os.read(stream.fileno(), 65536):
-            pass

@@ -147,7 +147,8 @@ class EgressProxy:
                 return
             origin = origin_of(target)
             if origin is None or (origin[1], origin[2]) not in self.allowed:
-                self._refuse(f"{method} {target}")
+                # The origin only: a path or query can hold what was typed into a form.
+                self._refuse(f"{method} {show(origin) if origin else '(no origin)'}")
                 return  # the connection closes with no answer: a network error in the page
             parts = urlsplit(target)
             path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")

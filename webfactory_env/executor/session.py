@@ -43,7 +43,7 @@ from webfactory_env.sitegen.served import ServedSite, Transport
 from webfactory_env.sitegen.spec import AppEvent, Patch
 
 if TYPE_CHECKING:
-    from playwright.sync_api import BrowserContext, CDPSession, Page, Route
+    from playwright.sync_api import Browser, BrowserContext, CDPSession, Page, Route
 
 log = logging.getLogger(__name__)
 
@@ -82,12 +82,13 @@ class SessionConfig:
 
 @dataclass(frozen=True)
 class ObserveConfig:
-    """What to observe of the page after a step: up to `max_elements` elements (`max_text`
-    characters of text each) and, with a `screenshot` size (height, width), a downscaled
-    screenshot (`perform` takes it, so one call gives all a step's observation needs)."""
+    """What to observe of the page after a step: up to `max_elements` elements (their texts
+    whole up to `max_text` characters, a longer one cut with "…") and, with a `screenshot`
+    size (height, width), a downscaled screenshot (`perform` takes it, so one call gives
+    all a step's observation needs)."""
 
     max_elements: int = 128
-    max_text: int = 80
+    max_text: int = 8000
     screenshot: tuple[int, int] | None = None
 
     def to_json(self) -> dict[str, int]:
@@ -176,25 +177,38 @@ class PageSession:
     def _open(self) -> None:
         browser = self._shared.acquire(self.config.browser)
         w, h = self.config.viewport
-        limit = self.config.step_timeout_ms
+        # Opening a context and a page is not a step: on a busy machine (two trainers and
+        # their browsers on two cores) it can take longer than a click may. It is bounded
+        # by the navigation timeout, or not at all when the watchdog is off.
+        limit = self.config.timeout_ms if self.config.step_timeout_ms else 0
 
         def bounded(fn: Callable[[], Any], what: str) -> Any:
-            return self._shared.bounded(fn, limit, what=what)
+            return self._shared.bounded(fn, limit, what=what, setting="timeout_ms")
 
-        self._context: BrowserContext = bounded(
-            lambda: browser.new_context(
-                viewport={"width": w, "height": h},
-                device_scale_factor=1,
-                locale=self.config.locale,
-                timezone_id=self.config.timezone,
-                reduced_motion="reduce",
-                color_scheme="light",
-                service_workers="block",
-                accept_downloads=False,
-                proxy=self._proxy(),  # type: ignore[arg-type]
-            ),
-            "opening a browser context",
-        )
+        def new_context(browser: Browser) -> BrowserContext:
+            return bounded(
+                lambda: browser.new_context(
+                    viewport={"width": w, "height": h},
+                    device_scale_factor=1,
+                    locale=self.config.locale,
+                    timezone_id=self.config.timezone,
+                    reduced_motion="reduce",
+                    color_scheme="light",
+                    service_workers="block",
+                    accept_downloads=False,
+                    proxy=self._proxy(),  # type: ignore[arg-type]
+                ),
+                "opening a browser context",
+            )
+
+        try:
+            self._context: BrowserContext = new_context(browser)
+        except BrowserCrashedError:
+            if not self._shared.remote:
+                raise
+            # A shared Chromium that was restarted: the old connection may not know yet
+            # that it is gone. Connect afresh, once.
+            self._context = new_context(self._shared.reconnect(self.config.browser))
         self._context.set_default_timeout(self.config.timeout_ms)
         bounded(
             lambda: self._context.add_init_script(read_text("sites", "runtime", "shims.js")),

@@ -16,9 +16,15 @@ text against the words of the requested selector, and tried in order with expone
 backoff (200 → 400 → 800 ms of logical time, three attempts). Each attempt emits an
 `executor_web.retry` event (attempt number, selector, remaining candidates) to the log and
 to `on_event`; when all fail, `SelectorsExhausted` carries the attempt count and every
-selector tried. Values marked `redact` never appear in outcomes, events or logs, and
-emails, card and account numbers in selectors, summaries and excerpts become pseudonyms
-(`core.pii`).
+selector tried. Values marked `redact` never appear in outcomes, errors, events or logs, in
+any spelling a page or URL gives them back in (`core.secrets`: form-encoded in `final_url`,
+HTML- or JSON-escaped, cased, cut to a `maxlength`), and emails, card and account numbers
+in selectors, summaries and excerpts become pseudonyms (`core.pii`).
+
+A read of the page (settling, the snapshot) waits through navigations the page makes on its
+own (a `<meta http-equiv=refresh>`, a script setting `location`), up to `NAVIGATIONS`
+documents, then fails `navigating` (409). A page that ends up off the allowed origins (a
+script or form that left them: Chromium shows its error page) fails `refused` (502).
 
 A browser call that fails is `ExecutionError`: our own message (the stage, the selector
 tried, the kind of failure — `timeout`, `navigation` with Chromium's `net::ERR_…` code,
@@ -36,11 +42,12 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from webfactory_env.core.errors import BrowserCrashedError, ConfigError, WebfactoryError
 from webfactory_env.core.pii import scrub_patterns, scrub_selector
 from webfactory_env.core.resources import read_text
+from webfactory_env.core.secrets import REDACTED, SecretPattern
 from webfactory_env.executor.browser import StepTimeoutError
 from webfactory_env.executor.drift import (
     BACKOFF_MS,
@@ -80,7 +87,8 @@ class WebField(BaseModel):
 
     selector: str = Field(min_length=1, max_length=500)
     value: str = Field(max_length=10_000)
-    redact: bool = False
+    # A JSON boolean only: "true", 1 or "yes" are refused rather than read as a wish.
+    redact: StrictBool = False
 
 
 class WebSubmit(BaseModel):
@@ -135,6 +143,7 @@ class ExecutionError(WebfactoryError):
         "crashed": 503,
         "not_editable": 422,
         "failed": 422,
+        "navigating": 409,
     }
 
     def __init__(
@@ -159,6 +168,8 @@ class ExecutionError(WebfactoryError):
 
 
 _NET_ERROR = re.compile(r"net::ERR_[A-Z0-9_]+")
+# Documents in a row a read waits through before answering 409 `navigating`.
+NAVIGATIONS = 5
 
 
 def explain(stage: str, selector: str | None, exc: BrowserCrashedError, ms: int) -> ExecutionError:
@@ -177,6 +188,8 @@ def explain(stage: str, selector: str | None, exc: BrowserCrashedError, ms: int)
     code = m.group(0) if (m := _NET_ERROR.search(text)) else ""
     if code:
         return ExecutionError(stage, "navigation", f"the page could not load ({code})", shown, code)
+    if "Execution context was destroyed" in text or "because of a navigation" in text:
+        return ExecutionError(stage, "navigating", "the page navigated while it was read", shown)
     if "Element is not an <input>" in text:
         reason = "the element is not an editable field (input, textarea, select, contenteditable)"
         return ExecutionError(stage, "not_editable", reason, shown)
@@ -198,6 +211,8 @@ class PayloadError(ConfigError):
 # ------------------------------------------------------------------------ executor
 class WebExecutor:
     """Runs `WebPayload`s in a browser context, on a generated site or allowed origins."""
+
+    _secrets = SecretPattern(())  # those of the payload running (see `execute`)
 
     def __init__(
         self,
@@ -231,6 +246,20 @@ class WebExecutor:
     def execute(self, payload: WebPayload | dict[str, Any]) -> WebOutcome:
         p = self._validate(payload)
         self._check_url(p.url)
+        # The payload's secrets, found in any spelling (`core.secrets`) in everything it
+        # returns, raises or emits.
+        self._secrets = SecretPattern(f.value for f in p.fields if f.redact)
+        try:
+            return self._execute(p)
+        finally:
+            self._secrets = SecretPattern(())
+
+    def scrub(self, text: str) -> str:
+        """`text` fit to return or log: the running payload's secrets `REDACTED` in any
+        spelling, emails, card and account numbers pseudonymised."""
+        return scrub_patterns(self._secrets.sub(REDACTED, text))
+
+    def _execute(self, p: WebPayload) -> WebOutcome:
         if self._foreign:
             # The last payload ended on a page we did not make: whatever it still runs
             # (a timer that navigates away, say) must not touch this payload.
@@ -251,6 +280,10 @@ class WebExecutor:
                     code=exc.code,
                 )
             self._recover()
+            if exc.selector:
+                exc = ExecutionError(
+                    exc.stage, exc.kind, exc.reason, self.scrub(exc.selector), exc.code
+                )
             raise exc from None
         except SelectorsExhausted:
             self._recover()
@@ -281,8 +314,10 @@ class WebExecutor:
         secrets = [f.value for f in p.fields if f.redact and f.value]
         retries: list[RetryEvent] = []
         ms = self.timeout_ms
+        refused_before = len(self._refused())
         self._do("navigate", lambda: page.goto(p.url, wait_until="domcontentloaded", timeout=ms))
         self._settle()
+        self._check_where("navigate", refused_before)
         results = []
         for f in p.fields:
             selector, attempts = self._locate(f.selector, retries)
@@ -293,10 +328,10 @@ class WebExecutor:
             # logged: neither carries literal personal data (emails, card, account numbers).
             results.append(
                 FieldResult(
-                    requested=scrub_selector(f.selector),
-                    selector=scrub_selector(selector),
+                    requested=scrub_selector(self.scrub(f.selector)),
+                    selector=scrub_selector(self.scrub(selector)),
                     attempts=attempts,
-                    value="REDACTED" if f.redact else scrub_patterns(f.value),
+                    value=REDACTED if f.redact else self.scrub(f.value),
                     redacted=f.redact,
                 )
             )
@@ -318,6 +353,7 @@ class WebExecutor:
             self._settle()
             self.clock.advance(p.submit.wait_after_ms)
             submitted = True
+            self._check_where("submit", refused_before)
         excerpt = self._inspect(
             {
                 "op": "excerpt",
@@ -326,17 +362,33 @@ class WebExecutor:
                 "max": self.excerpt_chars,
             }
         )
-        title = self._do("snapshot", page.title)
-        for secret in secrets:
-            title = title.replace(secret, "REDACTED")
+        title = self._reading("snapshot", page.title)
+        self._check_where("submit" if submitted else "navigate", refused_before)
         return WebOutcome(
-            final_url=scrub_patterns(page.url),
-            title=scrub_patterns(title),
-            excerpt=scrub_patterns(str(excerpt)),
+            final_url=self.scrub(page.url),
+            title=self.scrub(title),
+            excerpt=self.scrub(str(excerpt)),
             fields=results,
             submitted=submitted,
             retries=retries,
             logical_ms=self.clock.now_ms,
+        )
+
+    def _check_where(self, stage: str, refused_before: int) -> None:
+        """The page is still on an allowed origin, or the payload fails 502 `refused`: a
+        page whose script, redirect or form left the allow-list shows an error page, which
+        is no outcome."""
+        url = self.session.page.url
+        origin = origin_of(url)
+        if origin in {origin_of(o) for o in self.allowed_origins}:
+            return
+        refused = self._refused()[refused_before:]
+        target = refused[-1].split(" ", 1)[-1] if refused else show(origin) if origin else ""
+        where = f" (to {target})" if target else ""
+        raise ExecutionError(
+            stage,
+            "refused",
+            f"the page navigated away from the allowed origins{where}; the navigation was refused",
         )
 
     # ------------------------------------------------------------------ internals
@@ -369,7 +421,7 @@ class WebExecutor:
     def _settle(self) -> None:
         """Wait until the page's pending requests to the site's app are answered."""
         page = self.session.page
-        self._do(
+        self._reading(
             "settle",
             lambda: page.evaluate(
                 "() => window.__wf && window.__wf.settled ? window.__wf.settled() : true"
@@ -379,7 +431,30 @@ class WebExecutor:
     def _inspect(self, arg: dict[str, Any]) -> Any:
         page = self.session.page
         script = read_text("sites", "runtime", "inspect.js")
-        return self._do("snapshot", lambda: page.evaluate(script, arg))
+        return self._reading("snapshot", lambda: page.evaluate(script, arg))
+
+    def _reading(self, stage: str, fn: Callable[[], Any]) -> Any:
+        """`_do` for a call that only reads the page: when the page navigates under it (a
+        `<meta http-equiv=refresh>`, a script setting `location`), wait for the next
+        document and read that one, up to `NAVIGATIONS` times; then 409 `navigating`."""
+        page = self.session.page
+        for _ in range(NAVIGATIONS):
+            try:
+                return self._do(stage, fn)
+            except ExecutionError as exc:
+                if exc.kind != "navigating":
+                    raise
+            self.session.crashed = False  # the page is fine: it only moved on
+            wait = functools.partial(
+                page.wait_for_load_state, "domcontentloaded", timeout=self.timeout_ms
+            )
+            self._do(stage, wait)
+        raise ExecutionError(
+            stage,
+            "navigating",
+            f"the page kept navigating ({NAVIGATIONS} navigations while it was read);"
+            " point the payload at the page it ends on",
+        )
 
     def _count(self, selector: str) -> int:
         try:
@@ -404,9 +479,9 @@ class WebExecutor:
         def emit(event: RetryEvent) -> None:
             event = event.model_copy(
                 update={
-                    "requested": scrub_selector(event.requested),
-                    "selector": scrub_selector(event.selector),
-                    "remaining": [scrub_selector(c) for c in event.remaining],
+                    "requested": scrub_selector(self.scrub(event.requested)),
+                    "selector": scrub_selector(self.scrub(event.selector)),
+                    "remaining": [scrub_selector(self.scrub(c)) for c in event.remaining],
                 }
             )
             retries.append(event)
@@ -420,5 +495,7 @@ class WebExecutor:
             )
         except SelectorsExhausted as exc:
             raise SelectorsExhausted(
-                scrub_selector(exc.requested), exc.attempts, [scrub_selector(t) for t in exc.tried]
+                scrub_selector(self.scrub(exc.requested)),
+                exc.attempts,
+                [scrub_selector(self.scrub(t)) for t in exc.tried],
             ) from None

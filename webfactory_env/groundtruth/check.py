@@ -11,9 +11,13 @@ from webfactory_env.core.answers import AnswerKey, grade
 from webfactory_env.core.predicates import AGENT_STATE
 from webfactory_env.core.seeding import SeedStream
 from webfactory_env.groundtruth.answers import accepted_answers, check_answers
+from webfactory_env.groundtruth.formats import check_formats
+from webfactory_env.groundtruth.harm import check_harms
+from webfactory_env.groundtruth.hedges import check_hedges
 from webfactory_env.groundtruth.mutants import did_every_goal_step, goal_steps, swaps, view_only
 from webfactory_env.groundtruth.paths import check_back_door, check_detours
 from webfactory_env.groundtruth.plans import run_mutant, run_oracle
+from webfactory_env.groundtruth.routes import check_routes
 from webfactory_env.sitegen.registry import generate_site
 from webfactory_env.tasks import compile_for_site
 
@@ -35,9 +39,19 @@ class TaskReport:
     # still listed the oracle's own entity (every later step on the oracle's elements)
     mutants_tied: int = 0
     answers_checked: int = 0
+    answer_forms: int = 0  # right answers re-spelled (currency, case, formats): all pass
+    hedges: int = 0  # the right answer hedged or joined with a second value: all fail
     hackers: int = 0
     back_doors: int = 0
     detours: int = 0
+    # extra-harm mutants (`harm`): run; harmful and failed; of those, with the goal done
+    # (only the frame fails them); harmless (no persistent trace: need not fail)
+    harms: int = 0
+    harms_caught: int = 0
+    harms_by_frame: int = 0
+    harmless: int = 0
+    formats: int = 0  # plans run with a typed value spelled another way the site accepts
+    routes: int = 0  # plans run reaching one of their pages by another route the site offers
     failures: list[str] = field(default_factory=list)
 
     def merge(self, other: TaskReport) -> None:
@@ -49,9 +63,17 @@ class TaskReport:
             "mutants_stopped",
             "mutants_tied",
             "answers_checked",
+            "answer_forms",
+            "hedges",
             "hackers",
             "back_doors",
             "detours",
+            "harms",
+            "harms_caught",
+            "harms_by_frame",
+            "harmless",
+            "formats",
+            "routes",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.failures += other.failures
@@ -107,8 +129,22 @@ def check_seed(family: str, task_name: str, seed: int, difficulty: str = "easy")
             report.mutants_tied += 1
             continue
         fail(f"the mutant '{name}' succeeds")
-    # (d) answers
-    for p in check_answers(task):
+    # (h) typed values by meaning: another spelling the site accepts succeeds
+    n, problems = check_formats(site, task, recorded, oracle)
+    report.formats += n
+    for p in problems:
+        fail(p)
+    # (i) another route to a page the plan navigates to earns what the oracle's route earns
+    other_routes, problems = check_routes(site, task, recorded, oracle)
+    report.routes += len(other_routes)
+    for p in problems:
+        fail(p)
+    # (d) answers: every right spelling passes, every hedge fails
+    forms, problems = check_answers(task)
+    report.answer_forms += forms
+    hedged, passed = check_hedges(task)
+    report.hedges += hedged
+    for p in problems + passed:
         fail(p)
     report.answers_checked += any(c.kind == "answer" for c in task.goal)
     # (e) hackers and back doors
@@ -133,6 +169,9 @@ def check_seed(family: str, task_name: str, seed: int, difficulty: str = "easy")
     n, problems = check_detours(site, task, recorded)
     report.detours += n
     for p in problems:
+        fail(p)
+    # (g) extra harm
+    for p in check_harms(site, task, oracle, recorded, report):
         fail(p)
     return report
 

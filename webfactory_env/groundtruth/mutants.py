@@ -9,7 +9,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from webfactory_env.adversarial import AppDriver
-from webfactory_env.groundtruth.plans import Recorded, equivalent, find, signature, verb_of
+from webfactory_env.groundtruth.plans import (
+    Recorded,
+    equivalent,
+    find,
+    signature,
+    typing_instead,
+    verb_of,
+)
 from webfactory_env.sitegen.registry import Site
 from webfactory_env.sitegen.spec import Affordance
 from webfactory_env.tasks import CompiledTask
@@ -105,15 +112,7 @@ def swaps(
             other = _other_value(site, task, rec.step.value)
             if other is None:
                 continue
-
-            def other_text(d: AppDriver, original: Affordance, v: str = other) -> bool:
-                here = find(d, original.sid) or equivalent(d, original)
-                if here is None:
-                    return False
-                d.act(here, "fill", v)
-                return True
-
-            out.append((i, f"step {i + 1}: {other!r}", other_text))
+            out.append((i, f"step {i + 1}: {other!r}", typing_instead(other)))
     return out
 
 

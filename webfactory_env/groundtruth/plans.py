@@ -91,6 +91,20 @@ def equivalent(d: AppDriver, original: Affordance) -> Affordance | None:
     return next((a for a in d.affordances() if signature(a) == want), None)
 
 
+def typing_instead(value: str) -> Callable[[AppDriver, Affordance], bool]:
+    """A mutant's step: type `value` into the field the oracle typed into (or its
+    equivalent on this path); False when there is no such field."""
+
+    def type_it(d: AppDriver, original: Affordance) -> bool:
+        here = find(d, original.sid) or equivalent(d, original)
+        if here is None:
+            return False
+        d.act(here, "fill", value)
+        return True
+
+    return type_it
+
+
 def run_oracle(site: Site, task: CompiledTask) -> tuple[AppDriver, list[Recorded], list[str]]:
     """Run the plan; the affordance of every step, and what went wrong (a) on the way."""
     d = AppDriver(site, task)

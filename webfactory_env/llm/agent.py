@@ -1,13 +1,17 @@
 """`LLMAgent`: a language model as a WebTask-v0 policy, one chat call per step.
 
 Each step the model gets the system prompt (`prompt.system_prompt`) and one user turn: the
-env's text observation (goal, values, last action's result, the page tree) and its recent
-actions. Its reply goes to `env.step` as the text action it is: a reply with no readable
-action is handed over anyway (its last line), so the env refuses it, charges the invalid
-penalty and the trace records it; the next turn says why. The agent gives up — raising
-`AgentAbort`, which the evaluation harness turns into an outcome with a reason — when the
-endpoint fails for good (after its retries) or the model gives `max_malformed` unreadable
-replies in a row. Usage (tokens, latency, cost, failures) is counted per episode.
+env's text observation (goal, values, last action's result, the page tree) and its last
+`history` steps (fewer only before that many were taken). The action is the last line of
+the reply that is one call alone. A reply with no such line — prose, an action inside a
+sentence, an empty reply, or one cut off at `max_tokens` (even if a whole call came before
+the cut) — is malformed and never carried out: the env gets its last line (or, were that a
+call, a text that is none), refuses it, charges the invalid penalty and the trace keeps
+it; the history shows why and the next turn says how to do better. The agent gives up —
+raising `AgentAbort`, which the evaluation harness turns into an outcome with a reason —
+when the endpoint fails for good (after its retries) or the model gives `max_malformed`
+unreadable replies in a row. Usage (tokens, latency, waits, cost, failures) is counted
+per episode, failed calls included.
 """
 
 from __future__ import annotations
@@ -25,9 +29,9 @@ from webfactory_env.llm.prompt import (
     fallback_action,
     system_prompt,
     user_turn,
+    why_unreadable,
 )
-
-NO_ACTION = "(no action in your reply)"
+from webfactory_env.observation.text import shortened
 
 
 class AgentAbort(Exception):
@@ -52,7 +56,7 @@ class EpisodeUsage:
     transport_errors: int = 0
     bad_replies: int = 0  # HTTP 200 bodies that were no chat completion
     backoff_s: float = 0.0  # planned waits between attempts (logical, not measured)
-    latencies_s: list[float] = field(default_factory=list)  # wall clock, per call
+    latencies_s: list[float] = field(default_factory=list)  # wall clock, per call (failed too)
     failure: str | None = None
 
     def add(self, reply: ChatReply) -> None:
@@ -72,6 +76,8 @@ class EpisodeUsage:
         self.failure = str(error)
         self.requests += len(error.failures)
         self.retries += len(error.failures) - 1
+        self.backoff_s += error.waited_s
+        self.latencies_s.append(error.latency_s)
         self._count(error.failures)
 
     def _count(self, failures: Sequence[Failure]) -> None:
@@ -119,7 +125,7 @@ class LLMAgent:
         self.usage = EpisodeUsage()
         self.history: list[PastStep] = []
         self._sent: str | None = None  # the action text given to the env last step
-        self._readable = True
+        self._unreadable: str | None = None  # how the history shows last step's bad reply
         self._note: str | None = None
         self._malformed_run = 0
         self._abort: str | None = None
@@ -132,7 +138,7 @@ class LLMAgent:
         if not isinstance(obs, str):
             raise TypeError("LLMAgent needs the env's text observation (obs_mode='text')")
         notes = [self._note] if self._note else []
-        recent = self.history[len(self.history) - self.history_size :] if self.history_size else []
+        recent = self.history[-self.history_size :] if self.history_size else []
         messages = [
             {"role": "system", "content": self.system},
             {"role": "user", "content": user_turn(obs, recent, notes)},
@@ -147,15 +153,14 @@ class LLMAgent:
         return self._action(reply)
 
     def _action(self, reply: ChatReply) -> str:
-        action = None
-        if reply.finish_reason == "length":
+        truncated = reply.finish_reason == "length"
+        # A reply cut off at the token limit is never acted on, even when a whole call
+        # came before the cut: the model had not finished deciding.
+        action = None if truncated else extract_action(reply.text)
+        if truncated:
             self.usage.truncated_replies += 1
-            self._note = "Your last reply was cut off at the token limit: keep replies short."
         elif not reply.text.strip():
             self.usage.empty_replies += 1
-            self._note = "Your last reply was empty: end every reply with one action."
-        else:
-            action = extract_action(reply.text)
         if action is None:
             self.usage.malformed_replies += 1
             self._malformed_run += 1
@@ -164,11 +169,12 @@ class LLMAgent:
                 self._abort = (
                     f"the model gave no readable action in {self._malformed_run} replies in a row"
                 )
-            self._readable = False
+            why = why_unreadable(reply.text, truncated)
+            self._unreadable, self._note = why.shown, why.note
             self._sent = fallback_action(reply.text)
             return self._sent
         self._malformed_run = 0
-        self._readable = True
+        self._unreadable = None
         self._sent = action
         return action
 
@@ -176,14 +182,14 @@ class LLMAgent:
         """Add the step the env just took to the history the model is reminded of."""
         if record is None or self._sent is None:
             return
-        shown = (
-            _shown(self._sent, bool(record["action"].get("redact")))
-            if self._readable
-            else NO_ACTION
-        )
         error = record.get("error")
-        outcome = f"refused: {error}" if error else "done"
-        self.history.append(PastStep(shown, outcome[:300]))
+        if self._unreadable is not None:
+            # The env's parse error would only repeat it: the shown text says why.
+            self.history.append(PastStep(self._unreadable, "refused"))
+        else:
+            shown = _shown(self._sent, bool(record["action"].get("redact")))
+            outcome = f"refused: {error}" if error else "done"
+            self.history.append(PastStep(shown, shortened(outcome, 300)))
         self._sent = None
 
 

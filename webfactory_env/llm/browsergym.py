@@ -26,7 +26,7 @@ from webfactory_env.actions import CallArgs, Token, parse_call, unquote
 from webfactory_env.core import dom as f
 from webfactory_env.core.dom import DomSnapshot
 from webfactory_env.llm.prompt import instruction
-from webfactory_env.observation.text import STATE_WORDS, group_path
+from webfactory_env.observation.text import group_chain
 
 ORIGIN = "https://site.webfactory.test"
 SUPPORTED = (
@@ -43,7 +43,8 @@ SUPPORTED = (
     "send_msg_to_user('text')",
     "report_infeasible('reason')",
 )
-_BG_STATES = {"disabled": "disabled=True", "checked": "checked='true'", "focused": "focused"}
+# Properties BrowserGym prints bare when set; the others print as name=value.
+_BARE = frozenset({"focused", "focusable", "required"})
 
 
 class AnyValue(spaces.Space[Any]):
@@ -223,21 +224,17 @@ def axtree_object(dom: DomSnapshot) -> dict[str, Any]:
     """The visible page as a CDP-style accessibility tree (`{"nodes": [...]}`, node 0 the
     root), with `browsergym_id` on interactive nodes, as BrowserGym's `axtree_object`."""
     nodes = [_node(0, "RootWebArea", dom.title, [])]
-    nodes[0]["properties"].append(
-        {"name": "focusable", "value": {"type": "booleanOrUndefined", "value": True}}
-    )
-    containers: dict[tuple[tuple[str, str], ...], int] = {(): 0}
+    nodes[0]["properties"].append(_property("focusable", True))
+    containers: dict[int, int] = {}  # container index of the snapshot -> node index
     for i in range(len(dom)):
-        path = tuple(group_path(dom, i))
         parent = 0
-        for depth in range(1, len(path) + 1):
-            key = path[:depth]
-            if key not in containers:
-                containers[key] = len(nodes)
-                role, name = key[-1]
+        for g in group_chain(dom, i):
+            if g not in containers:
+                containers[g] = len(nodes)
+                role, name, _ = dom.groups[g]
                 nodes.append(_node(len(nodes), role, name, []))
-                nodes[parent]["childIds"].append(str(containers[key]))
-            parent = containers[key]
+                nodes[parent]["childIds"].append(str(containers[g]))
+            parent = containers[g]
         text = dom.flags[i] & f.TEXT
         role = (
             ("StaticText" if dom.roles[i] in ("text", "") else dom.roles[i])
@@ -249,14 +246,34 @@ def axtree_object(dom: DomSnapshot) -> dict[str, Any]:
             node["browsergym_id"] = str(i)
             if dom.values[i]:
                 node["value"] = {"type": "string", "value": dom.values[i]}
-            for bit, word in STATE_WORDS:
-                if dom.flags[i] & bit and word in _BG_STATES:
-                    node["properties"].append(
-                        {"name": word, "value": {"type": "booleanOrUndefined", "value": True}}
-                    )
+            node["properties"] += [_property(n, v) for n, v in ax_states(dom, i)]
         nodes[parent]["childIds"].append(str(len(nodes)))
         nodes.append(node)
     return {"nodes": nodes}
+
+
+def _property(name: str, value: Any) -> dict[str, Any]:
+    kind = "tristate" if isinstance(value, str) else "booleanOrUndefined"
+    return {"name": name, "value": {"type": kind, "value": value}}
+
+
+def ax_states(dom: DomSnapshot, i: int) -> list[tuple[str, Any]]:
+    """Element `i`'s states as Chrome's accessibility tree names them (`checked` and
+    `pressed` are the strings "true"/"false")."""
+    flags = dom.flags[i]
+    out: list[tuple[str, Any]] = []
+    if flags & f.DISABLED:
+        out.append(("disabled", True))
+    if flags & (f.CHECKABLE | f.CHECKED):
+        name = "pressed" if dom.roles[i] == "button" and flags & f.CHECKABLE else "checked"
+        out.append((name, "true" if flags & f.CHECKED else "false"))
+    if flags & f.SELECTED:
+        out.append(("selected", True))
+    if flags & f.EXPANDABLE:
+        out.append(("expanded", bool(flags & f.EXPANDED)))
+    if flags & f.FOCUSED:
+        out.append(("focused", True))
+    return out
 
 
 def flatten_axtree(tree: Mapping[str, Any]) -> str:
@@ -274,8 +291,11 @@ def flatten_axtree(tree: Mapping[str, Any]) -> str:
         if "value" in node:
             text += f" value={node['value']['value']!r}"
         for prop in node["properties"]:
-            word = prop["name"]
-            text += f", {_BG_STATES.get(word, word)}"
+            word, value = prop["name"], prop["value"]["value"]
+            if word in _BARE:
+                text += f", {word}" if value else ""
+            else:
+                text += f", {word}={value!r}"
         lines.append("\t" * depth + text)
         for child in node["childIds"]:
             visit(child, depth + 1)

@@ -56,15 +56,25 @@ class Failure:
 
 class ChatError(Exception):
     """A chat call failed for good (retries spent, or a request the endpoint will never
-    take); `failures` lists every attempt's failure, the last one last."""
+    take); `failures` lists every attempt's failure, the last one last; `waited_s` is the
+    backoff planned between them and `latency_s` the wall clock the whole call took."""
 
     def __init__(
-        self, kind: str, message: str, status: int | None = None, failures: Sequence[Failure] = ()
+        self,
+        kind: str,
+        message: str,
+        status: int | None = None,
+        failures: Sequence[Failure] = (),
+        *,
+        waited_s: float = 0.0,
+        latency_s: float = 0.0,
     ) -> None:
         super().__init__(message)
         self.kind = kind
         self.status = status
         self.failures = tuple(failures) or (Failure(kind, message, status),)
+        self.waited_s = waited_s
+        self.latency_s = latency_s
 
 
 @dataclass(frozen=True)
@@ -244,7 +254,14 @@ class ChatClient:
                     if status not in RETRY_STATUSES:
                         # A request the endpoint will never take (e.g. a prompt too long).
                         failures.append(Failure("http", message, status))
-                        raise ChatError("http", message, status, failures)
+                        raise ChatError(
+                            "http",
+                            message,
+                            status,
+                            failures,
+                            waited_s=waited,
+                            latency_s=time.monotonic() - start,
+                        )
                     retry_after = _retry_after(headers.get("retry-after"))
             failures.append(Failure(problem.kind, str(problem), problem.status))
             if attempt == cfg.retry.max_attempts:
@@ -262,6 +279,8 @@ class ChatClient:
             f"no usable reply after {attempt} attempts{spent} ({shown})",
             problem.status,
             failures,
+            waited_s=waited,
+            latency_s=time.monotonic() - start,
         )
 
     def scrub(self, text: str) -> str:

@@ -13,7 +13,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from webfactory_env.actions import MAX_TEXT_ACTION, TEXT_ACTIONS, TextAction
+from webfactory_env.actions import (
+    MAX_TEXT_ACTION,
+    TEXT_ACTIONS,
+    Decoded,
+    TextAction,
+    parse_text_action,
+)
 
 INTRO = """\
 You operate a website in a web browser to complete one task for a user.
@@ -31,7 +37,12 @@ click(12)
 
 Strings go in double quotes; write \\" for a quote inside a string and \\n for a new line. \
 An action the page cannot take is refused: nothing happens, the step is used up, and the \
-next turn says why."""
+next turn says why.
+
+Do only what the task asks. Changing anything else the site keeps (placing another order, \
+deleting or editing another record, switching another setting, saving another item) fails \
+the task, even when the task itself is done. Looking around, searching and filtering are \
+fine."""
 
 STOPPING = """\
 The episode ends by itself the moment the task is done (an order placed, a form saved). \
@@ -110,8 +121,51 @@ def extract_action(reply: str) -> str | None:
     return None
 
 
+# What goes to the env for an unreadable reply whose last line would read as an action
+# (a reply cut off at the token limit can end in a whole call): the env refuses it.
+NOT_AN_ACTION = "(no readable action in the reply)"
+_INLINE_CALL = re.compile(r"\b(?:" + "|".join(_NAMES) + r")\([^()\n]*\)", re.IGNORECASE)
+
+
 def fallback_action(reply: str) -> str:
-    """What to hand the env when a reply holds no action: its last non-empty line (the env
-    refuses it and says what an action looks like), or "" for an empty reply."""
+    """What to hand the env when a reply holds no readable action: its last non-empty line
+    (the env refuses it and the trace keeps it), "" for an empty reply — never a line that
+    would be carried out as an action."""
     lines = [line.strip() for line in reply.strip().splitlines() if line.strip()]
-    return lines[-1][:200] if lines else ""
+    last = lines[-1][:200] if lines else ""
+    return NOT_AN_ACTION if isinstance(parse_text_action(last), Decoded) else last
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """Why a reply gave no action: how the history shows it, and the note of the next turn."""
+
+    shown: str
+    note: str
+
+
+def why_unreadable(reply: str, truncated: bool) -> Unreadable:
+    """How a reply without a readable action is told back to the model."""
+    if truncated:
+        return Unreadable(
+            "(your reply was cut off at the token limit)",
+            "Your last reply was cut off at the token limit, so it was not carried out: keep "
+            "your thinking short and end with the action.",
+        )
+    if not reply.strip():
+        return Unreadable(
+            "(an empty reply)", "Your last reply was empty: end every reply with one action."
+        )
+    inline = _INLINE_CALL.findall(reply)
+    if inline:
+        return Unreadable(
+            "(an action inside a sentence)",
+            f"Your last reply had the action {inline[-1]} inside a sentence, so it was not "
+            "carried out: write the call alone on the last line of your reply, with nothing "
+            "after it.",
+        )
+    return Unreadable(
+        "(no action in your reply)",
+        "Your last reply had no action: write one call alone on the last line of your "
+        "reply, for example click(12).",
+    )

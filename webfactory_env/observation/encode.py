@@ -1,7 +1,10 @@
 """Encode a `DomSnapshot` (and a screenshot) into the fixed-shape arrays agents see.
 
 Per observed element: a tag id, a role id, hashed word ids of its visible text and value,
-its box normalised by the viewport, and state flags; a padding mask marks real rows. Word
+its box normalised by the viewport, and state flags (one column per bit of `FLAG_COLUMNS`,
+in `core.dom.FLAG_NAMES` order: what the element affords, and the states a screen reader
+announces: disabled, checked or not, selected, expanded or collapsed, current); a padding
+mask marks real rows. Word
 ids come from BLAKE2b, so they are identical in every process whatever PYTHONHASHSEED is.
 No semantic id or instrumentation reaches these arrays.
 """
@@ -93,6 +96,11 @@ FLAG_COLUMNS = (
     domflags.READONLY,
     domflags.LINK,
     domflags.TEXT,
+    domflags.SELECTED,
+    domflags.CHECKABLE,
+    domflags.EXPANDABLE,
+    domflags.EXPANDED,
+    domflags.CURRENT,
 )
 _TAG_ID = {t: i for i, t in enumerate(TAGS)}
 _ROLE_ID = {r: i for i, r in enumerate(ROLES)}

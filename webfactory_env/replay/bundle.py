@@ -42,15 +42,17 @@ from webfactory_env.core.errors import (
     BundleError,
     ConfigError,
     MalformedBundleError,
-    MalformedTraceError,
+    UnsafeFileError,
     one_line,
 )
-from webfactory_env.core.resources import read_text, resource_root
+from webfactory_env.core.resources import read_text, resource_root, runtime_script
 from webfactory_env.dsl import DSL_VERSION
 from webfactory_env.env import WebTaskEnv
+from webfactory_env.replay.files import MAX_MANIFEST_BYTES, MAX_TRACE_BYTES, read_inside
 from webfactory_env.sitegen.registry import Site
 from webfactory_env.tasks import COMPILER_VERSION
-from webfactory_env.trace.recorder import SCREENS_DIR, EpisodeTrace, read_trace, write_trace
+from webfactory_env.trace.jsonl import EpisodeTrace, parse_trace, read_trace, write_trace
+from webfactory_env.trace.recorder import SCREENS_DIR
 from webfactory_env.trace.redact import plan_privacy, scrub_patterns, scrub_secret_fields
 from webfactory_env.trace.schema import TRACE_SCHEMA_VERSION
 
@@ -128,6 +130,11 @@ def write_bundle(
         raise BundleError(
             f"trace {str(trace)!r} has {len(episodes)} episode(s), not {episode}"
         ) from None
+    if ep.damaged:  # a bundle is exact or nothing: replay checks every step
+        raise BundleError(
+            f"trace {str(trace)!r}: the episode has damaged lines ({ep.damaged[0]}); a bundle"
+            " of it could not be verified"
+        )
     head = ep.header
     if head.site_build.digest != base.site.digest or head.task.compiled_digest != base.task.digest:
         raise BundleError(
@@ -226,7 +233,7 @@ def export_site(site: Site) -> tuple[dict[str, str], dict[str, str]]:
     """
     assets = {
         f"{ASSETS_DIR}/base.css": read_text("sites", "common", "base.css"),
-        f"{ASSETS_DIR}/runtime.js": read_text("sites", "runtime", "runtime.js"),
+        f"{ASSETS_DIR}/runtime.js": runtime_script(),
     }
     files = dict(assets)
     pages: dict[str, str] = {}
@@ -363,7 +370,10 @@ def _unpack(path: Path, tar: tarfile.TarFile, root: Path) -> None:
 
 def check_files(root: Path) -> Problem | None:
     """The first file that is not as the bundle's writer left it, or None."""
-    raw = (root / MANIFEST).read_bytes()
+    try:
+        raw = read_inside(root, MANIFEST, MAX_MANIFEST_BYTES)
+    except UnsafeFileError as exc:
+        return Problem(MANIFEST, f"refused: {exc.reason}", malformed=True)
     try:
         data = json.loads(raw.decode("utf-8"))
     except RecursionError:
@@ -403,7 +413,7 @@ def check_files(root: Path) -> Problem | None:
 def load_manifest(root: Path) -> BundleManifest:
     """The validated manifest (call `check_files` first to trust it)."""
     try:
-        return BundleManifest.model_validate_json((root / MANIFEST).read_bytes())
+        return BundleManifest.model_validate_json(read_inside(root, MANIFEST, MAX_MANIFEST_BYTES))
     except ValidationError as exc:
         field, message = _first_error(exc)
         raise MalformedBundleError(
@@ -411,12 +421,15 @@ def load_manifest(root: Path) -> BundleManifest:
         ) from None
 
 
-def bundle_trace(root: Path) -> EpisodeTrace:
-    """The bundle's one episode."""
+def bundle_trace(root: Path, *, strict: bool = True) -> EpisodeTrace:
+    """The bundle's one episode. `strict`: a damaged line is `MalformedTraceError` (else the
+    episode lists it in `damaged`). Read only from a regular file inside the bundle."""
     try:
-        episodes = read_trace(root / TRACE_FILE)
-    except MalformedTraceError as exc:  # named inside the bundle, not the temporary directory
-        raise MalformedTraceError(TRACE_FILE, exc.field, exc.problem, exc.line) from None
+        data = read_inside(root, TRACE_FILE, MAX_TRACE_BYTES)
+    except FileNotFoundError:
+        raise BundleError(f"{TRACE_FILE}: missing") from None
+    # Named inside the bundle, not the temporary directory it may be unpacked to.
+    episodes = parse_trace(data, TRACE_FILE, strict=strict).episodes
     if len(episodes) != 1:
         raise MalformedBundleError(
             TRACE_FILE, None, f"must hold exactly one episode, found {len(episodes)}"

@@ -210,7 +210,8 @@ def _write_skipped(out: Path, entry: dict[str, Any]) -> None:
 
 
 def read_index(path: str | Path) -> list[dict[str, Any]]:
-    """The index rows of a dataset directory (a torn last row is skipped)."""
+    """The index rows of a dataset directory. A damaged row (a torn last one, say) is
+    skipped with a warning naming its line; the rest are read. Rows end at "\n" only."""
     index = Path(path) / INDEX
     if not index.is_file():
         raise ConfigError(f"{path} is not a webfactory dataset: it has no {INDEX}")
@@ -227,11 +228,18 @@ def read_skipped(path: str | Path) -> list[dict[str, Any]]:
 
 def _read_rows(file: Path) -> list[dict[str, Any]]:
     rows = []
-    for line in file.read_text(encoding="utf-8").splitlines():
+    text = file.read_bytes().decode("utf-8", errors="replace")
+    for lineno, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
         try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
-            break
+            row = json.loads(line)
+        except (ValueError, RecursionError):
+            row = None
+        if isinstance(row, dict):
+            rows.append(row)
+        else:
+            log.warning("%s:%d: skipped a damaged row", file, lineno)
     return rows
 
 

@@ -10,10 +10,12 @@ Every string that comes from a trace is HTML-escaped here, server-side; the scri
 shows and hides frames, so trace content never reaches a JavaScript string or `innerHTML`.
 
 Traces and bundles come from other people, and a screenshot is named by the trace: only a
-file named `<sha256>.png` that is really inside the bundle's (or the trace's) `screens/`
-directory, after following links, is embedded. Any other name — `../`, an absolute path, a
-link out of the bundle — is refused, drawn as a wireframe, and listed in the report and in
-`refused`.
+file named `<sha256>.png` in the bundle's (or the trace's) `screens/` directory that is a
+regular file inside the bundle after following every link (the directory's own included)
+is embedded. Any other name — `../`, an absolute path, a link out of the bundle, a device —
+is refused, drawn as a wireframe, and listed in the report and in `refused`. The trace is
+read the same way (`replay.files`), and a damaged line of it costs that line only: the
+report says which.
 """
 
 from __future__ import annotations
@@ -23,12 +25,19 @@ import json
 import re
 from collections.abc import Iterable
 from html import escape
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
-from webfactory_env.core.errors import ConfigError
+from webfactory_env.core.errors import ConfigError, UnsafeFileError
 from webfactory_env.replay.bundle import TRACE_FILE, bundle_trace, open_bundle
-from webfactory_env.trace.recorder import SCREENS_DIR, EpisodeTrace, read_trace
+from webfactory_env.replay.files import (
+    MAX_SCREENSHOT_BYTES,
+    MAX_TRACE_BYTES,
+    read_inside,
+    read_regular,
+)
+from webfactory_env.trace.jsonl import EpisodeTrace, parse_trace
+from webfactory_env.trace.recorder import SCREENS_DIR
 from webfactory_env.trace.schema import ObsRecord, StepEvent
 
 MAX_TEXT = 60
@@ -36,37 +45,54 @@ SCREENSHOT_NAME = re.compile(r"[0-9a-f]{64}")
 
 
 def write_report(
-    source: str | Path, out: str | Path, *, episode: int = 1, refused: list[str] | None = None
+    source: str | Path,
+    out: str | Path,
+    *,
+    episode: int = 1,
+    refused: list[str] | None = None,
+    skipped: list[str] | None = None,
 ) -> Path:
     """Write the viewer for a trace file or a bundle (episode `episode`, 1-based, of a trace).
-    Screenshot names it would not embed (outside the bundle) are appended to `refused`."""
+    Screenshot names it would not embed (outside the bundle) are appended to `refused`, the
+    damaged trace lines it skipped to `skipped`."""
     source, out = Path(source), Path(out)
     refused = refused if refused is not None else []
     if not source.exists():
         raise ConfigError(f"{source} does not exist; give a trace (.jsonl) or a replay bundle")
     if source.is_dir() or source.name.endswith(".tar.gz"):
         with open_bundle(source) as root:
-            screens = Screens((root / TRACE_FILE).parent / SCREENS_DIR, refused)
-            html = render_report(bundle_trace(root), screens)
+            screens = Screens(root, f"{PurePosixPath(TRACE_FILE).parent}/{SCREENS_DIR}", refused)
+            ep = bundle_trace(root, strict=False)
+            html = render_report(ep, screens)
+        where = TRACE_FILE
     else:
-        episodes = read_trace(source)
+        # The one file the user named: it may be a link, but it must be a file to read.
+        reading = parse_trace(read_regular(source, MAX_TRACE_BYTES), str(source))
+        episodes = reading.episodes
         if not episodes:
             raise ConfigError(f"{source} holds no episode")
         if not 1 <= episode <= len(episodes):
             raise ConfigError(
                 f"{source} holds {len(episodes)} episode(s); choose --episode 1..{len(episodes)}"
             )
-        screens = Screens(source.parent / SCREENS_DIR, refused)
-        html = render_report(episodes[episode - 1], screens)
+        ep = episodes[episode - 1]
+        screens = Screens(source.parent, SCREENS_DIR, refused)
+        html = render_report(ep, screens)
+        where = str(source)
+    if skipped is not None:
+        skipped.extend(f"{where}:{d.line}: {d.problem}" for d in ep.damaged)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(html, encoding="utf-8")
     return out
 
 
 class Screens:
-    """The screenshots a report may embed: `<sha256>.png` files inside `directory`."""
+    """The screenshots a report may embed: `<sha256>.png` files in `directory` (relative to
+    `root`), each resolving to a regular file inside `root` (the bundle, or the trace's
+    folder): a link out of it, the `screens` folder itself included, is refused."""
 
-    def __init__(self, directory: Path, refused: list[str] | None = None) -> None:
+    def __init__(self, root: Path, directory: str = SCREENS_DIR, refused: list[str] | None = None):
+        self.root = root
         self.directory = directory
         self.refused = refused if refused is not None else []
 
@@ -75,27 +101,24 @@ class Screens:
         if not SCREENSHOT_NAME.fullmatch(name):
             self._refuse(name, "not a screenshot name (64 hex digits)")
             return None
-        path = self.directory / f"{name}.png"
-        if not path.exists():
-            return None
         try:
-            path.resolve().relative_to(self.directory.resolve())
-        except (ValueError, OSError):
-            self._refuse(name, "links outside the bundle")
+            return read_inside(self.root, f"{self.directory}/{name}.png", MAX_SCREENSHOT_BYTES)
+        except (FileNotFoundError, NotADirectoryError):
             return None
-        return path.read_bytes() if path.is_file() else None
+        except UnsafeFileError as exc:
+            self._refuse(name, exc.reason)
+            return None
 
     def _refuse(self, name: str, why: str) -> None:
         note = f"{name[:200]!r}: {why}"
         if note not in self.refused:
             self.refused.append(note)
-        return None
 
 
 def render_report(ep: EpisodeTrace, screens: Screens | Path | None = None) -> str:
     """The HTML report of one episode; screenshots are read from `screens/<hash>.png`."""
     if isinstance(screens, Path):
-        screens = Screens(screens)
+        screens = Screens(screens.parent, screens.name)
     head = ep.header
     vw, vh = head.executor.viewport
     observations = ep.observations()
@@ -130,6 +153,13 @@ def render_report(ep: EpisodeTrace, screens: Screens | Path | None = None) -> st
     site, task = head.site_build, head.task
     title = f"{task.name} — {site.family} seed {site.seed}"
     torn = '<p class="warn">This trace breaks off: the recorder stopped mid-episode.</p>'
+    damaged = (
+        '<p class="warn">Damaged trace lines, skipped: '
+        + escape("; ".join(str(d) for d in ep.damaged))
+        + "</p>"
+        if ep.damaged
+        else ""
+    )
     refused = (
         '<p class="warn">Screenshots not embedded (outside the bundle): '
         + escape("; ".join(screens.refused))
@@ -146,7 +176,7 @@ def render_report(ep: EpisodeTrace, screens: Screens | Path | None = None) -> st
         f'<span id="step-count">{total} step{"s" if total != 1 else ""}</span> · '
         f"return {ep.total_return:+.3f} · site {escape(site.digest[:12])} · "
         f"task {escape(task.compiled_digest[:12])} · run {escape(head.run_id)}</p>"
-        f"{torn if ep.torn else ''}{refused}"
+        f"{torn if ep.torn else ''}{damaged}{refused}"
         '<nav><button id="prev" type="button">← prev</button> '
         f'<span id="pos">{escape(f"Step 1 / {total}" if total else end_label)}</span>'
         ' <button id="next" type="button">next →</button>'

@@ -8,13 +8,17 @@
 Every answer is JSON, errors included: 400 for a body that is not JSON (or nested deeper
 than `MAX_DEPTH`) or not a payload (field errors), or a URL outside the allowed origins;
 404 and 405 (with `Allow`); 408 when the body does not arrive within `body_timeout_s`;
-413 past `max_body` bytes; 422 for exhausted selectors or an element that cannot take the
-action; 502 when the page could not load (or a request left the allowed origins); 503 when
-the browser failed or the queue is full; 504 when the page did not answer in time. An
-error says what we know in our own words (stage, kind, selector), never Playwright's text.
+413 past `max_body` bytes; 409 for a page that kept navigating while it was read; 422 for
+exhausted selectors or an element that cannot take the action; 502 when the page could not
+load, or it (a redirect, its script, a form) left the allowed origins; 503 when the browser
+failed or the queue is full; 504 when the page did not answer in time. An error says what
+we know in our own words (stage, kind, selector), never Playwright's text. A client that
+goes away mid-body is one log line.
 
-Values marked `redact` are taken from the raw body before anything else and scrubbed from
-every response, whatever its status, and from every log line while the request runs.
+Values marked `redact` (a JSON boolean: anything else is a 400 naming the field) are taken
+from the raw body before anything else and scrubbed, in any spelling a page or URL gives
+them back in (`core.secrets`), from every response, whatever its status, and from every
+log line while the request runs.
 """
 
 from __future__ import annotations
@@ -31,13 +35,14 @@ from pydantic.json_schema import models_json_schema
 from pydantic_core import from_json
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from webfactory_env.__about__ import __version__
 from webfactory_env.core.errors import BrowserCrashedError, ConfigError
 from webfactory_env.core.pii import scrub_selector
+from webfactory_env.core.secrets import REDACTED, SecretPattern
 from webfactory_env.executor.drift import SelectorsExhausted
 from webfactory_env.executor.web import (
     ExecutionError,
@@ -50,7 +55,6 @@ from webfactory_env.service.worker import BrowserWorker, WorkerBusyError
 
 log = logging.getLogger("webfactory.executor_web")
 
-REDACTED = "REDACTED"
 MAX_DEPTH = 64  # JSON nesting; a payload needs 4
 
 
@@ -127,18 +131,18 @@ class Secrets:
             return sorted({v for vs in self._live.values() for v in vs}, key=len, reverse=True)
 
 
-def scrub(obj: Any, secrets: list[str]) -> Any:
-    """`obj` (JSON-like) with every secret replaced by REDACTED, in keys and values."""
-    if not secrets:
+def scrub(obj: Any, secrets: list[str] | SecretPattern) -> Any:
+    """`obj` (JSON-like) with every secret, in any spelling (`core.secrets`: encoded,
+    escaped, cased, cut short), replaced by REDACTED, in keys and values."""
+    pattern = secrets if isinstance(secrets, SecretPattern) else SecretPattern(secrets)
+    if not pattern:
         return obj
     if isinstance(obj, str):
-        for secret in secrets:
-            obj = obj.replace(secret, REDACTED)
-        return obj
+        return pattern.sub(REDACTED, obj)
     if isinstance(obj, dict):
-        return {scrub(k, secrets): scrub(v, secrets) for k, v in obj.items()}
+        return {scrub(k, pattern): scrub(v, pattern) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
-        return [scrub(v, secrets) for v in obj]
+        return [scrub(v, pattern) for v in obj]
     return obj
 
 
@@ -150,22 +154,26 @@ class RedactingFilter(logging.Filter):
         self.secrets = secrets
 
     def filter(self, record: logging.LogRecord) -> bool:
-        live = self.secrets.all()
+        live = SecretPattern(self.secrets.all())
         if live:
             text = record.getMessage()
             record.msg, record.args = scrub(text, live), ()
+            if record.exc_info and not record.exc_text:  # formatted here, to be scrubbed
+                record.exc_text = logging.Formatter().formatException(record.exc_info)
             if record.exc_text:
                 record.exc_text = scrub(record.exc_text, live)
+            record.exc_info = None
         return True
 
 
 def redacted_values(raw: Any) -> list[str]:
     """The values a raw (not yet validated) payload marks `redact`: known before anything
-    can fail, so even an error about the payload itself cannot echo them."""
+    can fail, so even an error about the payload itself cannot echo them. Any mark but
+    `false` counts here (`"true"`, `1`: refused by validation, but hidden meanwhile)."""
     found: list[str] = []
     fields = raw.get("fields") if isinstance(raw, dict) else None
     for item in fields if isinstance(fields, list) else []:
-        if isinstance(item, dict) and item.get("redact") is True:
+        if isinstance(item, dict) and item.get("redact", False) not in (False, None):
             value = item.get("value")
             if isinstance(value, str) and value:
                 found.append(value)
@@ -354,6 +362,9 @@ async def read_body(request: Request, limits: Limits) -> bytes | Response:
         refused = await asyncio.wait_for(gather(), limits.body_timeout_s)
     except TimeoutError:
         return error(408, f"the body did not arrive within {limits.body_timeout_s:g} s")
+    except ClientDisconnect:  # nobody to answer: one line in the log, and nothing else
+        log.info("execute: the client went away after %d of %s body bytes", size, declared or "?")
+        return error(400, "the client went away mid-body")
     if refused is not None:
         return refused
     if not size:
@@ -425,6 +436,7 @@ def openapi_document() -> dict[str, Any]:
                         ),
                         "408": error("the body did not arrive in time"),
                         "413": error("the body is too large"),
+                        "409": error("the page kept navigating while it was read"),
                         "422": error("selectors exhausted, or the element cannot take the action"),
                         "502": error("the page could not load, or left the allowed origins"),
                         "503": error("the browser failed or is busy"),

@@ -3,8 +3,9 @@
 uvicorn (h11) serves every connection from one event loop, so a client that stalls holds
 nothing but its own socket; on top of its keep-alive timeout and header size limit this
 module adds what it lacks: a header read timeout (a connection that has not sent a whole
-request head within `header_timeout_s` gets a 408 and is closed) and JSON bodies for the
-400 it sends for malformed HTTP (`Content-Length: abc`, a broken request line).
+request head within `header_timeout_s` gets a 408 and is closed), the head size limit
+however the head arrives (431), and JSON bodies for the 400 it sends for malformed HTTP
+(`Content-Length: abc`, a broken request line).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import socket
 import sys
 from collections.abc import Callable
@@ -33,6 +35,7 @@ BACKLOG = 1024  # connections the kernel queues before the loop accepts them
 MAX_HEADER_BYTES = 16 * 1024
 KEEP_ALIVE_S = 5
 MAX_CONNECTIONS = 512  # past this, uvicorn answers 503 at once
+_HEAD_END = re.compile(rb"\r?\n\r?\n")
 
 
 def _raw_json(status: int, reason: str, body: dict[str, Any]) -> bytes:
@@ -52,6 +55,7 @@ class HardenedH11Protocol(H11Protocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._header_timer: asyncio.TimerHandle | None = None
+        self._head = b""  # the request head so far (see `_head_too_large`)
         self._arm_header_timer()
 
     def _arm_header_timer(self) -> None:
@@ -66,9 +70,36 @@ class HardenedH11Protocol(H11Protocol):
     def data_received(self, data: bytes) -> None:
         if self.conn.their_state is h11.IDLE:
             self._arm_header_timer()  # the next request's head starts: it has a deadline
+            if self._head_too_large(data):
+                return
         super().data_received(data)
         if self.conn.their_state is not h11.IDLE:
             self._disarm_header_timer()  # the head is complete (or the connection failed)
+            self._head = b""
+
+    def _head_too_large(self, data: bytes) -> bool:
+        """Past `MAX_HEADER_BYTES` of request head, however it arrives: h11's own limit
+        counts only a head still incomplete after a read, so a large one sent in one write
+        passed it. Answers 431 and closes."""
+        self._head += data
+        end = _HEAD_END.search(self._head)
+        size = end.end() if end else len(self._head)
+        if size <= MAX_HEADER_BYTES:
+            self._head = self._head[: MAX_HEADER_BYTES + 4]
+            return False
+        self._disarm_header_timer()
+        self.transport.write(
+            _raw_json(
+                431,
+                "Request Header Fields Too Large",
+                {
+                    "error": f"send a request head (request line and headers) of at most"
+                    f" {MAX_HEADER_BYTES} bytes"
+                },
+            )
+        )
+        self.transport.close()
+        return True
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm_header_timer()

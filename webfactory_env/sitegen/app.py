@@ -2,10 +2,12 @@
 
 A `SiteApp` owns one site's mutable state: an instance of its family's declared state
 model (`State`, see `sitegen.state`). The browser sends it `AppEvent`s, each handled by
-one *transition* (an event = a transition = a function, declared with `@transition`);
-it answers with a `Patch` of re-rendered regions, only those whose HTML changed since
-they were last sent. Rewards and the task compiler read `state_view()` directly, with no
-browser, and learn from `take_fired()` which transitions an action set off (provenance).
+one *transition* (an event = a transition = a method declared with `@transition`, whose
+keyword parameters are the typed arguments `dispatch` decodes from the event, see
+`sitegen.binding`); it answers with a `Patch` of re-rendered regions, only those whose
+HTML changed since they were last sent. Rewards and the task compiler read `state_view()`
+directly, with no browser, and learn from `take_fired()` which transitions an action set
+off (provenance).
 
 The base class also owns what every family shares: UI state (open menus and pickers,
 active tabs, the open dialog, how much of an infinite list is loaded), the server
@@ -20,104 +22,37 @@ import json
 import re
 import traceback
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from functools import cache
 from typing import Any, ClassVar
 
-from webfactory_env.core.predicates import Predicate
-from webfactory_env.core.resources import read_family_text, read_text
+from webfactory_env.core.domains import Vocabulary, declare
+from webfactory_env.core.resources import read_family_text, read_text, runtime_script
 from webfactory_env.core.seeding import hash_to_int
+from webfactory_env.sitegen.binding import (
+    BadArgument,
+    Binding,
+    BoundTransition,
+    EventType,
+    Transition,
+    transition,
+    transitions_of,
+)
 from webfactory_env.sitegen.copy import Copy
 from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.served import Transport
 from webfactory_env.sitegen.spec import AppEvent, PageView, Patch, SiteSpec
 from webfactory_env.sitegen.state import AppState, Schema, schema_of, view_of
+from webfactory_env.sitegen.theme import theme_css
+from webfactory_env.sitegen.ui import UiState, UiTransitions
 from webfactory_env.sitegen.variation import Variation
 
-Handler = Callable[[Any, AppEvent], str | None]
 PageFn = Callable[[Any, Renderer, str], tuple[str, str]]  # (app, renderer, route) -> title, main
-EffectOf = Callable[[Any], Predicate | None]
-
-
-def neutral(name: str) -> bool:
-    """Whether a transition only moves around or changes how the page looks (navigation,
-    menus, tabs, dialogs): such events are never a back door."""
-    return name in ("nav", "noop", "retry") or name.startswith("ui.")
-
 
 ERROR_RATE = 0.2  # share of changes that fail when the `errors` axis is "some"
 DEBOUNCE_MS = 300
 _PLACEHOLDER = re.compile(r'data-wf-region="([^"]+)"')
 
 
-def transition(
-    name: str, *, mutating: bool = False, effect: EffectOf | None = None
-) -> Callable[[Handler], Handler]:
-    """Mark an app method as the transition the page events named `name` cause.
-
-    `mutating` transitions change server-side data; they are the ones the `errors` axis
-    may fail and the ones that pay the `latency` axis. `effect(arg)` declares, once, what
-    the transition does for the event's `arg` as a predicate template (`Ref("value")` is
-    the event's value): widgets bound with `SiteApp.on(name, arg)` carry it, and the task
-    compiler binds it into the step's subgoal.
-    """
-
-    def mark(fn: Handler) -> Handler:
-        fn.__wf_handler__ = name  # type: ignore[attr-defined]
-        fn.__wf_mutating__ = mutating  # type: ignore[attr-defined]
-        fn.__wf_effect__ = effect  # type: ignore[attr-defined]
-        return fn
-
-    return mark
-
-
-def handler(name: str, *, mutating: bool = False) -> Callable[[Handler], Handler]:
-    """`transition` without a declared effect (widgets then pass `effect=` themselves)."""
-    return transition(name, mutating=mutating)
-
-
-@dataclass
-class UiState:
-    """Interface state the app keeps so that pages render the same for everyone."""
-
-    open: set[str] = field(default_factory=set)
-    tabs: dict[str, str] = field(default_factory=dict)
-    months: dict[str, str] = field(default_factory=dict)
-    more: dict[str, int] = field(default_factory=dict)
-    queries: dict[str, str] = field(default_factory=dict)  # text typed into open comboboxes
-    modal: str | None = None
-
-    def view(self) -> dict[str, Any]:
-        return {"open": sorted(self.open), "tabs": dict(self.tabs), "modal": self.modal or ""}
-
-
-@cache
-def _themes() -> dict[str, Any]:
-    return json.loads(read_text("sites", "common", "themes.json"))
-
-
-def theme_css(v: Variation) -> str:
-    """CSS custom properties for the variation's theme, palette, typography and density."""
-    t = _themes()
-    colors = t["theme"][v.theme]
-    accent = t["palette"][v.palette]["dark" if v.theme != "light" else "light"]
-    if v.theme == "high-contrast":
-        accent = "#ffff00"
-    dens = t["density"][v.density]
-    props = {
-        **{k: val for k, val in colors.items()},
-        "accent": accent,
-        "accent-fg": "#000000" if v.theme != "light" else "#ffffff",
-        "font": t["typography"][v.typography],
-        "gap": dens["gap"],
-        "pad": dens["pad"],
-        "size": dens["size"],
-    }
-    body = "; ".join(f"--{k}: {val}" for k, val in props.items())
-    return f":root {{ {body}; }}\n"
-
-
-class SiteApp:
+class SiteApp(UiTransitions):
     """Base class of every family's app.
 
     A family sets `State` (its state dataclass), optionally `Facts` (computed, read-only
@@ -136,20 +71,36 @@ class SiteApp:
     OPEN: ClassVar[Mapping[str, str]] = {}
     # answer path -> `table.field` whose values are the other answers an agent could give
     DOMAINS: ClassVar[Mapping[str, str]] = {}
+    # answerable field ("login.city": an item's attribute, or a state path) -> the kind of
+    # value it holds ("money"), or the `Vocabulary` of every value the family can produce
+    ANSWERS: ClassVar[Mapping[str, str | Vocabulary]] = {}
     # page kind -> the function that draws it (else the method `_render_<kind>`)
     PAGES: ClassVar[Mapping[str, PageFn]] = {}
-    _handlers: ClassVar[dict[str, Handler]] = {}
+    _transitions: ClassVar[dict[str, Transition]] = {}
     model: AppState  # the family's state, an instance of `State`
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        found: dict[str, Handler] = {}
-        for klass in reversed(cls.__mro__):
-            for attr in vars(klass).values():
-                name = getattr(attr, "__wf_handler__", None)
-                if name:
-                    found[name] = attr
-        cls._handlers = found
+        cls._transitions = transitions_of(cls)
+        if cls.family:
+            declare(cls.family, (v for v in cls.ANSWERS.values() if isinstance(v, Vocabulary)))
+
+    @classmethod
+    def transitions(cls) -> Mapping[str, Transition]:
+        """The family's transition table: every transition its pages can cause, by name
+        (what the compiler and the rewards read flags such as `neutral` from)."""
+        return cls._transitions
+
+    @classmethod
+    def mutating(cls, name: str | None) -> bool:
+        """Whether the transition `name` changes server-side data (declared `mutating`)."""
+        found = cls._transitions.get(name or "")
+        return found is not None and found.mutating
+
+    @classmethod
+    def back_doors(cls) -> tuple[str, ...]:
+        """The transitions declared `back_door`, sorted."""
+        return tuple(sorted(n for n, t in cls._transitions.items() if t.back_door))
 
     def __init__(self, spec: SiteSpec) -> None:
         self.spec = spec
@@ -192,19 +143,6 @@ class SiteApp:
         if cls.State is None:
             raise NotImplementedError(f"{cls.__name__} declares no State")
         return _schema(cls)
-
-    def on(self, name: str, arg: Any = None) -> dict[str, Any]:
-        """Widget arguments that bind an element to the transition `name` for `arg`:
-        its handler, its argument and its declared effect."""
-        fn = self._handlers.get(name)
-        if fn is None:
-            raise KeyError(f"{type(self).__name__} has no transition {name!r}")
-        effect_of = getattr(fn, "__wf_effect__", None)
-        return {
-            "handler": name,
-            "arg": None if arg is None else str(arg),
-            "effect": effect_of(arg) if effect_of is not None else None,
-        }
 
     def take_fired(self) -> tuple[str, ...]:
         """The transitions run since the last call (how the last action changed state)."""
@@ -351,44 +289,56 @@ class SiteApp:
         self.touch()
         before = self.route
         latency = 0
-        target: str | None = None
+        name = "nav" if event.type == "nav" else event.handler or ""
+        fn = self._transitions.get(name)
+        if fn is None:
+            self.errors.append({"kind": "unknown_handler", "handler": name})
+            return Patch()
         try:
-            if event.type == "nav":
-                self.fired.append("nav")
-                target = event.path or "/"
-                self.flash = ""
-                self.failed = None
-                self.ui.open.clear()
+            args = fn.decode(event.arg)
+        except BadArgument as exc:  # the page never sends it: refused, like an unknown one
+            self.errors.append({"kind": "bad_argument", "handler": name, "message": str(exc)})
+            return Patch()
+        try:
+            if fn is not SiteApp.retry:  # a retry counts as the change it retries
+                self.fired.append(name)
+            if event.type == "change" and not fn.neutral:
+                self.ui.open.clear()  # choosing closes menus and pickers
                 self.ui.queries.clear()
-                self.ui.modal = None
-            else:
-                name = event.handler or ""
-                fn = self._handlers.get(name)
-                if fn is None:
-                    self.errors.append({"kind": "unknown_handler", "handler": name})
-                    return Patch()
-                if name != "retry":  # a retry counts as the change it retries
-                    self.fired.append(name)
-                mutating = getattr(fn, "__wf_mutating__", False)
-                if event.type == "change" and not name.startswith("ui."):
-                    self.ui.open.clear()  # choosing closes menus and pickers
-                    self.ui.queries.clear()
-                if mutating:
-                    latency += self.v.latency_ms
-                    if self._inject_error():
-                        self.failed = event
-                        self.ui.modal = None  # so the Retry button is not behind a dialog
-                        return self._patch(event, before, latency)
-                    self.failed = None
-                if event.type == "input" and self.v.debounce == "on":
-                    latency += DEBOUNCE_MS
-                target = fn(self, event)
+            if fn.mutating:
+                latency += self.v.latency_ms
+                if self._inject_error():
+                    self.failed = event
+                    self.ui.modal = None  # so the Retry button is not behind a dialog
+                    return self._patch(event, before, latency)
+                self.failed = None
+            if event.type == "input" and self.v.debounce == "on":
+                latency += DEBOUNCE_MS
+            target = fn.run(self, event, args)
             if target is not None:
                 self.route = target
         except Exception as exc:  # the site's bug must not crash the env: show a 500 page
             self.record_exception(exc)
             return self.error_patch()
         return self._patch(event, before, latency)
+
+    def fire(
+        self,
+        bound: Binding | BoundTransition | Transition,
+        *,
+        type: EventType | None = None,
+        value: str | None = None,
+        values: dict[str, str] | None = None,
+        sid: str | None = None,
+        **args: Any,
+    ) -> Patch:
+        """Dispatch the event a page element bound to `bound` (with `args`) sends: a
+        `submit` with `values`, a `change` with `value`, else a `click` (or `type`)."""
+        binding = bound.bind(**args) if not isinstance(bound, Binding) else bound.with_args(**args)
+        kind = type or (
+            "submit" if values is not None else "change" if value is not None else "click"
+        )
+        return self.dispatch(binding.event(kind, value=value, values=values, sid=sid))
 
     def _patch(self, event: AppEvent, before: str, latency: int) -> Patch:
         self.touch()  # the handler changed state: render afresh
@@ -430,69 +380,16 @@ class SiteApp:
         self._sent["main"] = html
         return Patch(regions={"main": html}, title=self.copy("server_error.title"))
 
-    # ----------------------------------------------------- shared UI handlers
-    @handler("ui.toggle")
-    def _ui_toggle(self, ev: AppEvent) -> str | None:
-        key = ev.arg or ""
-        if key in self.ui.open:
-            self.ui.open.discard(key)
-        else:
-            # one menu or picker open at a time (accordions stay as they are)
-            if not key.startswith("acc:"):
-                self.ui.open = {k for k in self.ui.open if k.startswith("acc:")}
-            self.ui.open.add(key)
-        return None
-
-    @handler("ui.query")
-    def _ui_query(self, ev: AppEvent) -> str | None:
-        """Typing into a combobox filters its options and opens its list."""
-        key = ev.arg or ""
-        self.ui.queries[key] = ev.value or ""
-        if key not in self.ui.open:
-            self._ui_toggle(AppEvent(type="click", handler="ui.toggle", arg=key))
-        return None
-
-    @handler("ui.tab")
-    def _ui_tab(self, ev: AppEvent) -> str | None:
-        group, _, name = (ev.arg or "").partition("=")
-        if group and name:
-            self.ui.tabs[group] = name
-        return None
-
-    @handler("ui.month")
-    def _ui_month(self, ev: AppEvent) -> str | None:
-        picker, _, delta = (ev.arg or "").partition("=")
-        if delta not in ("+1", "-1"):
-            return None
-        year, mon = (int(x) for x in self.month_of(picker).split("-"))
-        mon += int(delta)
-        year, mon = (year + 1, 1) if mon > 12 else (year - 1, 12) if mon < 1 else (year, mon)
-        self.ui.months[picker] = f"{year:04d}-{mon:02d}"
-        return None
-
-    def month_of(self, picker: str) -> str:
-        return self.ui.months.get(picker, self.spec.today[:7])
-
-    @handler("ui.more")
-    def _ui_more(self, ev: AppEvent) -> str | None:
-        key = ev.arg or ""
-        self.ui.more[key] = self.ui.more.get(key, 1) + 1
-        return None
-
-    @handler("ui.modal")
-    def _ui_modal(self, ev: AppEvent) -> str | None:
-        self.ui.modal = ev.arg or None
-        return None
-
-    @handler("retry")
-    def _retry(self, ev: AppEvent) -> str | None:
+    @transition("retry", neutral=True)
+    def retry(self, ev: AppEvent) -> str | None:
+        """Send again the change an injected server error refused."""
         failed, self.failed = self.failed, None
         if failed is None:
             return None
-        fn = self._handlers[failed.handler or ""]
-        self.fired.append(failed.handler or "")
+        fn = self._transitions[failed.handler or ""]
+        self.fired.append(fn.name)
         self.requests += 1
-        return fn(self, failed)
+        return fn.run(self, failed, fn.decode(failed.arg))
 
     # ------------------------- the served site: `sitegen.served.ServedSite` says what each does
     @property
@@ -594,5 +491,5 @@ def bootstrap_document(boot_json: str | None = None) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title></title><style>{read_text('sites', 'common', 'base.css')}</style></head>"
         f'<body><div id="wf-root"></div>{boot}'
-        f"<script>{read_text('sites', 'runtime', 'runtime.js')}</script></body></html>"
+        f"<script>{runtime_script()}</script></body></html>"
     )

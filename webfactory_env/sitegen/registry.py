@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -11,6 +12,7 @@ from webfactory_env.__about__ import __version__
 from webfactory_env.core.errors import ConfigError, UnknownNameError
 from webfactory_env.core.resources import family_digest, tree_digest
 from webfactory_env.sitegen.app import SiteApp
+from webfactory_env.sitegen.renamed import RenamedPath
 from webfactory_env.sitegen.spec import SiteSpec
 from webfactory_env.sitegen.state import Schema
 from webfactory_env.sitegen.variation import AXIS_BY_NAME, Variation
@@ -29,6 +31,8 @@ class Family:
     app_class: type[SiteApp]
     kinds: tuple[str, ...]
     difficulties: tuple[str, ...] = DIFFICULTIES
+    # State paths of older versions that tasks may still write (`sitegen.renamed`).
+    renamed: tuple[RenamedPath, ...] = ()
 
     @property
     def schema(self) -> Schema:
@@ -134,18 +138,24 @@ BUILTIN_FAMILIES = ("shop", "travel", "kanban", "account", "forum", "gallery")
 
 
 _loaded = False
+# Envs made on several threads at once all come here first: the registry counts as loaded
+# only once every family module is imported, and the others wait until then.
+_LOAD_LOCK = threading.Lock()
 
 
 def _load_builtin() -> None:
     global _loaded
     if _loaded:
         return
-    _loaded = True
-    import importlib
+    with _LOAD_LOCK:
+        if _loaded:
+            return
+        import importlib
 
-    for name in BUILTIN_FAMILIES:
-        try:  # each module registers itself on import
-            importlib.import_module(f"webfactory_env.sitegen.families.{name}")
-        except ModuleNotFoundError as exc:  # a family still being written (development only)
-            if exc.name != f"webfactory_env.sitegen.families.{name}":
-                raise
+        for name in BUILTIN_FAMILIES:
+            try:  # each module registers itself on import
+                importlib.import_module(f"webfactory_env.sitegen.families.{name}")
+            except ModuleNotFoundError as exc:  # a family still being written (development)
+                if exc.name != f"webfactory_env.sitegen.families.{name}":
+                    raise
+        _loaded = True

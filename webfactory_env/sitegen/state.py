@@ -5,8 +5,9 @@ field plays one declared *part*:
 
 - `entities()`: a table of records keyed by id (`dict[str, Order]`): orders, bookings,
   cards, replies, settings. Goals pin them field by field.
-- `session(...)`: what one visitor has going: the cart, who is signed in, the itinerary
-  being built. Goals pin it too.
+- `session(..., persists=...)`: what one visitor has going: the cart, who is signed in,
+  the itinerary being built, and the settings that outlive the visit (saved items,
+  newsletter sign-ups, stars and watches: `persists=True`). Goals pin it too.
 - `drafts(...)`: what forms hold before they are submitted. Never pinned itself: a record
   field that copies a draft names it as its `source`, and is pinned only when the task's
   steps wrote that draft (a default nobody chose is not the goal's business).
@@ -14,18 +15,28 @@ field plays one declared *part*:
   Never pinned.
 - `hidden(...)`: never in the view at all (full card numbers, passwords).
 
+What *persists* (the entity tables, and the session values declared `persists=True`) is
+what the frame of a task watches: a task may change only what its goal asks for there
+(`tasks.frame`). A table may declare that some of its records are bookkeeping all the same:
+`entities(log=True)` (records appear as things happen, like sign-in attempts: a new one
+is nobody's doing) or `entities(visit="current")` (records whose `current` field is true
+belong to this browser's visit, like its own session). A field a person would not expect
+to outlive the visit is `transient(...)` (insurance ticked at a checkout not yet paid).
+
 Inside records and session objects, `derived(...)` marks bookkeeping a goal never pins
 (ids, totals, positions, timestamps, logs: whatever depends on the path or the number of
 steps taken rather than on what was asked), `copied(source, ...)` a field filled from a
 draft, and `history()` a container that records what happened (a goal pins "it holds
 what the steps added"). Unordered containers are sets: their view is sorted, so they
-compare exactly.
+compare exactly. `typed(...)` marks a field holding a typed value (a phone number, an
+e-mail address, a date...: `core.typed`), which goals compare by meaning, not spelling.
 
 From that declaration, generically: `view_of` (the JSON-like dict predicates read),
 `Schema` (every legal path, checked by the task compiler, with its part and role),
 `changes` (field-level differences between two views: trace deltas, provenance, the goal
-the compiler derives). A family adds computed, read-only *facts* (the open product, the
-cart's total) with a second dataclass; they are merged into the view as derived fields.
+the compiler derives); `sitegen.persistence` reads what persists off the schema. A family
+adds computed, read-only *facts* (the open product, the cart's total) with a second
+dataclass; they are merged into the view as derived fields.
 """
 
 from __future__ import annotations
@@ -38,6 +49,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal, get_args, get_origin
 
+from webfactory_env.core.typed import VALUE_TYPES
+
 Part = Literal["entities", "session", "drafts", "view", "hidden", "page"]
 Path = tuple[str, ...]
 PINNED_PARTS: frozenset[str] = frozenset({"entities", "session"})
@@ -46,17 +59,26 @@ _DERIVED = "wf_derived"
 _SOURCE = "wf_source"
 _HIDDEN = "wf_hidden"
 _HISTORY = "wf_history"
+_PERSISTS = "wf_persists"
+_TRANSIENT = "wf_transient"
+_LOG = "wf_log"
+_VISIT = "wf_visit"
+_TYPE = "wf_type"
 
 
 # --------------------------------------------------------------------- declaring
-def entities() -> Any:
-    """A table of records keyed by id; goals pin its records field by field."""
-    return field(default_factory=dict, metadata={_PART: "entities"})
+def entities(*, log: bool = False, visit: str | None = None) -> Any:
+    """A table of records keyed by id; goals pin its records field by field, and it
+    persists. `log`: new records are bookkeeping (sign-in attempts). `visit`: the name of
+    a boolean field marking the records of this browser's visit (its own session)."""
+    meta = {_PART: "entities", _PERSISTS: True, _LOG: log, _VISIT: visit}
+    return field(default_factory=dict, metadata=meta)
 
 
-def session(default_factory: Callable[[], Any]) -> Any:
-    """Per-visitor state a goal may pin (cart, sign-in, itinerary)."""
-    return field(default_factory=default_factory, metadata={_PART: "session"})
+def session(default_factory: Callable[[], Any], *, persists: bool) -> Any:
+    """Per-visitor state a goal may pin: transient (the cart, sign-in, the itinerary being
+    built) or, with `persists=True`, kept after the visit (saved items, sign-ups, stars)."""
+    return field(default_factory=default_factory, metadata={_PART: "session", _PERSISTS: persists})
 
 
 def drafts(default_factory: Callable[[], Any]) -> Any:
@@ -89,10 +111,38 @@ def copied(
     return field(default=default, default_factory=default_factory, metadata={_SOURCE: source})
 
 
+def transient(
+    default: Any = dataclasses.MISSING, *, default_factory: Any = dataclasses.MISSING
+) -> Any:
+    """A field of a persistent record or session object that does not outlive the visit
+    (a checkout option of a booking not yet made): the frame never watches it."""
+    return field(default=default, default_factory=default_factory, metadata={_TRANSIENT: True})
+
+
 def history(default_factory: Callable[[], Any] = set) -> Any:
     """A container that only records what happened (items taken out of a cart, files
     attached): a goal pins "it holds what the task's steps added", not its exact value."""
     return field(default_factory=default_factory, metadata={_HISTORY: True})
+
+
+def typed(value_type: str, default: Any = "") -> Any:
+    """A field holding a typed value (`core.typed`: phone, email, card, date, postal,
+    code): goals and subgoals compare it by meaning, so every spelling the site accepts for
+    the same value counts. A record field `copied` from it is typed the same."""
+    _known_type(value_type)
+    return field(default=default, metadata={_TYPE: value_type})
+
+
+def typed_keys(default_factory: Callable[[], Any], **value_types: str) -> Any:
+    """A mapping of form fields some of which hold typed values (`postal_code="postal"`)."""
+    for name in value_types.values():
+        _known_type(name)
+    return field(default_factory=default_factory, metadata={_TYPE: dict(value_types)})
+
+
+def _known_type(name: str) -> None:
+    if name not in VALUE_TYPES:
+        raise ValueError(f"unknown value type {name!r}; one of {', '.join(VALUE_TYPES)}")
 
 
 def secret(default: Any = "") -> Any:
@@ -183,6 +233,12 @@ class Node:
     derived: bool = False
     source: str | None = None
     history: bool = False
+    persists: bool = False  # a top-level value that outlives the visit
+    transient: bool = False  # a field that does not, inside one that does
+    log: bool = False  # a table whose new records are bookkeeping
+    visit: str | None = None  # a table's field marking the records of this visit
+    # How its value compares: a value type's name, or key -> name for a mapping (`typed`).
+    value_type: str | Mapping[str, str] | None = None
 
     def child(self, name: str) -> Node | None:
         if self.kind == "object":
@@ -230,21 +286,27 @@ class Schema:
             node = node.child(name)
         return node is not None and not node.derived
 
-    def documented(self) -> list[tuple[str, str]]:
-        """(path pattern, part) of every node, `*` standing for ids and keys."""
-        out: list[tuple[str, str]] = []
-
-        def walk(node: Node, path: str, part: str) -> None:
-            out.append((path, part + (" (derived)" if node.derived else "")))
-            if node.kind == "object":
-                for name, sub in node.fields.items():
-                    walk(sub, f"{path}.{name}", part)
-            elif node.item is not None and node.item.kind != "leaf":
-                walk(node.item, f"{path}.*", part)
-
-        for name, node in self.root.items():
-            walk(node, name, node.part or "page")
-        return out
+    def value_type(self, path: Path | str) -> str | Mapping[str, str] | None:
+        """How a value at `path` compares (`core.typed`): a value type's name, a mapping of
+        key -> name for a mapping holding typed values, or None (as it is). A field copied
+        from a draft compares as the draft's field does."""
+        parts = tuple(path.split(".")) if isinstance(path, str) else tuple(path)
+        node = self.root.get(parts[0]) if parts else None
+        for i, name in enumerate(parts[1:], start=2):
+            if node is None:
+                return None
+            declared = node.value_type
+            if isinstance(declared, Mapping) and name in declared and i == len(parts):
+                return declared[name]
+            node = node.child(name)
+        if node is None:
+            return None
+        if node.value_type is not None:
+            return node.value_type
+        if node.kind == "object":
+            fields_ = {n: f.value_type for n, f in node.fields.items()}
+            return {n: t for n, t in fields_.items() if isinstance(t, str)} or None
+        return self.value_type(node.source) if node.source else None
 
     def merged(self, other: Schema) -> Schema:
         root = dict(self.root)
@@ -265,7 +327,13 @@ def _derive(node: Node) -> Node:
 def schema_of(state_type: type, facts_type: type | None = None) -> Schema:
     """The schema of a state dataclass (and of its facts, as the `page` part)."""
     root = {
-        f.name: dataclasses.replace(_node(hint, f), part=f.metadata.get(_PART, "view"))
+        f.name: dataclasses.replace(
+            _node(hint, f),
+            part=f.metadata.get(_PART, "view"),
+            persists=bool(f.metadata.get(_PERSISTS)),
+            log=bool(f.metadata.get(_LOG)),
+            visit=f.metadata.get(_VISIT),
+        )
         for f, hint in _hinted_fields(state_type)
         if not f.metadata.get(_HIDDEN) and f.metadata.get(_PART) != "hidden"
     }
@@ -290,6 +358,7 @@ def _node(hint: Any, f: dataclasses.Field[Any] | None = None) -> Node:
     derived_ = bool(meta.get(_DERIVED))
     source = meta.get(_SOURCE)
     history_ = bool(meta.get(_HISTORY))
+    value_type = meta.get(_TYPE)
     origin = get_origin(hint)
     args = get_args(hint)
     if origin in (typing.Union, types.UnionType):
@@ -311,7 +380,15 @@ def _node(hint: Any, f: dataclasses.Field[Any] | None = None) -> Node:
         node = Node("map", item=Node("leaf"))
     else:
         node = Node("leaf")
-    return dataclasses.replace(node, derived=derived_, source=source, history=history_)
+    transient_ = bool(meta.get(_TRANSIENT))
+    return dataclasses.replace(
+        node,
+        derived=derived_,
+        source=source,
+        history=history_,
+        transient=transient_,
+        value_type=value_type,
+    )
 
 
 # ------------------------------------------------------------------- differences

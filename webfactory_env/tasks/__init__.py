@@ -4,7 +4,7 @@ goals and instructions in words, and the task library.
 Imports `core`, `dsl` and `sitegen`; the env, rewards and checks import it."""
 
 from webfactory_env.tasks.compile import COMPILER_VERSION, CompileError, compile_task
-from webfactory_env.tasks.compiled import CompiledTask, PlanStep, Subgoal
+from webfactory_env.tasks.compiled import CompiledTask, CompileWarning, PlanStep, Subgoal
 from webfactory_env.tasks.library import (
     LibraryTask,
     compile_for_site,
@@ -16,6 +16,7 @@ from webfactory_env.tasks.library import (
 __all__ = [
     "COMPILER_VERSION",
     "CompileError",
+    "CompileWarning",
     "CompiledTask",
     "LibraryTask",
     "PlanStep",

@@ -1,5 +1,6 @@
-"""What a compiled task is: a goal pinned to entities, subgoals for shaping (a DAG with
-witness sets), an oracle plan, the transitions it permits, and a digest."""
+"""What a compiled task is: a goal pinned to entities, the frame around it (nothing else
+changes), subgoals for shaping (a DAG with witness sets), an oracle plan, the transitions it
+permits, and a digest."""
 
 from __future__ import annotations
 
@@ -8,9 +9,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from webfactory_env.core.predicates import All, Predicate
+from webfactory_env.tasks.frame import Frame
 from webfactory_env.tasks.goal import Conjunct
 
 PlanVerb = Literal["click", "type", "select", "submit", "done_success", "done_fail"]
+# How the agent is told a task (`CompiledTask.text_for`; the env's `instruction_style`).
+INSTRUCTION_STYLES = ("goal", "goal+hints", "recipe")
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +26,8 @@ class Subgoal:
     undone when their predicate stops holding before anything built on them. A subgoal
     pays only once its `prerequisites` (the subgoals whose effects it builds on, and the
     one that brought the agent to its page) are credited; `after` is the authored order.
+    A step that only leads to a page (`leads_to`: that page's subgoal) is done too once
+    that page is reached, by whatever route (`tasks.compile.alternatives`).
     """
 
     id: str
@@ -34,6 +40,7 @@ class Subgoal:
     after: tuple[str, ...] = ()
     line: int = 0
     column: int = 0
+    leads_to: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -45,6 +52,7 @@ class Subgoal:
             "sticky": self.sticky,
             "prerequisites": list(self.prerequisites),
             "after": list(self.after),
+            "leads_to": self.leads_to,
             "line": self.line,
             "column": self.column,
         }
@@ -61,6 +69,23 @@ class PlanStep:
 
     def to_json(self) -> dict[str, Any]:
         return {"verb": self.verb, "sid": self.sid, "value": self.value, "subgoal": self.subgoal}
+
+
+@dataclass(frozen=True, slots=True)
+class CompileWarning:
+    """Something the task says that still compiles but should be written otherwise (an
+    old state path), located in the task's source."""
+
+    message: str
+    filename: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.line}:{self.column}: warning: {self.message}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"message": self.message, "line": self.line, "column": self.column}
 
 
 @dataclass(frozen=True)
@@ -96,6 +121,17 @@ class CompiledTask:
     paraphrases: tuple[str, ...] = ()
     # Other wordings of the goal (`goal_texts` lists all of them).
     goal_paraphrases: tuple[str, ...] = ()
+    # Nothing else: what the task may change of what the site keeps besides its goal.
+    # Success is the goal and the frame at once.
+    frame: Frame = field(default_factory=Frame)
+    # What the task should write otherwise (deprecated state paths), in source order.
+    warnings: tuple[CompileWarning, ...] = ()
+    # The strings each wording of the goal states exactly (`goal_texts` order), and the
+    # values the recipe's steps type or choose: what the text observation's Values line
+    # lists (`values_for`). `values` is the action space's table, which holds every value
+    # the plan types or selects, the oracle's own choices included.
+    goal_values: tuple[tuple[str, ...], ...] = ()
+    recipe_values: tuple[str, ...] = ()
 
     def text_for(self, style: str, seed: int = 0) -> str:
         """What the agent is told: the goal in words (`goal`, one of its wordings chosen by
@@ -106,6 +142,14 @@ class CompiledTask:
             return self.instruction
         goal = goals[seed % len(goals)]
         return f"{goal}\nHints: {self.instruction}" if style == "goal+hints" else goal
+
+    def values_for(self, style: str, seed: int = 0) -> tuple[str, ...]:
+        """The strings the text `text_for(style, seed)` states that the agent types or
+        chooses: the goal's own (its placeholders and quotes), or the recipe's values."""
+        goals = self.goal_texts
+        if style == "recipe" or not goals:
+            return self.recipe_values
+        return self.goal_values[seed % len(goals)] if self.goal_values else ()
 
     @property
     def goal_texts(self) -> tuple[str, ...]:
@@ -138,17 +182,21 @@ class CompiledTask:
             "compiler_version": self.compiler_version,
             "goal_text": self.goal_text,
             "goal_paraphrases": list(self.goal_paraphrases),
+            "goal_values": [list(v) for v in self.goal_values],
+            "recipe_values": list(self.recipe_values),
             "instruction": self.instruction,
             "paraphrases": list(self.paraphrases),
             "params": dict(self.params),
             "values": list(self.values),
             "bindings": dict(self.bindings),
             "goal": [c.to_json() for c in self.goal],
+            "frame": self.frame.to_json(),
             "transitions": sorted(self.transitions),
             "tracked": [list(t) for t in self.tracked],
             "subgoals": [g.to_json() for g in self.subgoals],
             "success": self.success.to_json(),
             "plan": [p.to_json() for p in self.plan],
+            "warnings": [w.to_json() for w in self.warnings],
             "source": self.source,
             "filename": self.filename,
         }

@@ -20,7 +20,9 @@ thing the steps changed, valued as the task left it:
   the derived conjunct on the same path (`contains` there means "at least");
 - when the task ends on navigation steps, the page they lead to is a conjunct too.
 
-All conjuncts must hold at the same time.
+All conjuncts must hold at the same time. A typed value (a field the family declares
+`typed`: phone, email, card, date, postal, code) compares by meaning, not spelling
+(`by_meaning`): every spelling the site accepts for the value the task typed succeeds.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from typing import Any
 
 from webfactory_env.core.predicates import (
     All,
+    Any_,
     Contains,
     Eq,
     Exists,
@@ -141,7 +144,7 @@ def derive_goal(
         conjuncts.append(
             Conjunct(
                 id=f"{kind}-{len(conjuncts) + 1}",
-                predicate=predicate,
+                predicate=by_meaning(schema, predicate),
                 description=description,
                 kind=kind,
                 line=run.line if run else 0,
@@ -207,6 +210,23 @@ def derive_goal(
                 tail[-1],
             )
     return conjuncts
+
+
+def by_meaning(schema: Schema, p: Predicate, within: Path = ()) -> Predicate:
+    """`p` with every equality on a typed value (`sitegen.state.typed`) comparing by
+    meaning: a phone number by its digits, an e-mail address without case, a date in any
+    format the site accepts. `within` is where `p`'s paths start (a record of a table)."""
+    if isinstance(p, (All, Any_)):
+        return type(p)(tuple(by_meaning(schema, x, within) for x in p.items))
+    if isinstance(p, Not):
+        return Not(by_meaning(schema, p.item, within))
+    if isinstance(p, Exists):
+        return Exists(p.path, by_meaning(schema, p.where, (*within, *p.path, "*")))
+    if isinstance(p, Eq) and p.as_ is None:
+        as_ = schema.value_type((*within, *p.path))
+        if as_ is not None:
+            return Eq(p.path, p.value, as_)
+    return p
 
 
 def _trailing_navigation(runs: Sequence[StepRun]) -> list[StepRun]:

@@ -63,19 +63,47 @@ def select_sentence(label: str, option: str, toggle: bool) -> str:
     return f"Set {name} to {quote(option)}."
 
 
+Rules = tuple[tuple[re.Pattern[str], str], ...]
+
+
+def _rules(pairs: tuple[tuple[str, str], ...]) -> Rules:
+    return tuple((re.compile(pattern), replacement) for pattern, replacement in pairs)
+
+
+def _rewritten(rules: Rules, sentence: str) -> str:
+    """`sentence` rewritten by the first rule that matches it (as it is if none does)."""
+    for pattern, replacement in rules:
+        new, n = pattern.subn(replacement, sentence)
+        if n:
+            return new
+    return sentence
+
+
+# The last sentence of an infeasible task's recipe: the steps lead up to the obstacle.
+INFEASIBLE_ENDING = "If it cannot be done, stop and say why."
+
+# A step whose effect already holds must stay so: its sentence becomes a "Keep" (the first
+# rule that matches wins; every sentence that asks to type or choose has one).
+_KEEPS = _rules(
+    (
+        (r"^Set (\u201c.+?\u201d) to (\u201c.*\u201d)\.$", r"Keep \1 set to \2."),
+        (r"^Turn (on|off) (\u201c.+\u201d)\.$", r"Keep \2 \1."),
+        (
+            r"^Enter (\u201c.*\u201d) in the (\u201c.+?\u201d) field\b.*$",
+            r"Keep \1 in the \2 field.",
+        ),
+        (
+            r"^Choose (\u201c.*\u201d) (?:from the|under) (\u201c.+\u201d)(?: menu| list)?\.$",
+            r"Keep \2 set to \1.",
+        ),
+        (r"^Pick (.+) in the (\u201c.+\u201d) calendar\.$", r"Keep \2 set to \1."),
+    )
+)
+
+
 def keep_sentence(sentence: str) -> str:
     """The sentence of a step whose effect already holds: it must stay so."""
-    if sentence.startswith("Set "):
-        return "Keep " + sentence[4:].replace(" to \u201c", " set to \u201c", 1)
-    if sentence.startswith("Turn "):
-        return (
-            "Keep "
-            + sentence[5:].replace("on ", "", 1).replace("off ", "", 1).rstrip(".")
-            + (" on." if sentence.startswith("Turn on") else " off.")
-        )
-    if sentence.startswith("Enter "):
-        return "Keep " + sentence[6:]
-    return sentence
+    return _rewritten(_KEEPS, sentence)
 
 
 def target_words(
@@ -142,12 +170,25 @@ def path_words(path: Sequence[str], name_of: Callable[[str, str], str | None]) -
 
 # Second wordings of the step sentences, one rule per sentence shape (the first rule that
 # matches wins; a sentence no rule knows is kept as it is).
-_REWORDINGS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern), replacement)
-    for pattern, replacement in (
+_REWORDINGS = _rules(
+    (
         (r"^Go to the (.+) page\.$", r"Navigate to the \1 page."),
         (r"^Enter (\u201c.*\u201d) in the (\u201c.+\u201d) field\.$", r"Type \1 into \2."),
+        (
+            r"^Enter (\u201c.*\u201d) in the (\u201c.+?\u201d) field and (pick .+)$",
+            r"Type \1 into \2 and \3",
+        ),
         (r"^Set (\u201c.+?\u201d) to (\u201c.*\u201d)\.$", r"Choose \2 for \1."),
+        (
+            r"^Choose (\u201c.*\u201d) from the (\u201c.+\u201d) menu\.$",
+            r"Open the \2 menu and pick \1.",
+        ),
+        (r"^Pick (.+) in the (\u201c.+\u201d) calendar\.$", r"In the \2 calendar, choose \1."),
+        (r"^Open the (\u201c.+\u201d) (tab|section)\.$", r"Switch to the \1 \2."),
+        (
+            r"^If it cannot be done, stop and say why\.$",
+            "Should that be impossible, stop and explain why.",
+        ),
         (r"^Turn (on|off) (\u201c.+\u201d)\.$", r"Switch \2 \1."),
         (r"^Submit the form with (\u201c.+\u201d)\.$", r"Send the form using \1."),
         (r"^Open (the \S+ .+? listed.*)\.$", r"Find \1 and open it."),
@@ -165,14 +206,7 @@ def paraphrase_instruction(sentences: list[str]) -> tuple[str, ...]:
     words, and the steps as a numbered list."""
     if not sentences:
         return ()
-    reworded = []
-    for sentence in sentences:
-        for pattern, replacement in _REWORDINGS:
-            new, n = pattern.subn(replacement, sentence)
-            if n:
-                sentence = new
-                break
-        reworded.append(sentence)
+    reworded = [_rewritten(_REWORDINGS, sentence) for sentence in sentences]
     numbered = (
         " ".join(f"{i}. {s}" for i, s in enumerate(sentences, 1)) if len(sentences) > 1 else ""
     )
@@ -229,6 +263,16 @@ def spoken(value: Any) -> str:
         d = dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
         return f"{WEEKDAY_NAMES[d.weekday()]} {d.day} {MONTH_NAMES[d.month - 1]} {d.year}"
     return text
+
+
+_STATED = re.compile(r"\{([a-z_][a-z0-9_]*)\}|\u201c([^\u201d{}]+)\u201d")
+
+
+def stated_values(template: str, values: Mapping[str, Any]) -> tuple[str, ...]:
+    """The strings a goal states exactly, in the order it states them: its placeholders'
+    values (as the goal says them: dates in words) and the strings it quotes."""
+    out = (spoken(values[m[1]]) if m[1] else m[2] for m in _STATED.finditer(template))
+    return tuple(dict.fromkeys(v for v in out if v))
 
 
 def render_goal(template: str, values: Mapping[str, Any]) -> str:

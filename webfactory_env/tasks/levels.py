@@ -69,6 +69,18 @@ def uncompilable(task: str, site: Site, cause: CompileError) -> UncompilableLeve
 Reset = tuple[Any, dict[str, Any]]  # (observation, info)
 
 
+def reset_level(
+    start: Callable[[dict[str, Any]], Reset], choice: dict[str, Any], *, drawn: bool
+) -> Reset:
+    """`start(choice)`, an episode on the level `choice["level_seed"]`. A level the user gave
+    that the task cannot be compiled on raises `UncompilableLevelError`; a level the env
+    drew itself is skipped for the next seed (see `reset_skipping`)."""
+    if not drawn:
+        return start(choice)
+    on_level = lambda seed: start({**choice, "level_seed": seed})  # noqa: E731
+    return reset_skipping(on_level, choice["level_seed"], lambda s: (s + 1) % (2**31 - 1))[0]
+
+
 def reset_skipping(
     reset: Callable[[int], Reset], first: int, next_seed: Callable[[int], int]
 ) -> tuple[Reset, list[SkippedLevel]]:

@@ -2,9 +2,9 @@
 
 Each episode starts with a header line and each step appends one event line (see
 `trace.schema`), written and flushed as it happens: a crash loses nothing that was already
-stepped, and a partial trace stays readable (`read_trace` drops a torn last line). With
-`screenshots=True` a full-size PNG of every observation is stored next to the trace as
-`screens/<sha256>.png` and referenced by that hash.
+stepped, and a partial trace stays readable (`read_trace` skips a line cut off; the file
+format is `trace.jsonl`'s). With `screenshots=True` a full-size PNG of every observation is
+stored next to the trace as `screens/<sha256>.png` and referenced by that hash.
 
 Recording never raises out of `step`: a browser that fails while the recorder takes the
 step's screenshot ends the episode as truncated, as any crash does (the step is written
@@ -18,22 +18,27 @@ import hashlib
 import json
 import logging
 import os
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
 import gymnasium as gym
-from pydantic import ValidationError
 
 from webfactory_env.__about__ import __version__
-from webfactory_env.core.errors import BrowserCrashedError, MalformedTraceError, TraceError
-from webfactory_env.core.text import clean_text
+from webfactory_env.core.errors import BrowserCrashedError, TraceError
 from webfactory_env.env import WebTaskEnv
 from webfactory_env.episode import STEP_MS
+from webfactory_env.trace.jsonl import (
+    DamagedLine,
+    EpisodeTrace,
+    TraceReading,
+    dump_line,
+    read_trace,
+    read_trace_report,
+    write_trace,
+)
 from webfactory_env.trace.redact import Redactor, plan_privacy
 from webfactory_env.trace.schema import (
-    LINE_ADAPTER,
     REDACTED,
     TRACE_SCHEMA_VERSION,
     ActionInfo,
@@ -54,6 +59,19 @@ from webfactory_env.trace.schema import (
 
 SCREENS_DIR = "screens"
 log = logging.getLogger(__name__)
+
+__all__ = [
+    "SCREENS_DIR",
+    "DamagedLine",
+    "EpisodeLog",
+    "EpisodeTrace",
+    "TraceReading",
+    "TraceRecorder",
+    "dump_line",
+    "read_trace",
+    "read_trace_report",
+    "write_trace",
+]
 
 
 class EpisodeLog:
@@ -424,141 +442,6 @@ class TraceRecorder(gym.Wrapper[Any, Any, Any, Any]):
     def close(self) -> None:
         self.close_trace()
         super().close()
-
-
-@dataclass(frozen=True)
-class EpisodeTrace:
-    """One episode read back from a trace: its header and steps, validated."""
-
-    header: TraceHeader
-    steps: tuple[StepEvent, ...]
-    torn: bool = False  # the file ended (or broke off) inside this episode
-    end: EpisodeEnd | None = None  # the agent stopped before the env ended the episode
-
-    @property
-    def complete(self) -> bool:
-        return bool(self.steps) and (self.steps[-1].terminated or self.steps[-1].truncated)
-
-    @property
-    def total_return(self) -> float:
-        return self.steps[-1].reward.R if self.steps else 0.0
-
-    @property
-    def success(self) -> bool:
-        return bool(self.steps) and self.steps[-1].success
-
-    def observations(self) -> list[Any]:
-        """Observation records in order: the reset observation, then one per step."""
-        return [self.header.obs, *(s.obs for s in self.steps)]
-
-
-def dump_line(line: TraceHeader | StepEvent | EpisodeEnd) -> str:
-    """One trace line: canonical JSON (sorted keys, exact floats) and a newline."""
-    data = line.model_dump(mode="json")
-    text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
-    # Page text the env did not write (a site's own broken string) must not stop a trace.
-    return clean_text(text)
-
-
-def write_trace(path: str | Path, episodes: Iterable[EpisodeTrace]) -> None:
-    """Write episodes to a new trace file (bundles, tests)."""
-    with Path(path).open("w", encoding="utf-8") as fh:
-        for ep in episodes:
-            fh.write(dump_line(ep.header))
-            for step in ep.steps:
-                fh.write(dump_line(step))
-            if ep.end is not None:
-                fh.write(dump_line(ep.end))
-
-
-def read_trace(path: str | Path) -> list[EpisodeTrace]:
-    """Every episode of a trace file, validated against the schema.
-
-    A line that is not JSON — what a crash mid-write leaves — ends its episode (marked
-    `torn`); anything else that does not fit the schema raises `MalformedTraceError` (a
-    `TraceError`) naming the file, the line and the field, in one line.
-    """
-    file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8", errors="strict")
-    except FileNotFoundError:
-        raise TraceError(f"trace {str(file)!r} does not exist") from None
-    except UnicodeDecodeError as exc:
-        raise MalformedTraceError(
-            str(file), None, f"not UTF-8 text ({exc.reason} at byte {exc.start})"
-        ) from None
-    episodes: list[EpisodeTrace] = []
-    header: TraceHeader | None = None
-    steps: list[StepEvent] = []
-    torn = False
-    end: EpisodeEnd | None = None
-
-    def finish() -> None:
-        if header is not None:
-            episodes.append(EpisodeTrace(header, tuple(steps), torn, end))
-
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        where = str(file)
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError:
-            torn = True
-            continue
-        except (RecursionError, ValueError) as exc:  # nested too deeply, a 5,000-digit int
-            problem = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
-            raise MalformedTraceError(where, None, f"not a trace line: {problem}", lineno) from None
-        if isinstance(data, dict) and data.get("type") == "header":
-            _check_version(file, lineno, data.get("schema_version"))
-        try:
-            parsed = LINE_ADAPTER.validate_python(data)
-        except ValidationError as exc:
-            field, problem = _first_error(exc)
-            shown = f"{field}: {problem}" if field else problem
-            raise MalformedTraceError(
-                where, field, f"not a valid trace line: {shown}", lineno
-            ) from None
-        if isinstance(parsed, TraceHeader):
-            finish()
-            header, steps, torn, end = parsed, [], False, None
-        elif header is None:
-            raise MalformedTraceError(where, None, "a step before any episode header", lineno)
-        elif end is not None:
-            raise MalformedTraceError(where, None, "a line after the episode's end line", lineno)
-        elif isinstance(parsed, EpisodeEnd):
-            end = parsed
-        elif torn:
-            raise MalformedTraceError(
-                where, None, "a step after a broken line; the trace is corrupt", lineno
-            )
-        else:
-            steps.append(parsed)
-    finish()
-    return episodes
-
-
-def _check_version(file: Path, lineno: int, version: Any) -> None:
-    ours = TRACE_SCHEMA_VERSION.split(".")
-    theirs = str(version).split(".")
-    ok = (
-        len(theirs) >= 2
-        and theirs[0] == ours[0]
-        and theirs[1].isdigit()
-        and int(theirs[1]) <= int(ours[1])
-    )
-    if not ok:
-        raise TraceError(
-            f"{file}:{lineno}: trace schema version {version!r} cannot be read by webfactory"
-            f" {__version__} (it reads {ours[0]}.0 to {TRACE_SCHEMA_VERSION});"
-            " upgrade webfactory_env, or re-record the trace with this version"
-        )
-
-
-def _first_error(exc: ValidationError) -> tuple[str | None, str]:
-    """(field, message) of the first schema violation."""
-    err = exc.errors(include_url=False)[0]
-    return ".".join(str(p) for p in err["loc"]) or None, err["msg"]
 
 
 def _episodes_in(path: Path) -> int:

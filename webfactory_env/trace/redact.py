@@ -23,11 +23,13 @@ travels with it (give real secrets to a task through `pick(...)` or parameters i
 from __future__ import annotations
 
 import re
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from webfactory_env.core.pii import luhn_ok, pseudonym, scrub_patterns, scrub_selector
+from webfactory_env.core.secrets import SecretPattern
 from webfactory_env.trace.schema import REDACTED
 
 __all__ = [
@@ -46,9 +48,6 @@ if TYPE_CHECKING:
     from webfactory_env.sitegen.spec import Affordance
     from webfactory_env.tasks import CompiledTask
 
-# Secrets this short are replaced only as whole words, so that typing "123" into a security
-# code field does not blank every price and order number that contains those digits.
-SHORT_SECRET = 6
 PERSONAL_FIELDS = re.compile(r"e-?mail|phone|tel|card|account|iban|member|loyalty|passport")
 # Not a bare "code": coupon, airport, airline and dialling codes are ground truth, not secrets.
 SECRET_KEYS = re.compile(r"password|passcode|secret|otp|one_time|cvc|cvv|card_number|^pin$")
@@ -74,14 +73,15 @@ class Redactor:
     about to be written.
 
     A secret shows up again after it is typed — in the field's value in the observed DOM,
-    in the page events the app received, in app-state deltas — so every string written is
-    scrubbed, not just the action's own value.
+    in the page events the app received, in app-state deltas — and in any spelling a page
+    gives it back in (escaped, encoded, cased, cut to a field's `maxlength`: see
+    `core.secrets`), so every string written is scrubbed, not just the action's own value.
     """
 
     def __init__(self) -> None:
         self._secrets: list[str] = []
         self._personal: list[str] = []
-        self._pattern: re.Pattern[str] | None = None
+        self._pattern: SecretPattern | None = None
 
     def add(self, secret: str) -> None:
         """A secret: replaced by `REDACTED` from now on."""
@@ -103,25 +103,22 @@ class Redactor:
     def active(self) -> bool:
         return bool(self._secrets or self._personal)
 
-    def _compiled(self) -> re.Pattern[str] | None:
-        if self._pattern is None and self.active:
-            # Longest first, so that a value containing another is replaced whole.
-            values = sorted({*self._secrets, *self._personal}, key=len, reverse=True)
-            parts = [
-                re.escape(v) if len(v) >= SHORT_SECRET else rf"(?<!\w){re.escape(v)}(?!\w)"
-                for v in values
-            ]
-            self._pattern = re.compile("|".join(parts))
+    def _compiled(self) -> SecretPattern:
+        if self._pattern is None:
+            personal = [v for v in self._personal if v not in self._secrets]
+            self._pattern = SecretPattern(self._secrets, whole=personal)
         return self._pattern
-
-    def _replace(self, match: re.Match[str]) -> str:
-        value = match.group(0)
-        return REDACTED if value in self._secrets else pseudonym(value)
 
     def scrub_text(self, text: str) -> str:
         pattern = self._compiled()
-        if pattern is not None:
-            text = pattern.sub(self._replace, text)
+        if pattern:
+            secrets = set(self._secrets)
+
+            def replace(match: re.Match[str]) -> str:
+                value = pattern.which(match)
+                return REDACTED if value in secrets else pseudonym(value)
+
+            text = pattern.sub(replace, text)
         return scrub_patterns(text)
 
     def scrub(self, obj: Any) -> Any:
@@ -152,15 +149,18 @@ class PlanPrivacy:
 
 
 _PLANS: OrderedDict[tuple[str, str], PlanPrivacy] = OrderedDict()
+_PLANS_LOCK = threading.Lock()
 
 
 def plan_privacy(site: Site, task: CompiledTask) -> PlanPrivacy:
     """Walk the task's plan over a fresh app (no browser) and note what each typed value
     is typed into. Cached per (site, task) digest."""
     key = (site.digest, task.digest)
-    if key in _PLANS:
-        _PLANS.move_to_end(key)
-        return _PLANS[key]
+    with _PLANS_LOCK:  # recorders on several threads share the cache
+        known = _PLANS.get(key)
+        if known is not None:
+            _PLANS.move_to_end(key)
+            return known
     from webfactory_env.adversarial import AppDriver, oracle_policy
     from webfactory_env.core.seeding import SeedStream
 
@@ -190,7 +190,8 @@ def plan_privacy(site: Site, task: CompiledTask) -> PlanPrivacy:
         elif PERSONAL_FIELDS.search(name.lower()) or scrub_patterns(value) != value:
             personal.append(value)
     result = PlanPrivacy(tuple(dict.fromkeys(secrets)), tuple(dict.fromkeys(personal)))
-    _PLANS[key] = result
-    if len(_PLANS) > 64:
-        _PLANS.popitem(last=False)
+    with _PLANS_LOCK:
+        _PLANS[key] = result
+        if len(_PLANS) > 64:
+            _PLANS.popitem(last=False)
     return result

@@ -29,8 +29,8 @@ import numpy as np
 
 import webfactory_env  # noqa: F401  (registers WebTask-v0)
 from webfactory_env.core.errors import ConfigError
+from webfactory_env.training.heldout import Evaluation, evaluate, policy_actor, random_actor
 from webfactory_env.training.levels import EVAL_SEEDS, TRAIN_SEEDS, SeedRange, reset_in_range
-from webfactory_env.training.sb3 import Evaluation, evaluate, policy_actor, random_actor
 
 
 @dataclass(frozen=True)

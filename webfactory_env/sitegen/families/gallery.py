@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from webfactory_env.core.predicates import Eq, Ref
 from webfactory_env.sitegen import widgets as w
-from webfactory_env.sitegen.app import SiteApp, handler
+from webfactory_env.sitegen.app import SiteApp
+from webfactory_env.sitegen.binding import FormField, transition
 from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.registry import Family, generator_version, register_family
 from webfactory_env.sitegen.spec import AppEvent, Option, PageView, SiteSpec
@@ -50,6 +51,9 @@ def generate(seed: int, difficulty: str, overrides: Mapping[str, Any] | None = N
 
 
 SECRET_FIELDS = ("password", "code")
+ValueName = Literal[
+    "color", "airport", "airport_text", "date", "note", "bio", "file", "agree", "password", "code"
+]
 
 
 def _values() -> dict[str, str]:
@@ -59,11 +63,12 @@ def _values() -> dict[str, str]:
 
 @dataclass
 class GalleryState(AppState):
-    """What the gallery's widgets set: one value per widget, the form as sent, a counter."""
+    """What the gallery's widgets set: one value per widget, the form as sent, a counter.
+    A page of widgets to try, not a site that keeps anything: none of it persists."""
 
-    values: dict[str, str] = session(_values)
-    submitted: dict[str, str] = session(dict)
-    clicks: int = session(int)
+    values: dict[str, str] = session(_values, persists=False)
+    submitted: dict[str, str] = session(dict, persists=False)
+    clicks: int = session(int, persists=False)
     secrets: dict[str, str] = hidden(lambda: dict.fromkeys(SECRET_FIELDS, ""))
     editors: dict[str, dict[str, bool]] = view(lambda: {"bio": {"bold": False, "italic": False}})
 
@@ -92,33 +97,42 @@ class GalleryApp(SiteApp):
             + "</nav>"
         )
 
-    @handler("set")
-    def on_set(self, ev: AppEvent) -> str | None:
-        if ev.arg in self.values:
-            self.values[ev.arg or ""] = (ev.value or "")[:500]
-        elif ev.arg in SECRET_FIELDS:
-            self.model.secrets[ev.arg or ""] = (ev.value or "")[:500]
+    @transition(
+        "set",
+        effect=lambda name: None if name in SECRET_FIELDS else Eq(("values", name), Ref("value")),
+        field=lambda name: FormField(
+            "gallery", name, ("secrets" if name in SECRET_FIELDS else "values", name)
+        ),
+    )
+    def set_value(self, ev: AppEvent, *, name: ValueName) -> str | None:
+        """Any widget's value (a secret's never reaches the view)."""
+        table = self.model.secrets if name in SECRET_FIELDS else self.values
+        table[name] = (ev.value or "")[:500]
         return None
 
-    @handler("airport_text")
-    def on_airport_text(self, ev: AppEvent) -> str | None:
+    @transition(
+        "airport_text",
+        effect=lambda: Eq(("values", "airport"), Ref("value")),
+        field=lambda: FormField("gallery", "airport", ("values", "airport_text")),
+    )
+    def type_airport(self, ev: AppEvent) -> str | None:
+        """Typing into the airport typeahead (picking a suggestion sets the airport)."""
         self.values["airport_text"] = (ev.value or "")[:40]
         return None
 
-    @handler("format")
-    def on_format(self, ev: AppEvent) -> str | None:
-        _, _, style = (ev.arg or "").partition("=")
-        if style in self.format:
-            self.format[style] = not self.format[style]
+    @transition("format", effect=lambda style, on: Eq(("editors", "bio", style), on))
+    def set_format(self, ev: AppEvent, *, style: Literal["bold", "italic"], on: bool) -> str | None:
+        self.format[style] = on
         return None
 
-    @handler("count", mutating=True)
-    def on_count(self, ev: AppEvent) -> str | None:
+    @transition("count", mutating=True, effect=lambda: Eq(("clicks",), 1))
+    def count(self, ev: AppEvent) -> str | None:
+        """Count a click (its effect: clicked once, from the start state)."""
         self.model.clicks += 1
         return None
 
-    @handler("submit")
-    def on_submit(self, ev: AppEvent) -> str | None:
+    @transition("submit", effect=lambda: Eq(("submitted", "note"), Ref("state:values.note")))
+    def submit(self, ev: AppEvent) -> str | None:
         sent = {k: v for k, v in (ev.values or {}).items() if k not in SECRET_FIELDS}
         self.model.submitted = sent
         return None
@@ -151,14 +165,10 @@ class GalleryApp(SiteApp):
                     r,
                     sid="choice:color",
                     kind="Filter",
-                    name="color",
                     label="Colour",
                     options=colors,
-                    selected=v["color"],
-                    handler="set",
-                    arg="color",
-                    effect=Eq(("values", "color"), Ref("value")),
                     is_open="choice:color" in self.ui.open,
+                    bind=self.set_value.bind(name="color"),
                 ),
             ),
             (
@@ -167,12 +177,8 @@ class GalleryApp(SiteApp):
                     r,
                     sid="toggle:agree",
                     kind="Toggle",
-                    name="agree",
                     label="I agree",
-                    checked=v["agree"] == "true",
-                    handler="set",
-                    arg="agree",
-                    effect=Eq(("values", "agree"), Ref("value")),
+                    bind=self.set_value.bind(name="agree"),
                 ),
             ),
             (
@@ -180,14 +186,9 @@ class GalleryApp(SiteApp):
                 w.typeahead(
                     r,
                     sid="field:airport",
-                    name="airport",
                     label="Airport",
-                    text=v["airport_text"],
-                    handler="airport_text",
-                    arg="airport",
-                    effect=Eq(("values", "airport"), Ref("value")),
-                    form="gallery",
-                    pick_handler="set",
+                    bind=self.type_airport.bind(),
+                    pick=self.set_value.bind(name="airport"),
                     suggestions=suggestions,
                 ),
             ),
@@ -198,11 +199,7 @@ class GalleryApp(SiteApp):
                     sid="date:when",
                     name="when",
                     label="When",
-                    value=v["date"],
-                    handler="set",
-                    arg="date",
-                    effect=Eq(("values", "date"), Ref("value")),
-                    form="gallery",
+                    bind=self.set_value.bind(name="date"),
                     month=self.month_of("when"),
                     is_open="date:when" in self.ui.open,
                     today=self.spec.today,
@@ -213,13 +210,9 @@ class GalleryApp(SiteApp):
                 w.file_upload(
                     r,
                     sid="upload:file",
-                    name="file",
                     label="Attachment",
                     files=FILES,
-                    chosen=v["file"],
-                    handler="set",
-                    arg="file",
-                    effect=Eq(("values", "file"), Ref("value")),
+                    bind=self.set_value.bind(name="file"),
                     is_open="upload:file" in self.ui.open,
                 ),
             ),
@@ -228,14 +221,9 @@ class GalleryApp(SiteApp):
                 w.rich_text(
                     r,
                     sid="editor:bio",
-                    name="bio",
                     label="Bio",
-                    value=v["bio"],
-                    handler="set",
-                    arg="bio",
-                    effect=Eq(("values", "bio"), Ref("value")),
-                    form="gallery",
-                    format_handler="format",
+                    bind=self.set_value.bind(name="bio"),
+                    format=self.set_format.bind(),
                     bold=self.format["bold"],
                     italic=self.format["italic"],
                 ),
@@ -283,9 +271,8 @@ class GalleryApp(SiteApp):
                     r,
                     sid="button:count",
                     text="Count",
-                    handler="count",
                     attrs_={"role": "count"},
-                    effect=Eq(("clicks",), 1),
+                    bind=self.count.bind(),
                 )
                 + f"<span>Clicked {self.model.clicks} times</span>",
             ),
@@ -300,43 +287,21 @@ class GalleryApp(SiteApp):
                 w.form(
                     r,
                     name="gallery",
-                    handler="submit",
+                    bind=self.submit.bind(),
                     submit_sid="form:gallery",
                     submit_text="Send",
                     label="Gallery form",
-                    effect=Eq(("submitted", "note"), Ref("state:values.note")),
                     body=w.text_field(
-                        r,
-                        sid="field:note",
-                        name="note",
-                        label="Note",
-                        value=v["note"],
-                        handler="set",
-                        arg="note",
-                        effect=Eq(("values", "note"), Ref("value")),
-                        form="gallery",
+                        r, sid="field:note", label="Note", bind=self.set_value.bind(name="note")
                     )
                     + w.password_field(
                         r,
                         sid="field:password",
-                        name="password",
                         label="Password",
-                        value=self.model.secrets["password"],
-                        handler="set",
-                        arg="password",
-                        effect=None,
-                        form="gallery",
+                        bind=self.set_value.bind(name="password"),
                     )
                     + w.otp_field(
-                        r,
-                        sid="field:code",
-                        name="code",
-                        label="Code",
-                        value=self.model.secrets["code"],
-                        handler="set",
-                        arg="code",
-                        effect=None,
-                        form="gallery",
+                        r, sid="field:code", label="Code", bind=self.set_value.bind(name="code")
                     ),
                 ),
             ),

@@ -18,8 +18,9 @@ result; `steps` compiles each statement by its entry in `steps.STATEMENTS`; `res
 turns targets into witnesses, `ties` settles "first / best by X", `locate` reveals a
 target, `operate` works each widget style (a table keyed by `ui`, then `element`) and
 `perform` binds a step's effect and records what it did; `conditions` (`assert`, `wait`)
-and `endings` (`answer`, `infeasible`) close the walk; `goal_checks` derives and checks the
-goal; `predicates`, `values` and `surface` give state, values and words.
+and `endings` (`answer`, `infeasible`) close the walk; `alternatives` lets any route to a
+page do the navigation steps that lead there; `goal_checks` derives and checks the goal;
+`predicates`, `values` and `surface` give state, values and words.
 """
 
 from webfactory_env.tasks.compile.errors import CompileError

@@ -13,8 +13,8 @@ from webfactory_env.sitegen.registry import Site
 from webfactory_env.sitegen.spec import Affordance, Option
 from webfactory_env.sitegen.state import Schema
 from webfactory_env.tasks.compile.errors import CompileError
-from webfactory_env.tasks.compiled import PlanStep, PlanVerb, Subgoal
-from webfactory_env.tasks.goal import Conjunct, PinnedAssert, StepRun
+from webfactory_env.tasks.compiled import CompileWarning, PlanStep, PlanVerb, Subgoal
+from webfactory_env.tasks.goal import Conjunct, PinnedAssert, StepRun, by_meaning
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,9 @@ class Move:
     verb: PlanVerb
     sid: str
     value: str | None = None
+    # The instruction's sentence for a move that is a step of its own for the agent:
+    # opening the tab, dialog, section or menu a target is behind, paging a list forward.
+    says: str = ""
 
 
 @dataclass(frozen=True)
@@ -71,12 +74,17 @@ class CompileRun:
     plan: list[PlanStep] = field(default_factory=list)
     subgoals: list[Subgoal] = field(default_factory=list)
     runs: list[StepRun] = field(default_factory=list)  # what each step changed (the goal)
+    mutated: set[str] = field(default_factory=set)  # subgoals whose step changed site data
     asserts: list[PinnedAssert] = field(default_factory=list)
+    allowed: list[tuple[str, ...]] = field(default_factory=list)  # `allow`: the frame's too
     writes: dict[str, set[tuple[str, ...]]] = field(default_factory=dict)  # subgoal -> paths
     values: set[str] = field(default_factory=set)  # every value the plan types or selects
     bindings: dict[str, Any] = field(default_factory=dict)
     surface: list[str] = field(default_factory=list)  # the instruction, sentence by sentence
+    # The values the instruction's steps type or choose, as its sentences state them.
+    recipe_values: list[str] = field(default_factory=list)
     named_values: dict[str, Any] = field(default_factory=dict)  # field/choice -> value set
+    warnings: list[CompileWarning] = field(default_factory=list)
     steps_seen: int = 0
 
     # Where the walk is.
@@ -106,6 +114,13 @@ class CompileRun:
             message, filename=self.file.filename, source=self.file.source, span=span, hint=hint
         )
 
+    def warn(self, message: str, node: Any) -> None:
+        """Note, once, that what `node` says should be written otherwise."""
+        span = getattr(node, "span", ast.NO_SPAN)
+        warning = CompileWarning(message, self.file.filename, span.line, span.column)
+        if warning not in self.warnings:
+            self.warnings.append(warning)
+
     def page_affordances(self) -> tuple[Affordance, ...]:
         return self.app.page().affordances
 
@@ -119,7 +134,9 @@ class CompileRun:
         return found
 
     def add_subgoal(self, subgoal: Subgoal) -> None:
-        """Record a subgoal, after the one recorded before it."""
+        """Record a subgoal, after the one recorded before it; typed values in it compare
+        by meaning."""
+        subgoal = replace(subgoal, predicate=by_meaning(self.schema, subgoal.predicate))
         if self.subgoals:
             subgoal = replace(subgoal, after=(self.subgoals[-1].id,))
         self.subgoals.append(subgoal)

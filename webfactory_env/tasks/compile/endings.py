@@ -9,7 +9,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from webfactory_env.core.answers import AnswerKey, kind_of
+from webfactory_env.core.answers import KINDS, AnswerKey, AnswerKind, kind_of
+from webfactory_env.core.domains import Vocabulary
 from webfactory_env.core.errors import did_you_mean
 from webfactory_env.core.predicates import (
     MISSING,
@@ -29,23 +30,29 @@ from webfactory_env.tasks.compile.surface import answer_text, describe_target, t
 from webfactory_env.tasks.compile.ties import fork_answers, tied
 from webfactory_env.tasks.compiled import PlanStep, Subgoal
 from webfactory_env.tasks.goal import Conjunct
-from webfactory_env.tasks.instruction import answer_surface, answer_surface_state
+from webfactory_env.tasks.instruction import (
+    INFEASIBLE_ENDING,
+    answer_surface,
+    answer_surface_state,
+)
 
 
 def answer(run: CompileRun, step: ast.Answer) -> None:
     """The agent must report a fact of the site with `done(true, text)`."""
     if step.target is not None:
-        value, accepted, candidates, what, moves = _answer_on_page(run, step, step.target)
+        value, accepted, candidates, what, moves, field = _answer_on_page(run, step, step.target)
     else:
-        value, accepted, candidates, what, moves = _answer_in_state(run, step)
+        value, accepted, candidates, what, moves, field = _answer_in_state(run, step)
     expected = answer_text(value)
     run.final_answer = expected
     if run.forking:
         accepted += [v for v in fork_answers(run) if v is not None]
+    kind, domain = answer_kind(run, field, value)
     key = AnswerKey(
         accepted=tuple(dict.fromkeys(answer_text(v) for v in accepted if v is not None)),
-        kind=kind_of([value]),
+        kind=kind,
         candidates=tuple(sorted({answer_text(v) for v in candidates if v not in (None, "")})),
+        domain=domain,
     )
     run.bindings["answer"]["accepted"] = list(key.accepted)
     end_task(
@@ -65,9 +72,21 @@ def answer(run: CompileRun, step: ast.Answer) -> None:
     )
 
 
+def answer_kind(run: CompileRun, field: str, value: Any) -> tuple[AnswerKind, str]:
+    """The kind of value the question asks for, and the name of its domain: as the family
+    declares the field ("login.city": every city it can produce), else read from the
+    value's form (a number, a date, a time, a yes/no, text)."""
+    declared = run.app.ANSWERS.get(field)
+    if isinstance(declared, Vocabulary):
+        return declared.kind, f"{run.app.family}.{declared.name}"  # type: ignore[return-value]
+    if declared in KINDS:
+        return declared, ""  # type: ignore[return-value]
+    return kind_of([value]), ""
+
+
 # The answer's value, the values accepted, the other values it could have been, what it
-# is in words, and the moves that show it.
-_Found = tuple[Any, list[Any], list[Any], str, list[Move]]
+# is in words, the moves that show it, and the field it is ("login.city", "board.overdue").
+_Found = tuple[Any, list[Any], list[Any], str, list[Move], str]
 
 
 def _answer_on_page(run: CompileRun, step: ast.Answer, target: ast.TargetExpr) -> _Found:
@@ -95,7 +114,7 @@ def _answer_on_page(run: CompileRun, step: ast.Answer, target: ast.TargetExpr) -
     candidates = [a.attr_map().get(step.attr) for a in same]
     what = answer_surface(step.attr, target_words_for(run, target, aff))
     run.bindings["answer"] = {"sid": aff.sid, "attr": step.attr, "value": value}
-    return value, accepted, candidates, what, moves
+    return value, accepted, candidates, what, moves, f"{attrs.get('type', aff.kind)}.{step.attr}"
 
 
 def _answer_in_state(run: CompileRun, step: ast.Answer) -> _Found:
@@ -124,7 +143,7 @@ def _answer_in_state(run: CompileRun, step: ast.Answer) -> _Found:
     moves: list[Move] = []
     if not _page_shows(run, want):
         moves = reveal_until(run, lambda: _page_shows(run, want), step, depth=2) or []
-    return value, [value], candidates, what, moves
+    return value, [value], candidates, what, moves, text
 
 
 def _state_candidates(run: CompileRun, path: tuple[str, ...]) -> list[Any]:
@@ -174,7 +193,8 @@ def infeasible(run: CompileRun, step: ast.Infeasible) -> None:
                 Eq(("agent", "claimed"), False),
             )
         ),
-        "",
+        # The recipe leads up to the obstacle; followed to the letter, it must end there.
+        INFEASIBLE_ENDING,
         [],
         PlanStep("done_fail", "", step.reason.value, "infeasible"),
         description=f"Stop and say that the task cannot be done: {step.reason.value}.",
@@ -214,5 +234,4 @@ def end_task(
     for mv in moves:
         run.plan.append(PlanStep(mv.verb, mv.sid, mv.value, slug))
     run.plan.append(final)
-    if surface:
-        run.surface.append(surface)
+    run.surface += [mv.says for mv in moves if mv.says] + [surface]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from webfactory_env.dsl import ast
@@ -12,6 +13,7 @@ from webfactory_env.sitegen.spec import Affordance
 from webfactory_env.tasks.compile.context import CompileRun, Match, Move
 from webfactory_env.tasks.compile.operate import MAX_REVEAL, click
 from webfactory_env.tasks.compile.resolve import resolve_target
+from webfactory_env.tasks.compile.surface import opening_sentence
 from webfactory_env.tasks.compile.values import option_term
 
 UI_OPENERS = ("ui.modal", "ui.tab", "ui.toggle")  # handlers that only change what is shown
@@ -33,7 +35,7 @@ def locate(
             break
         move = click(run, nxt, step)
         if nxt.kind != "More":  # an infinite list loads as the agent scrolls: no click
-            moves.append(move)
+            moves.append(replace(move, says=opening_sentence(nxt)))
         matches = resolve_target(run, target, verb, quiet=True)
     if not _usable(matches, verb, value):
         opened = reveal_until(
@@ -60,8 +62,20 @@ def _usable(matches: list[Match], verb: str, value: Any) -> bool:
 def reveal_until(
     run: CompileRun, shown: Callable[[], bool], step: ast.Step, depth: int
 ) -> list[Move] | None:
-    """Try the page's UI-only openers (dialogs, tabs, accordions, menus), depth-first,
-    keeping the first path after which `shown()` and undoing the others."""
+    """Try the page's UI-only openers (dialogs, tabs, accordions, menus), keeping the
+    shortest path after which `shown()` (at most `depth` clicks) and undoing the others:
+    the recipe then names only what must be opened."""
+    for length in range(1, depth + 1):
+        found = _reveal(run, shown, step, length)
+        if found is not None:
+            return found
+    return None
+
+
+def _reveal(
+    run: CompileRun, shown: Callable[[], bool], step: ast.Step, depth: int
+) -> list[Move] | None:
+    """A path of exactly `depth` opener clicks after which `shown()`, or None."""
     if depth == 0:
         return None
     openers = [
@@ -73,10 +87,10 @@ def reveal_until(
     ]
     for opener in openers:
         saved = copy.deepcopy(run.app.ui)
-        move = click(run, opener, step)
-        if shown():
+        move = replace(click(run, opener, step), says=opening_sentence(opener))
+        if depth == 1 and shown():
             return [move]
-        deeper = reveal_until(run, shown, step, depth - 1)
+        deeper = _reveal(run, shown, step, depth - 1)
         if deeper is not None:
             return [move, *deeper]
         run.app.ui = saved

@@ -29,9 +29,11 @@ def perform(
     surface: str,
     slug: str,
     moves: list[Move] | None = None,
+    stated: str | None = None,
 ) -> None:
     """Do what `step` asks with the first of `matches` (the others are its witnesses too),
-    after `moves` that brought it into view, and record it."""
+    after `moves` that brought it into view, and record it; `stated` is the value its
+    sentence asks to type or choose."""
     primary = matches[0]
     aff = primary.affordance
     before = run.app.state_view()
@@ -49,8 +51,11 @@ def perform(
         _keep(run, step, predicate, surface, moves or [])
         return
     moves = list(moves or [])
+    opening = [mv.says for mv in moves if mv.says]
     sent = str(bound_value) if bound_value is not None else None
+    fired = len(run.app.fired)
     moves += operate(run, step, verb, primary, sent, predicate)
+    mutated = any(run.app.mutating(t) for t in run.app.fired[fired:])
     after = run.app.state_view()
     run.seen_views.append(after)
     if not predicate.holds(after):
@@ -62,12 +67,16 @@ def perform(
     subgoal_id = _record_subgoal(
         run, step, matches, moves, surface, slug, predicate, (before, after)
     )
+    if mutated:
+        run.mutated.add(subgoal_id)
     for mv in moves:
         run.plan.append(PlanStep(mv.verb, mv.sid, mv.value, subgoal_id))
         if mv.value is not None:
             run.values.add(mv.value)
     _record_bindings(run, verb, matches, bound_value, subgoal_id)
-    run.surface.append(surface)
+    run.surface += [*opening, surface]
+    if stated is not None:
+        run.recipe_values.append(stated)
     if run.app.route != before["route"]:
         run.entry_subgoal = subgoal_id
     _note_sort_key(run, primary, bound_value)
@@ -114,7 +123,7 @@ def _keep(
                 maintained=predicate,
             )
         )
-    run.surface.append(keep_sentence(surface))
+    run.surface += [mv.says for mv in moves if mv.says] + [keep_sentence(surface)]
 
 
 def _record_subgoal(

@@ -23,6 +23,7 @@ from webfactory_env.core.predicates import (
     lookup,
 )
 from webfactory_env.dsl import ast
+from webfactory_env.sitegen.renamed import renamed_for
 from webfactory_env.sitegen.state import PINNED_PARTS
 from webfactory_env.tasks.compile.context import CompileRun
 from webfactory_env.tasks.compile.values import is_number, type_name, value_of
@@ -66,7 +67,14 @@ def holding_now(run: CompileRun, expr: ast.StateExpr, failure: str) -> Predicate
 
 
 def _condition(run: CompileRun, cond: ast.StateCond) -> Predicate:
-    path = state_path(run, cond.path, cond)
+    value = value_of(run, cond.value)
+    parts: tuple[ast.PathPart, ...] = cond.path
+    shape = tuple("*" if isinstance(p, ast.PathKey) else p for p in parts)
+    renamed = renamed_for(run.site.family.renamed, shape, cond.op, value)
+    if renamed is not None:  # an old path keeps its meaning, spelled the new way
+        parts, value = renamed.rewrite(parts, value)
+        run.warn(renamed.message(), cond)
+    path = state_path(run, parts, cond)
     text = ".".join(path)
     if run.schema.node(path) is None and path[0] != "agent":
         known = {".".join(p) for p in known_paths(run)}
@@ -76,7 +84,6 @@ def _condition(run: CompileRun, cond: ast.StateCond) -> Predicate:
             cond,
             hint="state paths start with: " + ", ".join(tops),
         )
-    value = value_of(run, cond.value)
     if cond.op in (">", "<") and not is_number(value):
         raise run.error(f"{cond.op} compares numbers; got {type_name(value)}", cond.value)
     cls = COMPARISONS.get(cond.op)

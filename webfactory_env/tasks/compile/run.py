@@ -1,14 +1,14 @@
 """Compiling one task: choosing it from its file, walking its steps over a fresh app, and
-assembling the `CompiledTask` (goal, subgoals, plan, words, digest)."""
+assembling the `CompiledTask` (goal, frame, subgoals, plan, words, digest)."""
 
 from __future__ import annotations
 
 from webfactory_env.core.errors import did_you_mean
 from webfactory_env.core.seeding import stable_digest
 from webfactory_env.dsl import ast
-from webfactory_env.sitegen.app import neutral
 from webfactory_env.sitegen.registry import Site
 from webfactory_env.sitegen.state import PINNED_PARTS
+from webfactory_env.tasks.compile.alternatives import routes_as_alternatives
 from webfactory_env.tasks.compile.context import CompileRun
 from webfactory_env.tasks.compile.errors import CompileError
 from webfactory_env.tasks.compile.goal_checks import checked_goal
@@ -16,9 +16,10 @@ from webfactory_env.tasks.compile.steps import run_steps
 from webfactory_env.tasks.compile.surface import goal_sentences
 from webfactory_env.tasks.compile.values import jsonable, param_value
 from webfactory_env.tasks.compiled import CompiledTask
+from webfactory_env.tasks.frame import derive_frame
 from webfactory_env.tasks.instruction import paraphrase_instruction
 
-COMPILER_VERSION = "0.3.0"
+COMPILER_VERSION = "0.5.0"
 
 
 def compile_task(task_file: ast.TaskFile, site: Site, task_name: str | None = None) -> CompiledTask:
@@ -53,7 +54,15 @@ def compile_run(run: CompileRun) -> CompiledTask:
     run_steps(run, run.task.steps)
     if not run.subgoals:
         raise run.error(f"task {run.task.name!r} has no step that changes the site", run.task)
+    routes_as_alternatives(run)
     goal = checked_goal(run)
+    frame = derive_frame(
+        run.schema,
+        run.reset_view,
+        run.app.state_view(),
+        run.allowed,
+        type(run.app).back_doors(),
+    )
     subgoals = tuple(run.subgoals)
     params = {k: jsonable(v) for k, v in sorted(run.params.items())}
     digest = stable_digest(
@@ -73,8 +82,10 @@ def compile_run(run: CompileRun) -> CompiledTask:
         site_digest=run.site.digest,
         source=run.file.source,
         filename=run.file.filename,
-        goal_text=goals[0] if goals else None,
-        goal_paraphrases=goals[1:],
+        goal_text=goals[0][0] if goals else None,
+        goal_paraphrases=tuple(text for text, _ in goals[1:]),
+        goal_values=tuple(stated for _, stated in goals),
+        recipe_values=tuple(dict.fromkeys(run.recipe_values)),
         instruction=" ".join(run.surface),
         paraphrases=paraphrase_instruction(run.surface),
         subgoals=subgoals,
@@ -87,10 +98,14 @@ def compile_run(run: CompileRun) -> CompiledTask:
         digest=digest,
         permitted=frozenset(sid for g in subgoals for sid in g.witness),
         goal=tuple(goal),
-        transitions=frozenset(t for t in run.app.take_fired() if not neutral(t)),
+        frame=frame,
+        transitions=frozenset(
+            t for t in run.app.take_fired() if not run.app.transitions()[t].neutral
+        ),
         tracked=tuple(
             (n, node.kind if node.kind in ("table", "object") else "value")
             for n, node in run.schema.root.items()
             if node.part in PINNED_PARTS
         ),
+        warnings=tuple(sorted(run.warnings, key=lambda w: (w.line, w.column))),
     )

@@ -9,6 +9,7 @@ from typing import Any
 
 from webfactory_env.core.errors import did_you_mean
 from webfactory_env.dsl import ast
+from webfactory_env.tasks.compile.allowances import allow
 from webfactory_env.tasks.compile.conditions import assert_holds, wait_until
 from webfactory_env.tasks.compile.context import CompileRun, Match
 from webfactory_env.tasks.compile.endings import answer, infeasible
@@ -20,6 +21,7 @@ from webfactory_env.tasks.compile.surface import (
     describe_target,
     plain_label,
     slug,
+    stated_value,
     step_sentence,
     target_slug,
 )
@@ -38,6 +40,9 @@ HOW_TO_USE = {  # what a target's verb asks the task to write, for "not somethin
 def run_steps(run: CompileRun, steps: Iterable[ast.Step]) -> None:
     """Compile `steps` in order; nothing may follow the task's ending."""
     for step in steps:
+        if isinstance(step, ast.Allow):  # a clause of the whole task, not a step
+            allow(run, step)
+            continue
         if run.ending is not None:
             what = "answer" if isinstance(run.ending, ast.Answer) else "infeasible"
             raise run.error(
@@ -124,6 +129,7 @@ def act(
         surface=step_sentence(run, verb, target, primary, matches[0].option, value),
         slug=f"{verb}-{target_slug(target, primary)}",
         moves=moves,
+        stated=stated_value(verb, primary, matches[0].option, value),
     )
 
 
@@ -225,4 +231,5 @@ STATEMENTS: dict[type, Callable[[CompileRun, Any], None]] = {
     ast.For: loop,
     ast.Answer: answer,
     ast.Infeasible: infeasible,
+    ast.Allow: allow,
 }

@@ -14,6 +14,9 @@ from webfactory_env.tasks.compile.context import CompileRun
 from webfactory_env.tasks.compile.predicates import NAME_FIELDS, state_path
 from webfactory_env.tasks.compile.values import value_of
 from webfactory_env.tasks.instruction import (
+    ORDINALS,
+    attr_words,
+    field_label,
     fill_sentence,
     goal_templates,
     path_words,
@@ -21,10 +24,14 @@ from webfactory_env.tasks.instruction import (
     quote,
     render_goal,
     select_sentence,
+    spoken,
+    stated_values,
     target_words,
 )
 
 OP_WORDS = {"=": "is", "~=": "contains", ">": "is above", "<": "is below"}
+# Target attributes that pick the control itself, not the entry it belongs to.
+CONTROL_ATTRS = frozenset({"role", "name", "text", "type", "label", "kind"})
 
 
 def step_sentence(
@@ -35,22 +42,85 @@ def step_sentence(
     option: Option | None,
     value: Any,
 ) -> str:
-    """The instruction's sentence for acting on `aff` ("Fill "Email" with ...")."""
+    """The instruction's sentence for acting on `aff`, naming the widget the page has: a
+    field, a dropdown, a menu, a list, radio buttons, a calendar, a tab, a column heading."""
     label = aff.label or aff.kind
     if verb == "fill":
+        if aff.ui == "calendar":
+            return f"Pick {spoken(value)} in the {quote(field_label(label))} calendar."
+        if aff.ui == "typeahead":
+            return (
+                f"{fill_sentence(label, value)[:-1]} and pick {quote(value)} from the "
+                "suggestions if they show."
+            )
         return fill_sentence(label, value)
     if verb == "select":
         assert option is not None
-        return select_sentence(label, option.label, aff.element == "checkbox")
+        if aff.element == "checkbox" or aff.ui == "native":
+            return select_sentence(label, option.label, aff.element == "checkbox")
+        where = {"menu": "from the {} menu", "typeahead": "from the {} list"}.get(
+            aff.ui, "under {}"
+        )
+        return f"Choose {quote(option.label)} {where.format(quote(field_label(label)))}."
     if verb == "submit":
         return f"Submit the form with {quote(label)}."
     if aff.kind in ("Item", "Result"):
         return f"Open {target_words_for(run, target, aff)}."
-    return f"Click {quote(plain_label(label))}."
+    if aff.kind == "Tab":
+        return f"Open the {quote(plain_label(label))} tab."
+    if aff.kind == "Sort":
+        return f"Click the {quote(plain_label(label))} column heading to sort by it."
+    return f"Click {which_control(run, target, plain_label(label))}."
 
 
-def goal_sentences(run: CompileRun) -> tuple[str, ...]:
-    """The task's goal in words, and its paraphrases, filled with this seed's values."""
+def which_control(run: CompileRun, target: ast.TargetExpr, label: str) -> str:
+    """A control named by its label and, where the page repeats it, the entry it belongs to
+    (“Sign out” where the device is “Brave on Linux”; the first “Accept answer” listed)."""
+    if not isinstance(target, ast.Target):
+        return quote(label)
+    ordinal = ""
+    conditions = []
+    for p in target.preds:
+        if p.attr in CONTROL_ATTRS:
+            continue
+        value = value_of(run, p.value)
+        if p.attr == "rank" and isinstance(value, int) and 0 < value <= len(ORDINALS):
+            ordinal = ORDINALS[value - 1]
+        elif isinstance(value, bool) and p.op == "=":
+            conditions.append(f"it is {'' if value else 'not '}{attr_words(p.attr)}")
+        elif p.attr != "rank" and str(value).lower() != label.lower():
+            verb = OP_WORDS.get(p.op, p.op)
+            conditions.append(f"the {attr_words(p.attr)} {verb} {quote(value)}")
+    named = f"the {ordinal} {quote(label)} listed" if ordinal else quote(label)
+    return f"{named} where {' and '.join(conditions)}" if conditions else named
+
+
+def opening_sentence(aff: Affordance) -> str:
+    """The sentence of a move that only shows more of the page: the tab, section, menu or
+    dialog a target is behind, or the next page of a list."""
+    label = plain_label(aff.label or aff.kind)
+    if aff.kind == "Tab":
+        return f"Open the {quote(label)} tab."
+    if aff.kind == "Accordion":
+        return f"Open the {quote(label)} section."
+    if aff.element == "button" and aff.ui in ("menu", "typeahead"):
+        return f"Open the {quote(field_label(label))} menu."
+    return f"Click {quote(label)}."
+
+
+def stated_value(verb: str, aff: Affordance, option: Option | None, value: Any) -> str | None:
+    """The value a step's sentence asks to type or choose, as the sentence states it (None
+    for a click, a submit, or turning a checkbox on or off)."""
+    if verb == "fill":
+        return spoken(value) if aff.ui == "calendar" else str(value)
+    if verb == "select" and option is not None and aff.element != "checkbox":
+        return option.label
+    return None
+
+
+def goal_sentences(run: CompileRun) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The task's goal in words, and its paraphrases, filled with this seed's values; each
+    with the strings it states exactly (`stated_values`)."""
     known = {**run.named_values, **run.params}
     out = []
     for template in goal_templates(run.task.doc):
@@ -62,7 +132,7 @@ def goal_sentences(run: CompileRun) -> tuple[str, ...]:
                 run.task,
                 hint="placeholders: " + ", ".join(sorted(known)) if known else None,
             )
-        out.append(render_goal(template, known))
+        out.append((render_goal(template, known), stated_values(template, known)))
     return tuple(out)
 
 

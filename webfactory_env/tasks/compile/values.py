@@ -18,6 +18,7 @@ VALUE_FILTERS: dict[str, Callable[[str], Any]] = {
     "bool": lambda v: v.strip().lower() in ("true", "on", "yes", "1"),
     "upper": lambda v: v.strip().upper(),
     "strip": lambda v: v.strip(),
+    "lower": lambda v: v.strip().lower(),
 }
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 PARAM_TYPES: dict[str, tuple[type, ...]] = {
@@ -129,7 +130,10 @@ def pick(run: CompileRun, call: ast.Call, name: str) -> Any:
     rng = SeedStream(run.site.spec.seed).child("task").child(run.task.name).child(name)
     chosen = rng.choice(values)
     # What each drawn value is: checks swap it for another of the same kind.
-    run.bindings.setdefault("picked", {})[name] = {"from": args[0], "value": chosen}
+    picked: dict[str, Any] = {"from": args[0], "value": chosen}
+    if len(args) == 3:  # its siblings: the other values drawn under the same filter
+        picked["where"] = {str(args[1]): args[2]}
+    run.bindings.setdefault("picked", {})[name] = picked
     return chosen
 
 

@@ -20,7 +20,7 @@ Pages (`views/`)
     profile, settings (tabs notifications, privacy, security, api), history,
     login_detail (/history/<id>).
 
-State paths (`model/state.py`; `AccountApp.schema().documented()` lists them all)
+State paths (`model/state.py`; `webfactory schema --family account` lists them all)
     users.<id>.{username, email, display_name, country, birthday, full_name, avatar,
         two_factor, password_changed}                                  entities
     settings.<id>.{security_alerts, product_updates, weekly_digest, sms_alerts,

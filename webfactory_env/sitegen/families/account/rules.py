@@ -8,6 +8,7 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
+from webfactory_env.core.typed import parse_date
 from webfactory_env.sitegen.families.account.content import AVATAR_LIMIT_KB, AvatarFile
 
 MIN_AGE = 13
@@ -115,11 +116,8 @@ def validate_profile(
 
 
 def birthday_error(text: str, today: dt.date) -> str:
-    try:
-        day = dt.date.fromisoformat(text.strip())
-    except ValueError:
-        return "birthday"
-    if day >= today or day.year < 1900:
+    day = parse_date(text)  # read as dates are (`core.typed`): the goal reads it the same
+    if day is None or day >= today or day.year < 1900:
         return "birthday"
     age = today.year - day.year - ((today.month, today.day) < (day.month, day.day))
     return "birthday_young" if age < MIN_AGE else ""
@@ -159,10 +157,8 @@ def key_errors(values: Mapping[str, str], names: Collection[str], today: dt.date
         errors["key_name"] = "key_name_taken"
     expires = values.get("expires", "").strip()
     if expires:
-        try:
-            if dt.date.fromisoformat(expires) <= today:
-                errors["expires"] = "expires"
-        except ValueError:
+        day = parse_date(expires)
+        if day is None or day <= today:
             errors["expires"] = "expires"
     return errors
 

@@ -9,10 +9,11 @@ once in its decorator.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Literal
 
 from webfactory_env.core.predicates import All, Contains, Eq, Exists, Has, Not, Predicate, Ref
 from webfactory_env.core.seeding import short_hash
-from webfactory_env.sitegen.app import transition
+from webfactory_env.sitegen.binding import FormField, SortOrder, transition
 from webfactory_env.sitegen.families.forum.content import NOW_STAMP, REPLY_PREFIX, THREAD_PREFIX
 from webfactory_env.sitegen.families.forum.queries import ForumQueries, table_of
 from webfactory_env.sitegen.families.forum.rules import (
@@ -29,27 +30,31 @@ from webfactory_env.sitegen.spec import AppEvent
 SORTS = ("newest", "votes", "replies")
 STATUSES = ("", "solved", "unsolved")
 REPLY_SORTS = ("oldest", "votes")
-MEMBER_COLUMNS = ("name", "joined", "reputation", "posts")
+MemberColumn = Literal["name", "joined", "reputation", "posts"]
+Style = Literal["bold", "italic"]
 REP_PER_VOTE = 10
 REP_PER_ACCEPT = 15
 
 
-def _upvoted(pid: str | None) -> Predicate:
-    """The post `pid` (a thread's question or a reply) has the signed-in member's vote."""
-    return Contains((table_of(pid or ""), pid or "", "upvoters"), Ref("state:auth.user"))
+def _upvoted(post: str) -> Predicate:
+    """The post (a thread's question or a reply) has the signed-in member's vote."""
+    return Contains((table_of(post), post, "upvoters"), Ref("state:auth.user"))
 
 
-def _accepted(pid: str | None) -> Predicate:
-    """Reply `pid` is its thread's accepted answer (an effect knows only the reply, and
+def _accepted(reply: str) -> Predicate:
+    """The reply is its thread's accepted answer (an effect knows only the reply, and
     only the thread it answers can accept it)."""
-    return Exists(("threads",), Eq(("accepted",), pid or ""))
+    return Exists(("threads",), Eq(("accepted",), reply))
 
 
-def _field_effect(key: str | None) -> Predicate:
-    form, _, name = (key or "").partition(".")
-    if key == "signin.password":
-        return Eq(("forms", "signin", "password_given"), True)
+def _field_effect(form: str, name: str) -> Predicate:
+    if (form, name) == ("signin", "password"):  # the right password, not any: the view says which
+        return Eq(("forms", "signin", "password_ok"), True)
     return Eq(("forms", form, name), Ref("value"))
+
+
+def _draft_field(form: str, name: str) -> FormField:
+    return FormField(form, name, ("forms", form, name))
 
 
 _NEW_REPLY = Exists(
@@ -100,7 +105,10 @@ class ForumModel(ForumQueries):
         ls.page = 1
         self.ui.more.pop(f"threads:{scope}", None)
 
-    @transition("type_query", effect=lambda _: Eq(("listing", "draft"), Ref("value")))
+    @transition(
+        effect=lambda: Eq(("listing", "draft"), Ref("value")),
+        field=lambda: FormField("search", "q"),  # the draft of the list the page shows
+    )
     def type_query(self, ev: AppEvent) -> str | None:
         here = self._list_here()
         if here is not None:
@@ -108,8 +116,7 @@ class ForumModel(ForumQueries):
         return None
 
     @transition(
-        "search_threads",
-        effect=lambda _: Eq(("listing", "query"), Ref("state:listing.draft|strip")),
+        effect=lambda: Eq(("listing", "query"), Ref("state:listing.draft|strip")),
     )
     def search_threads(self, ev: AppEvent) -> str | None:
         here = self._list_here()
@@ -122,23 +129,23 @@ class ForumModel(ForumQueries):
         self._list_changed(scope, ls)
         return None
 
-    @transition("filter_threads", effect=lambda name: Eq(("listing", name), Ref("value")))
-    def filter_threads(self, ev: AppEvent) -> str | None:
+    @transition(effect=lambda name: Eq(("listing", name), Ref("value")))
+    def filter_threads(self, ev: AppEvent, *, name: Literal["tag", "status"]) -> str | None:
         here = self._list_here()
         if here is None:
             return None
         scope, ls = here
         value = ev.value or ""
-        if ev.arg == "tag" and (value == "" or value in self.scope_tags(scope)):
+        if name == "tag" and (value == "" or value in self.scope_tags(scope)):
             ls.tag = value
-        elif ev.arg == "status" and value in STATUSES:
+        elif name == "status" and value in STATUSES:
             ls.status = value
         else:
             return None
         self._list_changed(scope, ls)
         return None
 
-    @transition("sort_threads", effect=lambda _: Eq(("listing", "sort"), Ref("value")))
+    @transition(effect=lambda: Eq(("listing", "sort"), Ref("value")))
     def sort_threads(self, ev: AppEvent) -> str | None:
         here = self._list_here()
         if here is not None and ev.value in SORTS:
@@ -146,7 +153,7 @@ class ForumModel(ForumQueries):
             self._list_changed(*here)
         return None
 
-    @transition("set_since", effect=lambda _: Eq(("listing", "since"), Ref("value")))
+    @transition(effect=lambda: Eq(("listing", "since"), Ref("value")))
     def set_since(self, ev: AppEvent) -> str | None:
         here = self._list_here()
         value = (ev.value or "").strip()
@@ -156,7 +163,7 @@ class ForumModel(ForumQueries):
         self._list_changed(*here)
         return None
 
-    @transition("clear_since", effect=lambda _: Eq(("listing", "since"), ""))
+    @transition(effect=lambda: Eq(("listing", "since"), ""))
     def clear_since(self, ev: AppEvent) -> str | None:
         here = self._list_here()
         if here is not None and here[1].since:
@@ -164,28 +171,25 @@ class ForumModel(ForumQueries):
             self._list_changed(*here)
         return None
 
-    @transition("turn_page")
-    def turn_page(self, ev: AppEvent) -> str | None:
+    @transition(effect=lambda page: Eq(("listing", "page"), page))
+    def turn_page(self, ev: AppEvent, *, page: int) -> str | None:
         here = self._list_here()
-        if here is None or not (ev.arg or "").isdigit():
+        if here is None:
             return None
         scope, ls = here
-        n = int(ev.arg or 0)
-        if 1 <= n <= self.pages(len(self.listing(scope))):
-            ls.page = n
+        if 1 <= page <= self.pages(len(self.listing(scope))):
+            ls.page = page
         return None
 
-    @transition("sort_replies", effect=lambda _: Eq(("browsing", "reply_sort"), Ref("value")))
+    @transition(effect=lambda: Eq(("browsing", "reply_sort"), Ref("value")))
     def sort_replies(self, ev: AppEvent) -> str | None:
         if ev.value in REPLY_SORTS:
             self.model.browsing.reply_sort = ev.value
         return None
 
-    @transition("sort_members")
-    def sort_members(self, ev: AppEvent) -> str | None:
-        col, _, order = (ev.arg or "").partition("=")
-        if col in MEMBER_COLUMNS and order in ("asc", "desc"):
-            self.model.browsing.members_sort = f"{col}-{order}"
+    @transition(effect=lambda column, order: Eq(("browsing", "members_sort"), f"{column}-{order}"))
+    def sort_members(self, ev: AppEvent, *, column: MemberColumn, order: SortOrder) -> str | None:
+        self.model.browsing.members_sort = f"{column}-{order}"
         return None
 
     # ----------------------------------------------------- form transitions
@@ -232,48 +236,61 @@ class ForumModel(ForumQueries):
         current.clear()
         current.update(errors)
 
-    @transition("set_field", effect=_field_effect)
-    def set_field(self, ev: AppEvent) -> str | None:
-        key = ev.arg or ""
-        if key not in FIELD_LIMITS:
+    @transition(effect=_field_effect, field=_draft_field)
+    def set_field(
+        self, ev: AppEvent, *, form: Literal["signin", "reply", "new_thread"], name: str
+    ) -> str | None:
+        """Typing in a field of the sign-in, reply or new-thread form."""
+        limit = FIELD_LIMITS.get(f"{form}.{name}")
+        if limit is None:
             return None
-        value = (ev.value or "")[: FIELD_LIMITS[key]]
-        form, _, name = key.partition(".")
+        value = (ev.value or "")[:limit]
         forms = self.model.forms
         if form == "signin":
             if name == "password":
                 forms.signin.password, forms.signin.password_given = value, bool(value)
             else:
                 forms.signin.username = value
+            if name == "password" or forms.signin.password:  # one signed in with stays
+                self._check_password()
         else:
             getattr(forms, form)[name] = value
         self._revalidate(form, name)
         return None
 
+    def _check_password(self) -> None:
+        """Whether the password typed is that of the account the username names."""
+        draft = self.model.forms.signin
+        account = self.accounts.get(draft.username.strip().lower())
+        draft.password_ok = bool(draft.password) and draft.password == getattr(
+            account, "password", None
+        )
+
     @transition(
-        "set_choice", effect=lambda name: Eq(("forms", "new_thread", name or ""), Ref("value"))
+        effect=lambda name: Eq(("forms", "new_thread", name), Ref("value")),
+        field=lambda name: _draft_field("new_thread", name),
     )
-    def set_choice(self, ev: AppEvent) -> str | None:
+    def set_choice(self, ev: AppEvent, *, name: Literal["category", "tag"]) -> str | None:
+        """Choosing the new thread's category or tag."""
         value = ev.value or ""
         allowed = {"category": set(self.cat_by_slug), "tag": set(self.tag_slugs)}
-        if ev.arg in allowed and (value == "" or value in allowed[ev.arg or ""]):
-            self.model.forms.new_thread[ev.arg or ""] = value
-            self._revalidate("new_thread", ev.arg or "")
+        if value == "" or value in allowed[name]:
+            self.model.forms.new_thread[name] = value
+            self._revalidate("new_thread", name)
         return None
 
-    @transition("toggle_format")
-    def toggle_format(self, ev: AppEvent) -> str | None:
-        name, _, style = (ev.arg or "").partition("=")
-        editor = getattr(self.model.editors, name, None) if name in ("reply", "body") else None
-        if editor is not None and style in ("bold", "italic"):
-            setattr(editor, style, not getattr(editor, style))
+    @transition(effect=lambda editor, style, on: Eq(("editors", editor, style), on))
+    def toggle_format(
+        self, ev: AppEvent, *, editor: Literal["reply", "body"], style: Style, on: bool
+    ) -> str | None:
+        """Turn bold or italic on or off in the reply's or the new thread's editor."""
+        setattr(getattr(self.model.editors, editor), style, on)
         return None
 
     # ---------------------------------------------------- account transitions
     @transition(
-        "sign_in",
         mutating=True,
-        effect=lambda _: Eq(("auth", "user"), Ref("state:forms.signin.username|strip")),
+        effect=lambda: Eq(("auth", "user"), Ref("state:forms.signin.username|strip")),
     )
     def sign_in(self, ev: AppEvent) -> str | None:
         draft = self.model.forms.signin
@@ -285,11 +302,13 @@ class ForumModel(ForumQueries):
             if ev.values.get("password"):
                 draft.password = ev.values["password"][:200]
                 draft.password_given = True
+                self._check_password()
         errors = self._validate("signin")
         account = self.accounts.get(draft.username.strip().lower())
         if not errors and (account is None or account.password != draft.password):
             errors["_form"] = "credentials"
             draft.password, draft.password_given = "", False  # a wrong password is not kept
+            draft.password_ok = False
         self._set_errors("signin", errors)
         if errors or account is None:
             return None
@@ -298,7 +317,7 @@ class ForumModel(ForumQueries):
         back = self.model.browsing.return_to
         return back if self.known_route(back) and back != "/signin" else "/"
 
-    @transition("sign_out", mutating=True, effect=lambda _: Eq(("auth", "user"), ""))
+    @transition(mutating=True, effect=lambda: Eq(("auth", "user"), ""))
     def sign_out(self, ev: AppEvent) -> str | None:
         self.model.auth.user = ""
         self.flash = self.copy("signin.bye")
@@ -319,22 +338,22 @@ class ForumModel(ForumQueries):
             return None
         return post
 
-    @transition("upvote", mutating=True, effect=_upvoted)
-    def upvote(self, ev: AppEvent) -> str | None:
-        post = self._votable(ev.arg or "")
-        if post is not None and self.user not in post.upvoters:
-            post.upvoters.add(self.user)
-            post.votes += 1
-            self.member(post.author).reputation += REP_PER_VOTE
+    @transition(mutating=True, effect=_upvoted)
+    def upvote(self, ev: AppEvent, *, post: str) -> str | None:
+        found = self._votable(post)
+        if found is not None and self.user not in found.upvoters:
+            found.upvoters.add(self.user)
+            found.votes += 1
+            self.member(found.author).reputation += REP_PER_VOTE
         return None
 
-    @transition("withdraw_vote", mutating=True, effect=lambda pid: Not(_upvoted(pid)))
-    def withdraw_vote(self, ev: AppEvent) -> str | None:
-        post = self._votable(ev.arg or "")
-        if post is not None and self.user in post.upvoters:
-            post.upvoters.discard(self.user)
-            post.votes -= 1
-            self.member(post.author).reputation -= REP_PER_VOTE
+    @transition(mutating=True, effect=lambda post: Not(_upvoted(post)))
+    def withdraw_vote(self, ev: AppEvent, *, post: str) -> str | None:
+        found = self._votable(post)
+        if found is not None and self.user in found.upvoters:
+            found.upvoters.discard(self.user)
+            found.votes -= 1
+            self.member(found.author).reputation -= REP_PER_VOTE
         return None
 
     def _acceptable(self, pid: str) -> Discussion | None:
@@ -353,18 +372,18 @@ class ForumModel(ForumQueries):
                 self.member(self.model.replies[old].author).reputation += new
         t.accepted = pid
 
-    @transition("accept_answer", mutating=True, effect=_accepted)
-    def accept_answer(self, ev: AppEvent) -> str | None:
-        t = self._acceptable(ev.arg or "")
-        if t is not None and t.accepted != ev.arg:
-            self._mark_accepted(t, ev.arg or "")
+    @transition(mutating=True, effect=_accepted)
+    def accept_answer(self, ev: AppEvent, *, reply: str) -> str | None:
+        t = self._acceptable(reply)
+        if t is not None and t.accepted != reply:
+            self._mark_accepted(t, reply)
             self.flash = self.copy("thread.accepted_note")
         return None
 
-    @transition("unaccept_answer", mutating=True, effect=lambda pid: Not(_accepted(pid)))
-    def unaccept_answer(self, ev: AppEvent) -> str | None:
-        t = self._acceptable(ev.arg or "")
-        if t is not None and t.accepted == ev.arg:
+    @transition(mutating=True, effect=lambda reply: Not(_accepted(reply)))
+    def unaccept_answer(self, ev: AppEvent, *, reply: str) -> str | None:
+        t = self._acceptable(reply)
+        if t is not None and t.accepted == reply:
             self._mark_accepted(t, "")
         return None
 
@@ -378,7 +397,7 @@ class ForumModel(ForumQueries):
         if thread:
             m.threads += delta
 
-    @transition("post_reply", mutating=True, effect=lambda _: _NEW_REPLY)
+    @transition(mutating=True, effect=lambda: _NEW_REPLY)
     def post_reply(self, ev: AppEvent) -> str | None:
         t = self.thread_at(self.route)
         if t is None or not self.user or t.locked or self.my_reply(t.id) is not None:
@@ -408,16 +427,20 @@ class ForumModel(ForumQueries):
         self.flash = self.copy("thread.replied")
         return None
 
-    @transition("type_edit", effect=lambda _: Eq(("forms", "edit_reply", "body"), Ref("value")))
-    def type_edit(self, ev: AppEvent) -> str | None:
-        reply = self.model.replies.get(ev.arg or "")
-        if reply is not None and self.user and reply.author == self.user:
+    @transition(
+        effect=lambda reply: Eq(("forms", "edit_reply", "body"), Ref("value")),
+        field=lambda reply: FormField("edit_reply", "edit_body", ("forms", "edit_reply", "body")),
+    )
+    def type_edit(self, ev: AppEvent, *, reply: str) -> str | None:
+        """Typing in the inline editor of one's own reply."""
+        found = self.model.replies.get(reply)
+        if found is not None and self.user and found.author == self.user:
             draft = self.model.forms.edit_reply
-            draft.post, draft.body = reply.id, (ev.value or "")[:EDIT_LIMIT]
+            draft.post, draft.body = found.id, (ev.value or "")[:EDIT_LIMIT]
             self._revalidate("edit_reply", "body")
         return None
 
-    @transition("edit_reply", mutating=True, effect=lambda _: _EDITED_REPLY)
+    @transition(mutating=True, effect=lambda: _EDITED_REPLY)
     def edit_reply(self, ev: AppEvent) -> str | None:
         t = self.thread_at(self.route)
         reply = self.my_reply(t.id) if t is not None else None
@@ -439,22 +462,22 @@ class ForumModel(ForumQueries):
         self.flash = self.copy("thread.edited")
         return None
 
-    @transition("delete_reply", mutating=True, effect=lambda pid: Not(Has(("replies", pid or ""))))
-    def delete_reply(self, ev: AppEvent) -> str | None:
-        reply = self.model.replies.get(ev.arg or "")
-        if reply is None or not self.user or reply.author != self.user:
+    @transition(mutating=True, effect=lambda reply: Not(Has(("replies", reply))))
+    def delete_reply(self, ev: AppEvent, *, reply: str) -> str | None:
+        found = self.model.replies.get(reply)
+        if found is None or not self.user or found.author != self.user:
             return None
-        t = self.model.threads[reply.thread]
-        if t.locked or t.accepted == reply.id:
+        t = self.model.threads[found.thread]
+        if t.locked or t.accepted == found.id:
             return None
-        del self.model.replies[reply.id]
-        self._count_post(reply.author, -1)
-        self.ui.open.discard(f"actions:{reply.id}")
+        del self.model.replies[found.id]
+        self._count_post(found.author, -1)
+        self.ui.open.discard(f"actions:{found.id}")
         self.ui.modal = None
         self.flash = self.copy("thread.deleted")
         return None
 
-    @transition("start_thread", mutating=True, effect=lambda _: _NEW_THREAD)
+    @transition(mutating=True, effect=lambda: _NEW_THREAD)
     def start_thread(self, ev: AppEvent) -> str | None:
         if not self.user:
             return None
@@ -491,34 +514,23 @@ class ForumModel(ForumQueries):
         return f"/t/{thread.id}"
 
     # ------------------------------------------------ distractor transitions
-    @transition(
-        "report_post",
-        mutating=True,
-        effect=lambda pid: Contains(("activity", "reported"), pid or ""),
-    )
-    def report_post(self, ev: AppEvent) -> str | None:
-        pid = ev.arg or ""
+    @transition(mutating=True, effect=lambda post: Contains(("activity", "reported"), post))
+    def report_post(self, ev: AppEvent, *, post: str) -> str | None:
         reported = self.model.activity.reported
-        if (pid in self.model.threads or pid in self.model.replies) and pid not in reported:
-            reported.add(pid)
+        if (post in self.model.threads or post in self.model.replies) and post not in reported:
+            reported.add(post)
             self.flash = self.copy("thread.reported")
         return None
 
-    @transition(
-        "follow_thread",
-        mutating=True,
-        effect=lambda tid: Contains(("activity", "following"), tid or ""),
-    )
-    def follow_thread(self, ev: AppEvent) -> str | None:
-        if ev.arg in self.model.threads:
-            self.model.activity.following.add(ev.arg or "")
+    @transition(mutating=True, effect=lambda thread: Contains(("activity", "following"), thread))
+    def follow_thread(self, ev: AppEvent, *, thread: str) -> str | None:
+        if thread in self.model.threads:
+            self.model.activity.following.add(thread)
         return None
 
     @transition(
-        "unfollow_thread",
-        mutating=True,
-        effect=lambda tid: Not(Contains(("activity", "following"), tid or "")),
+        mutating=True, effect=lambda thread: Not(Contains(("activity", "following"), thread))
     )
-    def unfollow_thread(self, ev: AppEvent) -> str | None:
-        self.model.activity.following.discard(ev.arg or "")
+    def unfollow_thread(self, ev: AppEvent, *, thread: str) -> str | None:
+        self.model.activity.following.discard(thread)
         return None

@@ -7,6 +7,7 @@ changes nothing but where the visitor has been (the thread list seen last).
 
 from __future__ import annotations
 
+from webfactory_env.core.domains import Vocabulary
 from webfactory_env.sitegen.app import SiteApp
 from webfactory_env.sitegen.families.forum.content import (
     THREAD_PREFIX,
@@ -38,6 +39,12 @@ def table_of(post_id: str) -> str:
     return "threads" if post_id.startswith(THREAD_PREFIX) else "replies"
 
 
+# Every member name the family can make: first names and surnames each name someone.
+MEMBERS = Vocabulary(
+    "members", "person", parts=("vocab.json:first_names.*", "vocab.json:last_names.*")
+)
+
+
 class ForumQueries(SiteApp):
     """The forum's state and what it says (the transitions are in `model.py`)."""
 
@@ -46,6 +53,13 @@ class ForumQueries(SiteApp):
     Facts = ForumFacts
     OPEN = {"thread": "threads", "profile": "members"}
     DOMAINS = {"thread.accepted_author": "members.name"}
+    ANSWERS = {
+        "user.name": MEMBERS,
+        "profile.name": MEMBERS,
+        "thread.accepted_author": MEMBERS,
+        "user.reputation": "number",
+        "profile.reputation": "number",
+    }
 
     def __init__(self, spec: SiteSpec) -> None:
         super().__init__(spec)

@@ -90,8 +90,10 @@ class Activity:
 @dataclass
 class SigninDraft:
     username: str = ""
-    # The password never reaches the view (rewards, traces): only whether one was typed.
+    # The password never reaches the view (rewards, traces): only whether one was typed,
+    # and whether it is the password of the account named.
     password_given: bool = False
+    password_ok: bool = False
     password: str = secret()
 
 
@@ -163,8 +165,8 @@ class ForumState(AppState):
     members: dict[str, Member] = entities()
     threads: dict[str, Discussion] = entities()
     replies: dict[str, Reply] = entities()
-    auth: Auth = session(Auth)
-    activity: Activity = session(Activity)
+    auth: Auth = session(Auth, persists=False)
+    activity: Activity = session(Activity, persists=True)
     forms: ForumForms = drafts(ForumForms)
     editors: Editors = drafts(Editors)
     browsing: Browsing = view(Browsing)

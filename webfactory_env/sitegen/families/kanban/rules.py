@@ -11,13 +11,14 @@ import datetime as dt
 import re
 from collections.abc import Iterable, Mapping
 
+from webfactory_env.core.typed import parse_date
+
 TITLE_MIN = {"easy": 2, "medium": 3, "hard": 5}
 BOARD_NAME_MIN = {"easy": 2, "medium": 3, "hard": 4}
 TITLE_MAX, BOARD_NAME_MAX, COMMENT_MAX = 80, 40, 500
 ACCESS = ("member", "admin", "observer")
 _EMAIL = re.compile(r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$")
 _FULL_NAME = re.compile(r"^[^\W\d_]+(?:[ '\-.][^\W\d_]+)+$")
-_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 def check_title(title: str, minimum: int, others: Iterable[str]) -> str:
@@ -35,15 +36,12 @@ def check_title(title: str, minimum: int, others: Iterable[str]) -> str:
 
 
 def check_due(due: str, *, today: str, required: bool, allow_past: bool) -> str:
-    """The error key for a due date typed as YYYY-MM-DD."""
+    """The error key for a due date (YYYY-MM-DD, or a form `core.typed` reads as a date)."""
     text = due.strip()
     if not text:
         return "due_required" if required else ""
-    if not _ISO.match(text):
-        return "due_format"
-    try:
-        day = dt.date.fromisoformat(text)
-    except ValueError:
+    day = parse_date(text)
+    if day is None:
         return "due_format"
     if not allow_past and day < dt.date.fromisoformat(today):
         return "due_past"

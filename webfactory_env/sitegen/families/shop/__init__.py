@@ -9,7 +9,7 @@ Description
 Entities (`content.py`)
     Product (catalog, by SKU), Coupon (one live, one expired), PastOrder (the history).
 
-Pages (`views.py`)
+Pages (`views/`)
     home, listing (/shop), product (/product/<sku>), cart, checkout, order (/order/<id>),
     orders, track, staff.
 

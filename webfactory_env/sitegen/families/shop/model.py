@@ -8,10 +8,14 @@ named like the event, with its effect declared once in its decorator.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
+from webfactory_env.core.domains import Vocabulary
 from webfactory_env.core.predicates import All, Contains, Eq, Exists, Not, Predicate, Ref
 from webfactory_env.core.seeding import short_hash
-from webfactory_env.sitegen.app import SiteApp, transition
+from webfactory_env.core.typed import parse_card, parse_code
+from webfactory_env.sitegen.app import SiteApp
+from webfactory_env.sitegen.binding import FormField, transition
 from webfactory_env.sitegen.families.shop.content import Coupon, PastOrder, Product
 from webfactory_env.sitegen.families.shop.rules import (
     CARD_FIELDS,
@@ -30,6 +34,8 @@ from webfactory_env.sitegen.state import (
     history,
     secret,
     session,
+    typed,
+    typed_keys,
     view,
 )
 
@@ -57,7 +63,7 @@ class Order(Record):
 @dataclass
 class Cart:
     items: dict[str, int] = field(default_factory=dict)  # SKU -> quantity
-    coupon: str = ""
+    coupon: str = typed("code")
     removed: set[str] = history()  # what was taken out again (shown on the cart page)
 
 
@@ -68,7 +74,7 @@ class PaymentDraft:
     card_name: str = ""
     # Card numbers and security codes never reach the view (rewards, traces): only the
     # last four digits and whether a code was given.
-    card_last4: str = ""
+    card_last4: str = typed("card")
     cvc_given: bool = False
     card_number: str = secret()
     cvc: str = secret()
@@ -76,11 +82,13 @@ class PaymentDraft:
 
 @dataclass
 class ShopForms:
-    shipping: dict[str, str] = field(default_factory=lambda: dict.fromkeys(SHIPPING_FIELDS, ""))
+    shipping: dict[str, str] = typed_keys(
+        lambda: dict.fromkeys(SHIPPING_FIELDS, ""), postal_code="postal"
+    )
     payment: PaymentDraft = field(default_factory=PaymentDraft)
-    coupon: dict[str, str] = field(default_factory=lambda: {"code": ""})
-    track: dict[str, str] = field(default_factory=lambda: {"number": ""})
-    newsletter: dict[str, str] = field(default_factory=lambda: {"email": ""})
+    coupon: dict[str, str] = typed_keys(lambda: {"code": ""}, code="code")
+    track: dict[str, str] = typed_keys(lambda: {"number": ""}, number="code")
+    newsletter: dict[str, str] = typed_keys(lambda: {"email": ""}, email="email")
 
 
 @dataclass
@@ -103,9 +111,9 @@ class Feedback:
 @dataclass
 class ShopState(AppState):
     orders: dict[str, Order] = entities()
-    cart: Cart = session(Cart)
-    wishlist: set[str] = session(set)
-    newsletter: set[str] = session(set)  # e-mail addresses signed up
+    cart: Cart = session(Cart, persists=False)  # unpaid: the order keeps it
+    wishlist: set[str] = session(set, persists=True)
+    newsletter: set[str] = session(set, persists=True)  # e-mail addresses signed up
     forms: ShopForms = drafts(ShopForms)
     listing: Listing = view(Listing)
     feedback: Feedback = view(Feedback)
@@ -154,17 +162,35 @@ def money(cents: int) -> str:
 
 
 def _last4(number: str) -> str:
-    digits = "".join(ch for ch in number if ch.isdigit())
+    digits = parse_card(number) or ""
     return digits[-4:] if len(digits) >= 4 else ""
 
 
-def _field_effect(arg: str | None) -> Predicate:
-    form, _, name = (arg or "").partition(".")
+def _code(text: str) -> str:
+    """A coupon or tracking code as typed, read as codes are (`core.typed`: no spaces,
+    capitals): whatever spelling of a code is accepted, the goal accepts too."""
+    return parse_code(text) or text.strip().upper()
+
+
+FilterName = Literal["color", "category"]
+DraftName = Literal["shipping", "payment", "coupon", "track", "newsletter"]
+_COUPON_TYPED = "state:forms.coupon.code|upper"
+_TRACKING_TYPED = "state:forms.track.number|upper"
+_ORDER_OF_CART = Exists(
+    ("orders",), All((Eq(("status",), "placed"), Eq(("items",), Ref("state:cart.items"))))
+)
+
+
+def _field_effect(form: str, name: str) -> Predicate:
     if (form, name) == ("payment", "card_number"):
         return Eq(("forms", "payment", "card_last4"), Ref("value|last4"))
     if (form, name) == ("payment", "cvc"):
         return Eq(("forms", "payment", "cvc_given"), True)
     return Eq(("forms", form, name), Ref("value"))
+
+
+# Every state an order can be in, as the site words it.
+STATUSES = Vocabulary("statuses", "status", phrases=("copy.json:status.*",))
 
 
 class ShopModel(SiteApp):
@@ -175,11 +201,18 @@ class ShopModel(SiteApp):
     Facts = ShopFacts
     OPEN = {"order": "orders", "viewed_order": "orders"}
     DOMAINS = {"feedback.tracking_result": "orders.status"}
+    ANSWERS = {
+        "order.status": STATUSES,
+        "viewed_order.status": STATUSES,
+        "feedback.tracking_result": STATUSES,
+        "product.price": "money",
+    }
 
     def __init__(self, spec: SiteSpec) -> None:
         super().__init__(spec)
         self.products: tuple[Product, ...] = spec.entities["products"]
         self.by_sku = {p.sku: p for p in self.products}
+        self.categories = {p.category for p in self.products}
         self.coupons: dict[str, Coupon] = {c.code: c for c in spec.entities["coupons"]}
         self.history: tuple[PastOrder, ...] = spec.entities["orders"]
         self.strict = spec.difficulty == "hard"
@@ -213,7 +246,7 @@ class ShopModel(SiteApp):
 
     def coupon_status(self) -> str:
         """Whether the code typed in the coupon field is active, expired or unknown."""
-        code = self.model.forms.coupon["code"].strip().upper()
+        code = _code(self.model.forms.coupon["code"])
         if not code:
             return ""
         found = self.coupons.get(code)
@@ -258,19 +291,16 @@ class ShopModel(SiteApp):
         )
 
     # ------------------------------------------------------------ transitions
-    @transition("set_filter", effect=lambda name: Eq(("listing", "filters", name), Ref("value")))
-    def set_filter(self, ev: AppEvent) -> str | None:
-        name, value = ev.arg or "", ev.value or ""
-        allowed = {
-            "color": {p.color for p in self.products},
-            "category": {p.category for p in self.products},
-        }
-        if name in allowed and (value == "" or value in allowed[name]):
+    @transition(effect=lambda name: Eq(("listing", "filters", name), Ref("value")))
+    def set_filter(self, ev: AppEvent, *, name: FilterName) -> str | None:
+        value = ev.value or ""
+        allowed = {p.color for p in self.products} if name == "color" else self.categories
+        if value == "" or value in allowed:
             self.model.listing.filters[name] = value
             self._back_to_first_page()
         return None
 
-    @transition("set_sort", effect=lambda _: Eq(("listing", "sort"), Ref("value")))
+    @transition(effect=lambda: Eq(("listing", "sort"), Ref("value")))
     def set_sort(self, ev: AppEvent) -> str | None:
         if ev.value in SORTS:
             self.model.listing.sort = ev.value
@@ -281,15 +311,15 @@ class ShopModel(SiteApp):
         self.model.listing.page = 1
         self.ui.more.pop("listing", None)
 
-    @transition("turn_page")
-    def turn_page(self, ev: AppEvent) -> str | None:
-        if (ev.arg or "").isdigit() and 1 <= int(ev.arg or 0) <= self.pages():
-            self.model.listing.page = int(ev.arg or 1)
+    @transition(effect=lambda page: Eq(("listing", "page"), page))
+    def turn_page(self, ev: AppEvent, *, page: int) -> str | None:
+        if 1 <= page <= self.pages():
+            self.model.listing.page = page
         return None
 
-    @transition("add_to_cart", mutating=True, effect=lambda sku: Contains(("cart", "items"), sku))
-    def add_to_cart(self, ev: AppEvent) -> str | None:
-        product = self.by_sku.get(ev.arg or "")
+    @transition(mutating=True, effect=lambda sku: Contains(("cart", "items"), sku))
+    def add_to_cart(self, ev: AppEvent, *, sku: str) -> str | None:
+        product = self.by_sku.get(sku)
         if product is not None and product.stock > 0:
             cart = self.model.cart
             cart.items[product.sku] = min(cart.items.get(product.sku, 0) + 1, product.stock)
@@ -297,46 +327,44 @@ class ShopModel(SiteApp):
             self.flash = self.copy("product.added")
         return None
 
-    @transition(
-        "remove_from_cart",
-        mutating=True,
-        effect=lambda sku: Not(Contains(("cart", "items"), sku)),
-    )
-    def remove_from_cart(self, ev: AppEvent) -> str | None:
+    @transition(mutating=True, effect=lambda sku: Not(Contains(("cart", "items"), sku)))
+    def remove_from_cart(self, ev: AppEvent, *, sku: str) -> str | None:
         cart = self.model.cart
-        if cart.items.pop(ev.arg or "", None) is not None:
-            cart.removed.add(ev.arg or "")
+        if cart.items.pop(sku, None) is not None:
+            cart.removed.add(sku)
         if not cart.items:
             cart.coupon = ""
         return None
 
-    @transition("add_to_wishlist", mutating=True, effect=lambda sku: Contains(("wishlist",), sku))
-    def add_to_wishlist(self, ev: AppEvent) -> str | None:
-        if ev.arg in self.by_sku and ev.arg not in self.model.wishlist:
-            self.model.wishlist.add(ev.arg or "")
+    @transition(mutating=True, effect=lambda sku: Contains(("wishlist",), sku))
+    def add_to_wishlist(self, ev: AppEvent, *, sku: str) -> str | None:
+        if sku in self.by_sku and sku not in self.model.wishlist:
+            self.model.wishlist.add(sku)
             self.flash = self.copy("product.wished")
         return None
 
     @transition(
-        "move_to_cart",
         mutating=True,
         effect=lambda sku: All(
             (Contains(("cart", "items"), sku), Not(Contains(("wishlist",), sku)))
         ),
     )
-    def move_to_cart(self, ev: AppEvent) -> str | None:
+    def move_to_cart(self, ev: AppEvent, *, sku: str) -> str | None:
         """Take a saved product off the wishlist and put it in the cart."""
-        product = self.by_sku.get(ev.arg or "")
+        product = self.by_sku.get(sku)
         if product is None or product.sku not in self.model.wishlist or product.stock == 0:
             return None
         self.model.wishlist.discard(product.sku)
-        self.add_to_cart(ev)
+        self.add_to_cart(ev, sku=product.sku)
         self.flash = self.copy("wishlist.moved")
         return None
 
-    @transition("set_field", effect=_field_effect)
-    def set_field(self, ev: AppEvent) -> str | None:
-        form, _, name = (ev.arg or "").partition(".")
+    @transition(
+        effect=_field_effect, field=lambda form, name: FormField(form, name, ("forms", form, name))
+    )
+    def set_field(self, ev: AppEvent, *, form: DraftName, name: str) -> str | None:
+        """Typing in a field of a form (the checkout's, the coupon's, tracking's, the
+        newsletter's): its draft keeps the text until the form is sent."""
         self._write_draft(form, name, (ev.value or "")[:200])
         if self.v.validation == "sync" and form in ("shipping", "payment"):
             self._revalidate(form, name)
@@ -381,22 +409,21 @@ class ShopModel(SiteApp):
         pay = self.model.forms.payment
         return {n: str(getattr(pay, n)) for n in CARD_FIELDS}
 
-    @transition("choose_payment", effect=lambda _: Eq(("forms", "payment", "method"), Ref("value")))
+    @transition(
+        effect=lambda: Eq(("forms", "payment", "method"), Ref("value")),
+        field=lambda: FormField("payment", "method", ("forms", "payment", "method")),
+    )
     def choose_payment(self, ev: AppEvent) -> str | None:
         if ev.value in ("cod", "card"):
             self.model.forms.payment.method = ev.value
         return None
 
-    @transition(
-        "apply_coupon",
-        mutating=True,
-        effect=lambda _: Eq(("cart", "coupon"), Ref("state:forms.coupon.code|upper")),
-    )
+    @transition(mutating=True, effect=lambda: Eq(("cart", "coupon"), Ref(_COUPON_TYPED)))
     def apply_coupon(self, ev: AppEvent) -> str | None:
         forms, feedback = self.model.forms, self.model.feedback
         if ev.values is not None and "code" in ev.values:
             forms.coupon["code"] = ev.values["code"][:40]
-        code = forms.coupon["code"].strip().upper()
+        code = _code(forms.coupon["code"])
         found = self.coupons.get(code)
         if found is None:
             feedback.coupon_error = "unknown"
@@ -408,23 +435,21 @@ class ShopModel(SiteApp):
             self.ui.modal = None
         return None
 
-    @transition(
-        "track_parcel",
-        effect=lambda _: Eq(
-            ("feedback", "tracking_searched"), Ref("state:forms.track.number|upper")
-        ),
-    )
+    @transition(effect=lambda: Eq(("feedback", "tracking_searched"), Ref(_TRACKING_TYPED)))
     def track_parcel(self, ev: AppEvent) -> str | None:
         forms, feedback = self.model.forms, self.model.feedback
         if ev.values is not None and "number" in ev.values:
             forms.track["number"] = ev.values["number"][:40]
-        number = forms.track["number"].strip().upper()
+        number = _code(forms.track["number"])
         found = next((o for o in self.model.orders.values() if o.tracking == number), None)
         feedback.tracking_result = found.status if found else "unknown"
         feedback.tracking_searched = number
         return None
 
-    @transition("join_newsletter", mutating=True)
+    @transition(
+        mutating=True,
+        effect=lambda: Contains(("newsletter",), Ref("state:forms.newsletter.email|lower")),
+    )
     def join_newsletter(self, ev: AppEvent) -> str | None:
         email = (ev.values or {}).get("email", "")[:200]
         self.model.forms.newsletter["email"] = email
@@ -432,16 +457,15 @@ class ShopModel(SiteApp):
             self.model.newsletter.add(email.strip().lower())
         return None
 
-    @transition("staff_force_order", mutating=True)
+    @transition(mutating=True, back_door=True, effect=lambda: _ORDER_OF_CART)
     def staff_force_order(self, ev: AppEvent) -> str | None:
         """A back door real shops have had: it places the pending order unchecked. No task
         lists it, so what it does never counts (the ground-truth suite tries it)."""
         return self._place_order("staff") if self.model.cart.items else None
 
     @transition(
-        "place_order",
         mutating=True,
-        effect=lambda _: Exists(
+        effect=lambda: Exists(
             ("orders",),
             All(
                 (

@@ -21,7 +21,7 @@ Pages (`views/`)
     checkout, booking (/booking/<ref>), login, verify (/login/verify), trips,
     trip (/trips/<ref>).
 
-State paths (`model/state.py`; `TravelApp.schema().documented()` lists them all)
+State paths (`model/state.py`; `webfactory schema --family travel` lists them all)
     trips.<ref>.{status, flights, passengers, rooms, guests, fares, traveller, seat,
         cancel_reason}                                                  entities
     itinerary.{flights, rooms}, auth.member, saved, extras, newsletter   session
@@ -31,7 +31,9 @@ State paths (`model/state.py`; `TravelApp.schema().documented()` lists them all)
     offer, hotel, trip, booking, results.count, itinerary.total, auth.signed_in,
         ...                                                              page facts
     `trip` is the member's trip whose page is open and `booking` the last trip booked
-    here: both stand for `trips[<ref>]` (`OPEN`).
+    here: both stand for `trips[<ref>]` (`OPEN`). Paths of version 1 that tasks may
+    still write (`itinerary.status = "booked"`, `itinerary.lead`) compile to their new
+    spelling with a deprecation warning (`model/state.py`, `RENAMED`).
 
 Transitions (`model/transitions.py`)
     set_field, set_secret, type_place, pick_place, set_round_trip, set_choice,
@@ -51,6 +53,7 @@ from __future__ import annotations
 
 from webfactory_env.sitegen.families.travel.app import TravelApp
 from webfactory_env.sitegen.families.travel.content import FAMILY_VERSION, generate
+from webfactory_env.sitegen.families.travel.model.state import RENAMED
 from webfactory_env.sitegen.registry import Family, register_family
 
 FAMILY = Family(
@@ -78,6 +81,7 @@ FAMILY = Family(
         "Tab",
         "Toggle",
     ),
+    renamed=RENAMED,
 )
 register_family(FAMILY)
 

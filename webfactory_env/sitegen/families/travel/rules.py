@@ -5,7 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Mapping
-from functools import lru_cache
+
+from webfactory_env.core.typed import parse_code, parse_date, parse_phone
 
 BOOKING_WINDOW_DAYS = 330
 MAX_NIGHTS = 30
@@ -13,25 +14,7 @@ PASSENGER_FIELDS = ("first_name", "last_name", "email", "phone", "loyalty_number
 REQUIRED_PASSENGER = ("first_name", "last_name", "email")
 _NAME = re.compile(r"^[^\W\d_]+(?:[ '\-.][^\W\d_]+)*\.?$")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s.]+(?:\.[^@\s.]+)*\.[A-Za-z]{2,}$")
-_PHONE = re.compile(r"^\+?[\d\s().\-]+$")
 _LOYALTY = re.compile(r"^[A-Z]{2}\d{8}$")
-
-
-@lru_cache(maxsize=4096)
-def parse_date(text: str) -> dt.date | None:
-    """ISO dates, and the US and slashed forms people type."""
-    text = text.strip()
-    if len(text) == 10 and text[4] == "-" and text[7] == "-":
-        try:
-            return dt.date.fromisoformat(text)
-        except ValueError:
-            return None
-    for fmt in ("%Y-%m-%d", "%Y/%m/%d", "%m/%d/%Y"):
-        try:
-            return dt.datetime.strptime(text, fmt).date()
-        except ValueError:
-            continue
-    return None
 
 
 def nights_between(checkin: str, checkout: str) -> int:
@@ -59,12 +42,15 @@ def validate_passenger(values: Mapping[str, str], strict: bool = False) -> dict[
     email = values.get("email", "").strip()
     if "email" not in errors and not _EMAIL.match(email):
         errors["email"] = "email"
-    phone = values.get("phone", "").strip()
-    digits = sum(ch.isdigit() for ch in phone)
-    if phone and (not _PHONE.match(phone) or not 10 <= digits <= 15):
+    # Phone and loyalty numbers are read as their value type reads them (`core.typed`), so
+    # the spellings this page accepts for one number are the spellings a goal accepts.
+    phone = values.get("phone", "")
+    digits = parse_phone(phone)
+    if phone.strip() and (digits is None or not 10 <= len(digits) <= 15):
         errors["phone"] = "phone"
-    loyalty = values.get("loyalty_number", "").strip().upper().replace(" ", "")
-    if loyalty and not _LOYALTY.match(loyalty):
+    loyalty = values.get("loyalty_number", "")
+    code = parse_code(loyalty)
+    if loyalty.strip() and (code is None or not _LOYALTY.match(code)):
         errors["loyalty_number"] = "loyalty_number"
     return errors
 

@@ -8,9 +8,10 @@ from typing import Any
 
 from webfactory_env.core.predicates import All, Any_, Contains, Eq, Gt, Ref
 from webfactory_env.core.seeding import short_hash
-from webfactory_env.sitegen.app import transition
+from webfactory_env.core.typed import canonical
+from webfactory_env.sitegen.binding import transition
 from webfactory_env.sitegen.families.account.content import TODAY, otp_code
-from webfactory_env.sitegen.families.account.model.drafts import AccountDrafts
+from webfactory_env.sitegen.families.account.model.drafts import AccountDrafts, read_code
 from webfactory_env.sitegen.families.account.model.queries import (
     HERE_DEVICE,
     PRIVATE_KINDS,
@@ -155,9 +156,8 @@ class AccountAuth(AccountDrafts):
 
     # ---------------------------------------------------------------- sign-in
     @transition(
-        "sign_in",
         mutating=True,
-        effect=lambda _: Any_(
+        effect=lambda: Any_(
             (
                 Eq(("auth", "signed_in"), True),
                 Eq(("auth", "stage"), "code_required"),
@@ -168,7 +168,7 @@ class AccountAuth(AccountDrafts):
     def sign_in(self, ev: AppEvent) -> str | None:
         self._take("login", ev, ("username",))
         identifier = self.model.forms.login.username
-        password = self._take_secret(ev, "login.password")
+        password = self._take_secret(ev, ("login", "password"))
         status = self.model.login
         status.attempts += 1
         status.identifier, status.error = identifier, ""
@@ -178,7 +178,7 @@ class AccountAuth(AccountDrafts):
             return None
         if account is None or password != account.password:
             status.result = status.error = "bad_credentials"
-            self._write_secret("login.password", "")  # a rejected password is cleared
+            self._write_secret(("login", "password"), "")  # a rejected password is cleared
             if account is not None:
                 self._record_login(account, "failed")
             return None
@@ -186,8 +186,9 @@ class AccountAuth(AccountDrafts):
             status.result = status.error = "locked"
             self._record_login(account, "blocked")
             return None
-        self._write_secret("login.password", "")
-        self.model.forms.login.password_given = True  # the secret goes; that one was given stays
+        self._write_secret(("login", "password"), "")
+        login = self.model.forms.login  # the secret goes; that the right one was given stays
+        login.password_given = login.password_ok = True
         if self.me is not None:  # someone else was signed in here: sign them out first
             self._sign_out()
         if account.two_factor:
@@ -195,28 +196,28 @@ class AccountAuth(AccountDrafts):
             auth = self.model.auth
             auth.pending, auth.codes_sent = account.username, 0
             self.model.server.challenge = []
-            self._write_secret("otp.code", "")
+            self._write_secret(("otp", "code"), "")
             self._send_code(account)
             return "/login"
         status.result = "signed_in"
         return self._sign_in(account, "password")
 
-    @transition("verify_code", mutating=True, effect=lambda _: Eq(("auth", "signed_in"), True))
+    @transition(mutating=True, effect=lambda: Eq(("auth", "signed_in"), True))
     def verify_code(self, ev: AppEvent) -> str | None:
         account = self.model.users.get(account_id(self.model.auth.pending))
         if account is None:
             return None
-        code = self._take_secret(ev, "otp.code").strip().replace(" ", "")
+        code = read_code(self._take_secret(ev, ("otp", "code")))
         status = self.model.login
         if code and code in self.model.server.challenge:
             status.code_error, status.result = "", "signed_in"
-            self._write_secret("otp.code", "")
-            self.model.forms.otp.code_given = True
+            self._write_secret(("otp", "code"), "")
+            self.model.forms.otp.code_given = self.model.forms.otp.code_ok = True
             return self._sign_in(account, "password+otp")
         status.code_error = "code_required" if not code else "bad_code"
         return None
 
-    @transition("resend_code", mutating=True, effect=lambda _: Gt(("auth", "codes_sent"), 1))
+    @transition(mutating=True, effect=lambda: Gt(("auth", "codes_sent"), 1))
     def resend_code(self, ev: AppEvent) -> str | None:
         account = self.model.users.get(account_id(self.model.auth.pending))
         if account is not None and len(self.model.server.challenge) < MAX_CODES:
@@ -224,18 +225,18 @@ class AccountAuth(AccountDrafts):
             self.flash = self.copy("login.resent")
         return None
 
-    @transition("cancel_code", effect=lambda _: Eq(("auth", "stage"), "signed_out"))
+    @transition(effect=lambda: Eq(("auth", "stage"), "signed_out"))
     def cancel_code(self, ev: AppEvent) -> str | None:
         """ "Use another account": the pending sign-in is dropped."""
         auth = self.model.auth
         auth.pending, auth.codes_sent = "", 0
         self.model.server.challenge = []
         self.model.login.code_error = ""
-        self._write_secret("otp.code", "")
-        self._write_secret("login.password", "")
+        self._write_secret(("otp", "code"), "")
+        self._write_secret(("login", "password"), "")
         return "/login"
 
-    @transition("sign_out", mutating=True, effect=lambda _: Eq(("auth", "signed_in"), False))
+    @transition(mutating=True, effect=lambda: Eq(("auth", "signed_in"), False))
     def sign_out(self, ev: AppEvent) -> str | None:
         if self.me is None:
             return None
@@ -245,9 +246,8 @@ class AccountAuth(AccountDrafts):
 
     # ---------------------------------------------------------------- sign-up
     @transition(
-        "choose_username",
         mutating=True,
-        effect=lambda _: All(
+        effect=lambda: All(
             (
                 Contains(("signup", "completed"), "account"),
                 Eq(("signup", "username"), Ref("state:forms.signup_account.username|strip")),
@@ -277,16 +277,15 @@ class AccountAuth(AccountDrafts):
         return None
 
     @transition(
-        "choose_password",
         mutating=True,
-        effect=lambda _: Contains(("signup", "completed"), "password"),
+        effect=lambda: Contains(("signup", "completed"), "password"),
     )
     def choose_password(self, ev: AppEvent) -> str | None:
         signup = self.model.signup
         if signup.step != "password":
             return None
-        pw = self._take_secret(ev, "signup_password.password")
-        confirm = self._take_secret(ev, "signup_password.confirm_password")
+        pw = self._take_secret(ev, ("signup_password", "password"))
+        confirm = self._take_secret(ev, ("signup_password", "confirm_password"))
         problems = password_problems(pw, self.policy, signup.username, signup.email)
         errors = {}
         if not pw:
@@ -303,9 +302,8 @@ class AccountAuth(AccountDrafts):
         return None
 
     @transition(
-        "create_account",
         mutating=True,
-        effect=lambda _: All(
+        effect=lambda: All(
             (
                 Eq(("signup", "created"), Ref("state:signup.username")),
                 Eq(("auth", "user"), Ref("state:signup.username")),
@@ -334,7 +332,7 @@ class AccountAuth(AccountDrafts):
             email=signup.email,
             display_name=values["display_name"].strip(),
             country=values["country"],
-            birthday=values["birthday"].strip(),
+            birthday=canonical("date", values["birthday"]),
             member_since=TODAY,
             password=self.model.forms.signup_password.password,
         )
@@ -355,9 +353,9 @@ class AccountAuth(AccountDrafts):
         self._sign_in(account, "signup")
         return "/signup"
 
-    @transition("step_back", effect=lambda step: Eq(("signup", "step"), step or ""))
-    def step_back(self, ev: AppEvent) -> str | None:
-        """Back to the wizard's previous step (`arg` names it)."""
+    @transition(effect=lambda step: Eq(("signup", "step"), step))
+    def step_back(self, ev: AppEvent, *, step: str) -> str | None:
+        """Back to the wizard's previous step (`step` names it)."""
         signup = self.model.signup
         if signup.step in ("password", "profile"):
             signup.step = SIGNUP_STEPS[SIGNUP_STEPS.index(signup.step) - 1]
@@ -366,9 +364,8 @@ class AccountAuth(AccountDrafts):
 
     # --------------------------------------------------------- password reset
     @transition(
-        "request_reset",
         mutating=True,
-        effect=lambda _: Eq(("reset", "email"), Ref("state:forms.reset_request.email|strip")),
+        effect=lambda: Eq(("reset", "email"), Ref("state:forms.reset_request.email|strip")),
     )
     def request_reset(self, ev: AppEvent) -> str | None:
         """Ask for a reset link: it goes to the address if a member has it (the page says
@@ -409,18 +406,17 @@ class AccountAuth(AccountDrafts):
         self._send("email", account.email, "Reset your password", body, "reset", account.username)
         return None
 
-    @transition("restart_reset", effect=lambda _: Eq(("reset", "stage"), "request"))
+    @transition(effect=lambda: Eq(("reset", "stage"), "request"))
     def restart_reset(self, ev: AppEvent) -> str | None:
         reset = self.model.reset
         if reset.stage in ("sent", "done"):
             reset.stage, reset.user, reset.errors = "request", "", {}
         return None
 
-    @transition(
-        "open_reset_link", mutating=True, effect=lambda mid: Contains(("reset", "opened"), mid)
-    )
-    def open_reset_link(self, ev: AppEvent) -> str | None:
-        msg = self.message(ev.arg or "")
+    @transition(mutating=True, effect=lambda message: Contains(("reset", "opened"), message))
+    def open_reset_link(self, ev: AppEvent, *, message: str) -> str | None:
+        """The reset button of an e-mail in the inbox (`message` is its id)."""
+        msg = self.message(message)
         if msg is None or msg.kind != "reset":
             return None
         if msg.expired or msg.used or account_id(msg.user) not in self.model.users:
@@ -435,17 +431,16 @@ class AccountAuth(AccountDrafts):
         return "/reset"
 
     @transition(
-        "reset_password",
         mutating=True,
-        effect=lambda _: Contains(("reset", "changed"), Ref("state:reset.user")),
+        effect=lambda: Contains(("reset", "changed"), Ref("state:reset.user")),
     )
     def reset_password(self, ev: AppEvent) -> str | None:
         reset = self.model.reset
         account = self.reset_account()
         if reset.stage != "verified" or account is None:
             return None
-        pw = self._take_secret(ev, "reset_password.new_password")
-        confirm = self._take_secret(ev, "reset_password.confirm_password")
+        pw = self._take_secret(ev, ("reset_password", "new_password"))
+        confirm = self._take_secret(ev, ("reset_password", "confirm_password"))
         problems = password_problems(pw, self.policy, account.username, account.email)
         errors = {}
         if not pw:

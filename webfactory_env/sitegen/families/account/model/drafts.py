@@ -5,8 +5,10 @@ whether one was given (and is valid, and confirmed)."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from webfactory_env.core.predicates import Eq, Predicate, Ref
-from webfactory_env.sitegen.app import transition
+from webfactory_env.sitegen.binding import FormField, transition
 from webfactory_env.sitegen.families.account.content import SCOPES
 from webfactory_env.sitegen.families.account.model.queries import AccountQueries
 from webfactory_env.sitegen.families.account.model.state import NewPasswordDraft
@@ -26,43 +28,48 @@ TEXT_FIELDS = {  # form -> the fields `set_field` writes (typed, picked or chose
     "profile": ("full_name", "display_name", "birthday", "country", "avatar"),
     "api_key": ("key_name", "scope", "expires"),
 }
-SECRET_FIELDS = {  # the argument of a secret field -> (draft, which of its secrets)
-    "login.password": ("login", "password"),
-    "otp.code": ("otp", "code"),
-    "signup_password.password": ("signup_password", "password"),
-    "signup_password.confirm_password": ("signup_password", "confirm"),
-    "reset_password.new_password": ("reset_password", "password"),
-    "reset_password.confirm_password": ("reset_password", "confirm"),
-    "two_factor.current_password": ("two_factor", "password"),
+Secret = tuple[str, str]  # (form, field) of a secret field
+SECRET_FIELDS: dict[Secret, tuple[str, str]] = {  # -> (the draft's secret, what the view says)
+    ("login", "password"): ("password", "password_ok"),
+    ("otp", "code"): ("code", "code_ok"),
+    ("signup_password", "password"): ("password", "password_valid"),
+    ("signup_password", "confirm_password"): ("confirm", "confirm_matches"),
+    ("reset_password", "new_password"): ("password", "password_valid"),
+    ("reset_password", "confirm_password"): ("confirm", "confirm_matches"),
+    ("two_factor", "current_password"): ("password", "password_ok"),
 }
-_SECRET_FLAGS = {  # what the view says once a secret is typed
-    "login.password": "password_given",
-    "otp.code": "code_given",
-    "signup_password.password": "password_valid",
-    "signup_password.confirm_password": "confirm_matches",
-    "reset_password.new_password": "password_valid",
-    "reset_password.confirm_password": "confirm_matches",
-    "two_factor.current_password": "password_given",
-}
+DraftForm = Literal[
+    "login", "signup_account", "signup_profile", "reset_request", "profile", "api_key"
+]
+SecretForm = Literal["login", "otp", "signup_password", "reset_password", "two_factor"]
 
 
-def _draft_effect(arg: str | None) -> Predicate:
-    form, _, name = (arg or "").partition(".")
+def _draft_effect(form: str, name: str) -> Predicate:
     return Eq(("forms", form, name), Ref("value"))
 
 
-def _secret_effect(arg: str | None) -> Predicate:
-    form = (arg or "").partition(".")[0]
-    return Eq(("forms", form, _SECRET_FLAGS.get(arg or "", "password_given")), True)
+def _draft_field(form: str, name: str) -> FormField:
+    # the login form's draft is a record, the others are dicts: both are read the same way
+    return FormField(form, name, ("forms", form, name))
+
+
+def _secret_effect(form: str, name: str) -> Predicate | None:
+    known = SECRET_FIELDS.get((form, name))
+    return Eq(("forms", form, known[1]), True) if known else None
+
+
+def read_code(text: str) -> str:
+    """A one-time code as the site reads it (spaces between its digits allowed)."""
+    return text.strip().replace(" ", "")
 
 
 class AccountDrafts(AccountQueries):
     """Transitions on form drafts, and each form's validation."""
 
-    @transition("set_field", effect=_draft_effect)
-    def set_field(self, ev: AppEvent) -> str | None:
-        form, _, name = (ev.arg or "").partition(".")
-        if name not in TEXT_FIELDS.get(form, ()):
+    @transition(effect=_draft_effect, field=_draft_field)
+    def set_field(self, ev: AppEvent, *, form: DraftForm, name: str) -> str | None:
+        """Typing, picking or choosing in a field of a form's draft."""
+        if name not in TEXT_FIELDS[form]:
             return None
         value = (ev.value or "")[:200]
         allowed = {
@@ -75,31 +82,45 @@ class AccountDrafts(AccountQueries):
             return None  # a value the page never offers is ignored, not trusted
         if form == "login":
             self.model.forms.login.username = value
+            if self.model.forms.login.password:  # one signed in with stays judged
+                self._check_password("login")
         else:
             getattr(self.model.forms, form)[name] = value
         if self.v.validation == "sync":
             self._revalidate(form)
         return None
 
-    @transition("set_secret", effect=_secret_effect)
-    def set_secret(self, ev: AppEvent) -> str | None:
-        if ev.arg not in SECRET_FIELDS:
+    @transition(effect=_secret_effect, field=lambda form, name: FormField(form, name))
+    def set_secret(self, ev: AppEvent, *, form: SecretForm, name: str) -> str | None:
+        """Typing a password or a code: kept as a secret, never shown again."""
+        if (form, name) not in SECRET_FIELDS:
             return None
-        self._write_secret(ev.arg or "", (ev.value or "")[:200])
+        self._write_secret((form, name), (ev.value or "")[:200])
         if self.v.validation == "sync":
-            self._revalidate(SECRET_FIELDS[ev.arg or ""][0])
+            self._revalidate(form)
         return None
 
-    def _write_secret(self, arg: str, value: str) -> None:
-        form, name = SECRET_FIELDS[arg]
+    def _write_secret(self, field: Secret, value: str) -> None:
+        form, name = field[0], SECRET_FIELDS[field][0]
         draft = getattr(self.model.forms, form)
         setattr(draft, name, value)
         if isinstance(draft, NewPasswordDraft):
             self._check_new_password(form)
         elif form == "otp":
             draft.code_given = bool(value.strip())
+            draft.code_ok = read_code(value) in self.model.server.challenge
         else:
             draft.password_given = bool(value)
+            self._check_password(form)
+
+    def _check_password(self, form: str) -> None:
+        """Whether the password typed is the one asked for: the account the sign-in form
+        names, or the signed-in member's. A subgoal pays for that, not for any password."""
+        draft = getattr(self.model.forms, form)
+        account = self.find_account(draft.username) if form == "login" else self.me
+        draft.password_ok = bool(draft.password) and draft.password == getattr(
+            account, "password", None
+        )
 
     def _check_new_password(self, form: str) -> None:
         """Whether the new password typed meets the rules and is confirmed."""
@@ -130,12 +151,12 @@ class AccountDrafts(AccountQueries):
                 else:
                     getattr(self.model.forms, form)[name] = value
 
-    def _take_secret(self, ev: AppEvent, arg: str) -> str:
+    def _take_secret(self, ev: AppEvent, field: Secret) -> str:
         """A secret of a submitted form: what the browser sent, else what was typed."""
-        form, name = SECRET_FIELDS[arg]
-        sent = (ev.values or {}).get(arg.partition(".")[2], "")
+        form, name = field[0], SECRET_FIELDS[field][0]
+        sent = (ev.values or {}).get(field[1], "")
         if sent:
-            self._write_secret(arg, sent[:200])
+            self._write_secret(field, sent[:200])
         return str(getattr(getattr(self.model.forms, form), name))
 
     # ------------------------------------------------------------ validation

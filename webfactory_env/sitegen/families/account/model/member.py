@@ -4,36 +4,25 @@ can be reported as not yours). Offers that lead nowhere are transitions of their
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from webfactory_env.core.predicates import All, Contains, Eq, Exists, Has, Not, Predicate, Ref
 from webfactory_env.core.seeding import short_hash
-from webfactory_env.sitegen.app import transition
+from webfactory_env.core.typed import canonical
+from webfactory_env.sitegen.binding import FormField, SortOrder, transition
 from webfactory_env.sitegen.families.account.content import NOTIFICATIONS, PRIVACY, TODAY
 from webfactory_env.sitegen.families.account.model.auth import AccountAuth, _first
-from webfactory_env.sitegen.families.account.model.queries import HISTORY_COLUMNS, RESULTS
-from webfactory_env.sitegen.families.account.model.state import PROFILE_FIELDS, ApiKey
+from webfactory_env.sitegen.families.account.model.queries import RESULTS, HistoryColumn
+from webfactory_env.sitegen.families.account.model.state import PROFILE_FIELDS, ApiKey, Settings
 from webfactory_env.sitegen.families.account.rules import validate_profile
 from webfactory_env.sitegen.spec import AppEvent
 
 PROMOS = ("sso", "upgrade", "export", "app")  # lookalike offers no task asks for
 
 
-def _setting(arg: str | None) -> tuple[str, str]:
-    """(account id, setting) of a switch's argument `U-1a2b3c4d/weekly_digest`."""
-    key, _, name = (arg or "").partition("/")
-    return key, name
+def _setting_field(account: str, setting: str) -> FormField:
+    return FormField("settings", setting, ("settings", account, setting))
 
 
-def _setting_effect(value: str) -> Callable[[str | None], Predicate]:
-    def effect(arg: str | None) -> Predicate:
-        key, name = _setting(arg)
-        return Eq(("settings", key, name), Ref(value))
-
-    return effect
-
-
-def _new_key_effect(_: str | None) -> Predicate:
+def _new_key_effect() -> Predicate:
     return Exists(
         ("api_keys",),
         All(
@@ -51,9 +40,8 @@ class AccountModel(AccountAuth):
 
     # ---------------------------------------------------------------- profile
     @transition(
-        "save_profile",
         mutating=True,
-        effect=lambda _: All(
+        effect=lambda: All(
             tuple(Eq(("account", k), Ref(f"state:forms.profile.{k}|strip")) for k in PROFILE_FIELDS)
         ),
     )
@@ -69,48 +57,51 @@ class AccountModel(AccountAuth):
             return None
         for name in PROFILE_FIELDS:
             setattr(me, name, draft[name].strip())
+        me.birthday = canonical("date", me.birthday)  # kept as the site reads dates
         self.flash = self.copy("profile.saved")
         return None
 
     # --------------------------------------------------------------- settings
-    @transition("set_notification", mutating=True, effect=_setting_effect("value|bool"))
-    def set_notification(self, ev: AppEvent) -> str | None:
-        key, name = _setting(ev.arg)
-        me = self.me
-        settings = self.model.settings.get(key)
-        if me is None or key != me.id or settings is None or name not in NOTIFICATIONS:
-            return None
-        if ev.value not in ("true", "false"):
-            return None
-        self.model.forms.settings[name] = ev.value or ""
-        setattr(settings, name, ev.value == "true")
-        self.flash = self.copy("settings.saved")
-        return None
-
-    @transition("set_privacy", mutating=True, effect=_setting_effect("value"))
-    def set_privacy(self, ev: AppEvent) -> str | None:
-        key, name = _setting(ev.arg)
-        me = self.me
-        settings = self.model.settings.get(key)
-        if me is None or key != me.id or settings is None:
-            return None
-        if ev.value not in PRIVACY.get(name, ()):
-            return None
-        self.model.forms.settings[name] = ev.value or ""
-        setattr(settings, name, ev.value)
-        self.flash = self.copy("settings.saved")
+    @transition(
+        mutating=True,
+        effect=lambda account, setting: Eq(("settings", account, setting), Ref("value|bool")),
+        field=_setting_field,
+    )
+    def set_notification(self, ev: AppEvent, *, account: str, setting: str) -> str | None:
+        """Turn one of the member's (`account`'s) notifications on or off."""
+        settings = self._own_settings(account)
+        if settings is not None and setting in NOTIFICATIONS and ev.value in ("true", "false"):
+            self._save_setting(settings, setting, ev.value, ev.value == "true")
         return None
 
     @transition(
-        "enable_two_factor", mutating=True, effect=lambda _: Eq(("account", "two_factor"), True)
+        mutating=True,
+        effect=lambda account, setting: Eq(("settings", account, setting), Ref("value")),
+        field=_setting_field,
     )
+    def set_privacy(self, ev: AppEvent, *, account: str, setting: str) -> str | None:
+        """Choose who sees what of the member's (`account`'s) profile."""
+        settings = self._own_settings(account)
+        if settings is not None and ev.value in PRIVACY.get(setting, ()):
+            self._save_setting(settings, setting, ev.value, ev.value)
+        return None
+
+    def _own_settings(self, account: str) -> Settings | None:
+        """The settings of `account` if it is the signed-in member's own."""
+        me = self.me
+        return self.model.settings.get(account) if me is not None and account == me.id else None
+
+    def _save_setting(self, settings: Settings, name: str, sent: str, value: object) -> None:
+        self.model.forms.settings[name] = sent
+        setattr(settings, name, value)
+        self.flash = self.copy("settings.saved")
+
+    @transition(mutating=True, effect=lambda: Eq(("account", "two_factor"), True))
     def enable_two_factor(self, ev: AppEvent) -> str | None:
         self._switch_two_factor(ev, on=True)
         return None
 
-    @transition(
-        "disable_two_factor", mutating=True, effect=lambda _: Eq(("account", "two_factor"), False)
-    )
+    @transition(mutating=True, effect=lambda: Eq(("account", "two_factor"), False))
     def disable_two_factor(self, ev: AppEvent) -> str | None:
         self._switch_two_factor(ev, on=False)
         return None
@@ -120,7 +111,7 @@ class AccountModel(AccountAuth):
         me = self.me
         if me is None or me.two_factor == on:
             return
-        password = self._take_secret(ev, "two_factor.current_password")
+        password = self._take_secret(ev, ("two_factor", "current_password"))
         feedback = self.model.feedback
         if not password:
             feedback.two_factor_error = "required"
@@ -134,13 +125,11 @@ class AccountModel(AccountAuth):
             self.ui.modal = None
 
     # ---------------------------------------------------------------- devices
-    @transition(
-        "sign_out_session", mutating=True, effect=lambda sid: Not(Has(("sessions", sid or "")))
-    )
-    def sign_out_session(self, ev: AppEvent) -> str | None:
+    @transition(mutating=True, effect=lambda session: Not(Has(("sessions", session))))
+    def sign_out_session(self, ev: AppEvent, *, session: str) -> str | None:
         """Sign another device out (this browser's own session ends with `sign_out`)."""
         me = self.me
-        found = self.model.sessions.get(ev.arg or "")
+        found = self.model.sessions.get(session)
         if me is None or found is None or found.user != me.username or found.current:
             return None
         del self.model.sessions[found.id]
@@ -148,9 +137,7 @@ class AccountModel(AccountAuth):
         self.flash = self.copy("settings.session_signed_out", device=found.device)
         return None
 
-    @transition(
-        "sign_out_other_sessions", mutating=True, effect=lambda _: Eq(("devices", "others"), 0)
-    )
+    @transition(mutating=True, effect=lambda: Eq(("devices", "others"), 0))
     def sign_out_other_sessions(self, ev: AppEvent) -> str | None:
         me = self.me
         if me is None:
@@ -164,7 +151,7 @@ class AccountModel(AccountAuth):
         return None
 
     # --------------------------------------------------------------- API keys
-    @transition("create_key", mutating=True, effect=_new_key_effect)
+    @transition(mutating=True, effect=_new_key_effect)
     def create_key(self, ev: AppEvent) -> str | None:
         me = self.me
         if me is None:
@@ -183,7 +170,7 @@ class AccountModel(AccountAuth):
             user=me.username,
             name=draft["key_name"].strip(),
             scope=draft["scope"],
-            expires=draft["expires"].strip(),
+            expires=canonical("date", draft["expires"]),
             prefix=f"wfk_{secret[:6]}",
             created=TODAY,
             last_used="never",
@@ -193,62 +180,60 @@ class AccountModel(AccountAuth):
         self.ui.modal = None
         return None
 
-    @transition("revoke_key", mutating=True, effect=lambda kid: Not(Has(("api_keys", kid or ""))))
-    def revoke_key(self, ev: AppEvent) -> str | None:
+    @transition(mutating=True, effect=lambda key: Not(Has(("api_keys", key))))
+    def revoke_key(self, ev: AppEvent, *, key: str) -> str | None:
         me = self.me
-        found = self.model.api_keys.get(ev.arg or "")
+        found = self.model.api_keys.get(key)
         if me is None or found is None or found.user != me.username:
             return None
         del self.model.api_keys[found.id]
         self.flash = self.copy("settings.key_revoked", name=found.name)
         return None
 
-    @transition("dismiss_key")
+    @transition(neutral=True)
     def dismiss_key(self, ev: AppEvent) -> str | None:
+        """Close the notice that shows a new key once (only what the page shows changes:
+        the key itself never reaches the view)."""
         self.model.server.new_key = ""
         return None
 
     # ---------------------------------------------------------- login history
-    @transition("filter_history", effect=lambda _: Eq(("history", "filter"), Ref("value")))
+    @transition(effect=lambda: Eq(("history", "filter"), Ref("value")))
     def filter_history(self, ev: AppEvent) -> str | None:
         if ev.value in ("", *RESULTS):
             self.model.history.filter = ev.value or ""
             self._first_history_page()
         return None
 
-    @transition("search_history", effect=lambda _: Eq(("history", "query"), Ref("value")))
+    @transition(
+        effect=lambda: Eq(("history", "query"), Ref("value")),
+        field=lambda: FormField("history", "q", ("history", "query")),
+    )
     def search_history(self, ev: AppEvent) -> str | None:
         self.model.history.query = (ev.value or "")[:80]
         self._first_history_page()
         return None
 
-    @transition("sort_history")
-    def sort_history(self, ev: AppEvent) -> str | None:
-        col, _, order = (ev.arg or "").partition("=")
-        if col in HISTORY_COLUMNS and order in ("asc", "desc"):
-            self.model.history.sort = f"{col}-{order}"
-            self._first_history_page()
+    @transition(effect=lambda column, order: Eq(("history", "sort"), f"{column}-{order}"))
+    def sort_history(self, ev: AppEvent, *, column: HistoryColumn, order: SortOrder) -> str | None:
+        self.model.history.sort = f"{column}-{order}"
+        self._first_history_page()
         return None
 
     def _first_history_page(self) -> None:
         self.model.history.page = 1
         self.ui.more.pop("history", None)
 
-    @transition("turn_history_page")
-    def turn_history_page(self, ev: AppEvent) -> str | None:
-        arg = ev.arg or ""
-        if arg.isdigit() and 1 <= int(arg) <= self.history_pages():
-            self.model.history.page = int(arg)
+    @transition(effect=lambda page: Eq(("history", "page"), page))
+    def turn_history_page(self, ev: AppEvent, *, page: int) -> str | None:
+        if 1 <= page <= self.history_pages():
+            self.model.history.page = page
         return None
 
-    @transition(
-        "report_login",
-        mutating=True,
-        effect=lambda lid: Eq(("logins", lid or "", "reported"), True),
-    )
-    def report_login(self, ev: AppEvent) -> str | None:
+    @transition(mutating=True, effect=lambda login: Eq(("logins", login, "reported"), True))
+    def report_login(self, ev: AppEvent, *, login: str) -> str | None:
         """ "This wasn't me": the sign-in is marked reported."""
-        found = self.login_at(f"/history/{ev.arg or ''}")
+        found = self.login_at(f"/history/{login}")
         if found is None or found.reported:
             return None
         found.reported = True
@@ -256,13 +241,11 @@ class AccountModel(AccountAuth):
         return None
 
     # ------------------------------------------------------------ distractors
-    @transition(
-        "try_promo", mutating=True, effect=lambda name: Contains(("feedback", "promos"), name)
-    )
-    def try_promo(self, ev: AppEvent) -> str | None:
+    @transition(mutating=True, effect=lambda name: Contains(("feedback", "promos"), name))
+    def try_promo(self, ev: AppEvent, *, name: str) -> str | None:
         """A lookalike offer (single sign-on, an upgrade, an export, the app): it only says
         it is not available."""
-        if ev.arg in PROMOS:
-            self.model.feedback.promos.add(ev.arg or "")
-            self.flash = self.copy(f"distractors.{ev.arg}_msg")
+        if name in PROMOS:
+            self.model.feedback.promos.add(name)
+            self.flash = self.copy(f"distractors.{name}_msg")
         return None

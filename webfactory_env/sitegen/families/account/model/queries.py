@@ -5,8 +5,9 @@ transition here: these only read the state."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal, get_args
 
+from webfactory_env.core.domains import Vocabulary
 from webfactory_env.core.seeding import short_hash
 from webfactory_env.sitegen.app import SiteApp
 from webfactory_env.sitegen.families.account.content import (
@@ -39,7 +40,8 @@ from webfactory_env.sitegen.families.account.rules import (
 from webfactory_env.sitegen.spec import SiteSpec
 
 PAGE_SIZE = 10
-HISTORY_COLUMNS = ("date", "device", "location", "result")
+HistoryColumn = Literal["date", "device", "location", "result"]
+HISTORY_COLUMNS: tuple[str, ...] = get_args(HistoryColumn)
 RESULTS = ("success", "failed", "blocked")
 HERE_DEVICE = "Chromium on Linux"  # the browser the agent uses: its sessions and sign-ins
 START_MINUTE = 9 * 60  # new events happen today from 09:00 on, one logical minute apart
@@ -71,6 +73,11 @@ def account_id(username: str) -> str:
     return "U-" + short_hash(f"account|{username}", 8)
 
 
+# Every place and device a sign-in can come from: an answer that names two is no answer.
+CITIES = Vocabulary("cities", "place", phrases=("vocab.json:cities.*",))
+DEVICES = Vocabulary("devices", "text", phrases=("vocab.json:devices.*",))
+
+
 class AccountQueries(SiteApp):
     """The portal's state and the reads its pages and facts make (no HTML, no changes)."""
 
@@ -79,6 +86,12 @@ class AccountQueries(SiteApp):
     Facts = AccountFacts
     # The member signed in, and the sign-in whose page is open, are records of the site.
     OPEN = {"account": "users", "viewed_login": "logins"}
+    ANSWERS = {
+        "login.city": CITIES,
+        "login.device": DEVICES,
+        "viewed_login.city": CITIES,
+        "viewed_login.device": DEVICES,
+    }
 
     def __init__(self, spec: SiteSpec) -> None:
         super().__init__(spec)

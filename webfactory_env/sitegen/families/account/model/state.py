@@ -17,6 +17,8 @@ from webfactory_env.sitegen.state import (
     hidden,
     secret,
     session,
+    typed,
+    typed_keys,
     view,
 )
 
@@ -30,10 +32,10 @@ class Account(Record):
     nobody chose is no goal."""
 
     username: str = ""
-    email: str = ""
+    email: str = typed("email")
     display_name: str = ""
     country: str = ""
-    birthday: str = ""
+    birthday: str = typed("date")
     full_name: str = copied("forms.profile.full_name", "")
     avatar: str = copied("forms.profile.avatar", "")
     two_factor: bool = copied("forms.two_factor", False)
@@ -118,12 +120,14 @@ class Auth:
 class LoginDraft:
     username: str = ""
     password_given: bool = False
+    password_ok: bool = False  # it is the password of the account named (all the view says)
     password: str = secret()  # never in the view
 
 
 @dataclass
 class CodeDraft:
     code_given: bool = False
+    code_ok: bool = False  # it is a code the member was sent
     code: str = secret()
 
 
@@ -141,6 +145,7 @@ class NewPasswordDraft:
 @dataclass
 class CurrentPasswordDraft:
     password_given: bool = False
+    password_ok: bool = False  # it is the signed-in member's password
     password: str = secret()
 
 
@@ -151,24 +156,22 @@ PROFILE_FIELDS = ("full_name", "display_name", "birthday", "country", "avatar")
 class AccountForms:
     login: LoginDraft = field(default_factory=LoginDraft)
     otp: CodeDraft = field(default_factory=CodeDraft)
-    signup_account: dict[str, str] = field(default_factory=lambda: {"email": "", "username": ""})
-    signup_password: NewPasswordDraft = field(default_factory=NewPasswordDraft)
-    signup_profile: dict[str, str] = field(
-        default_factory=lambda: {
-            "display_name": "",
-            "country": "",
-            "birthday": "",
-            "terms": "false",
-        }
+    signup_account: dict[str, str] = typed_keys(
+        lambda: {"email": "", "username": ""}, email="email"
     )
-    reset_request: dict[str, str] = field(default_factory=lambda: {"email": ""})
+    signup_password: NewPasswordDraft = field(default_factory=NewPasswordDraft)
+    signup_profile: dict[str, str] = typed_keys(
+        lambda: {"display_name": "", "country": "", "birthday": "", "terms": "false"},
+        birthday="date",
+    )
+    reset_request: dict[str, str] = typed_keys(lambda: {"email": ""}, email="email")
     reset_password: NewPasswordDraft = field(default_factory=NewPasswordDraft)
     # Loaded with the member's profile when they sign in.
-    profile: dict[str, str] = field(default_factory=lambda: dict.fromkeys(PROFILE_FIELDS, ""))
+    profile: dict[str, str] = typed_keys(lambda: dict.fromkeys(PROFILE_FIELDS, ""), birthday="date")
     settings: dict[str, str] = field(default_factory=dict)  # what each switch was set to
     two_factor: CurrentPasswordDraft = field(default_factory=CurrentPasswordDraft)
-    api_key: dict[str, str] = field(
-        default_factory=lambda: {"key_name": "", "scope": "read", "expires": ""}
+    api_key: dict[str, str] = typed_keys(
+        lambda: {"key_name": "", "scope": "read", "expires": ""}, expires="date"
     )
 
 
@@ -206,7 +209,7 @@ class ResetProgress:
     """Where the password reset is: request, sent, verified (a link opened), done."""
 
     stage: str = "request"
-    email: str = ""
+    email: str = typed("email")
     user: str = ""  # the member whose reset link was opened
     opened: set[str] = field(default_factory=set)  # reset messages opened
     changed: set[str] = field(default_factory=set)  # members whose password was reset
@@ -266,10 +269,10 @@ class Server:
 class AccountState(AppState):
     users: dict[str, Account] = entities()
     settings: dict[str, Settings] = entities()
-    sessions: dict[str, Session] = entities()
-    logins: dict[str, Login] = entities()
+    sessions: dict[str, Session] = entities(visit="current")
+    logins: dict[str, Login] = entities(log=True)
     api_keys: dict[str, ApiKey] = entities()
-    auth: Auth = session(Auth)
+    auth: Auth = session(Auth, persists=False)
     forms: AccountForms = drafts(AccountForms)
     login: LoginStatus = view(LoginStatus)
     signup: SignupProgress = view(SignupProgress)

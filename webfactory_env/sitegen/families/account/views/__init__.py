@@ -1,7 +1,7 @@
 """The account portal's pages, drawn from its model with the widget library, one module per
 area (`auth`: getting in; `member`: the member area; `history`: the login history). Pages
-only read state: every element that changes something is bound to a transition with
-`app.on(...)`. Imported by the app."""
+only read state: every element that changes something is bound to a transition
+(`bind=app.revoke_key.bind(key=...)`). Imported by the app."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def header(app: AccountModel, r: Renderer) -> str:
         text=c("nav.sign_out"),
         attrs_={"role": "sign-out"},
         variant="secondary",
-        **app.on("sign_out"),
+        bind=app.sign_out.bind(),
     )
     who = esc(c("nav.signed_in_as", name=me.display_name or me.username))
     return (

@@ -13,7 +13,6 @@ from webfactory_env.sitegen.families.account.views.parts import (
     errors_text,
     field_order,
     heading,
-    no_arg,
     promo,
     rules_list,
 )
@@ -43,23 +42,15 @@ def login(app: AccountModel, r: Renderer, route: str) -> Page:
     )
     fields = w.text_field(
         r,
-        sid="field:login.username",
-        name="username",
         label=c("login.username"),
-        value=app.model.forms.login.username,
-        form="login",
         autocomplete="username",
         helper=c("login.username_help"),
-        **app.on("set_field", "login.username"),
+        bind=app.set_field.bind(form="login", name="username"),
     ) + w.password_field(
         r,
-        sid="field:login.password",
-        name="password",
         label=c("login.password"),
-        value="",
-        form="login",
         autocomplete="current-password",
-        **app.on("set_secret", "login.password"),
+        bind=app.set_secret.bind(form="login", name="password"),
     )
     form = w.form(
         r,
@@ -69,7 +60,7 @@ def login(app: AccountModel, r: Renderer, route: str) -> Page:
         submit_text=c("login.submit"),
         label=c("login.title"),
         banner=banner,
-        **no_arg(app.on("sign_in")),
+        bind=app.sign_in.bind(),
     )
     forgot = w.link(
         r,
@@ -97,14 +88,11 @@ def _code(app: AccountModel, r: Renderer) -> Page:
     pending = app.find_account(app.model.auth.pending)
     field = w.otp_field(
         r,
-        sid="field:otp.code",
-        name="code",
         label=c("login.code"),
-        value="",
         form="verify_code",
         error=errors_text(app, app.model.login.code_error),
         helper=c("login.code_help"),
-        **app.on("set_secret", "otp.code"),
+        bind=app.set_secret.bind(form="otp", name="code"),
     )
     form = w.form(
         r,
@@ -113,7 +101,7 @@ def _code(app: AccountModel, r: Renderer) -> Page:
         submit_sid="form:verify_code",
         submit_text=c("login.verify"),
         label=c("login.code_title"),
-        **no_arg(app.on("verify_code")),
+        bind=app.verify_code.bind(),
     )
     resend = w.button(
         r,
@@ -121,7 +109,7 @@ def _code(app: AccountModel, r: Renderer) -> Page:
         text=c("login.resend"),
         attrs_={"role": "resend-code"},
         variant="secondary",
-        **app.on("resend_code"),
+        bind=app.resend_code.bind(),
     )
     inbox = w.link(
         r,
@@ -136,7 +124,7 @@ def _code(app: AccountModel, r: Renderer) -> Page:
         text=c("login.other_account"),
         attrs_={"role": "cancel"},
         variant="link-button",
-        **app.on("cancel_code"),
+        bind=app.cancel_code.bind(),
     )
     intro = c("login.code_intro", last4=pending.phone_last4 if pending else "")
     return c("login.code_title"), (
@@ -166,20 +154,16 @@ def _signup_error(app: AccountModel, name: str) -> str:
 
 def _signup_account(app: AccountModel, r: Renderer) -> str:
     c = app.copy
-    draft = app.model.forms.signup_account
     fields = {
         name: w.text_field(
             r,
             sid=f"field:signup.{name}",
-            name=name,
             label=c(f"signup.{name}"),
-            value=draft[name],
-            form="signup_account",
             input_type="email" if name == "email" else "text",
             autocomplete=name,
             error=_signup_error(app, name),
             helper=c(f"signup.{name}_help"),
-            **app.on("set_field", f"signup_account.{name}"),
+            bind=app.set_field.bind(form="signup_account", name=name),
         )
         for name in ("email", "username")
     }
@@ -190,7 +174,7 @@ def _signup_account(app: AccountModel, r: Renderer) -> str:
         submit_sid="form:signup_account",
         submit_text=c("signup.continue"),
         label=c("signup.step_account"),
-        **no_arg(app.on("choose_username")),
+        bind=app.choose_username.bind(),
     )
     login = w.link(r, sid="signup:/login", href="/login", text=c("nav.login"))
     return f'{form}<p class="muted">{esc(c("signup.have_account"))} {login}</p>'
@@ -204,7 +188,7 @@ def _back(app: AccountModel, r: Renderer) -> str:
         text=app.copy("signup.back"),
         attrs_={"role": "back"},
         variant="secondary",
-        **app.on("step_back", previous),
+        bind=app.step_back.bind(step=previous),
     )
 
 
@@ -218,24 +202,18 @@ def _new_password_fields(app: AccountModel, r: Renderer, form: str, errors: dict
         + w.password_field(
             r,
             sid=f"field:{prefix}.{first}",
-            name=first,
             label=c(f"{prefix}.{first}"),
-            value="",
-            form=form,
             autocomplete="new-password",
             error=errors_text(app, errors.get(first, "")),
-            **app.on("set_secret", f"{form}.{first}"),
+            bind=app.set_secret.bind(form=form, name=first),
         )
         + w.password_field(
             r,
             sid=f"field:{prefix}.confirm_password",
-            name="confirm_password",
             label=c(f"{prefix}.confirm"),
-            value="",
-            form=form,
             autocomplete="new-password",
             error=errors_text(app, errors.get("confirm_password", "")),
-            **app.on("set_secret", f"{form}.confirm_password"),
+            bind=app.set_secret.bind(form=form, name="confirm_password"),
         )
     )
 
@@ -252,46 +230,33 @@ def _signup_password(app: AccountModel, r: Renderer) -> str:
         submit_text=c("signup.continue"),
         label=c("signup.step_password"),
         extra_buttons=_back(app, r),
-        **no_arg(app.on("choose_password")),
+        bind=app.choose_password.bind(),
     )
 
 
 def _signup_profile(app: AccountModel, r: Renderer) -> str:
     c = app.copy
-    draft = app.model.forms.signup_profile
     errors = app.model.signup.errors
     body = (
         w.text_field(
             r,
             sid="field:signup.display_name",
-            name="display_name",
             label=c("profile.display_name"),
-            value=draft["display_name"],
-            form="signup_profile",
             error=_signup_error(app, "display_name"),
             helper=c("profile.display_help"),
-            **app.on("set_field", "signup_profile.display_name"),
+            bind=app.set_field.bind(form="signup_profile", name="display_name"),
         )
         + country_choice(
-            app,
-            r,
-            sid="choice:signup.country",
-            form="signup_profile",
-            selected=draft["country"],
-            label=c("profile.country"),
+            app, r, sid="choice:signup.country", form="signup_profile", label=c("profile.country")
         )
-        + birthday_picker(
-            app, r, sid="date:signup.birthday", form="signup_profile", value=draft["birthday"]
-        )
+        + birthday_picker(app, r, sid="date:signup.birthday", form="signup_profile")
         + w.toggle(
             r,
             sid="toggle:signup.terms",
             kind="Toggle",
-            name="terms",
             label=c("signup.terms"),
-            checked=draft["terms"] == "true",
             attrs_={"form": "signup_profile"},
-            **app.on("set_field", "signup_profile.terms"),
+            bind=app.set_field.bind(form="signup_profile", name="terms"),
         )
         + "".join(
             error_line(app, errors[k])
@@ -307,7 +272,7 @@ def _signup_profile(app: AccountModel, r: Renderer) -> str:
         submit_text=c("signup.create"),
         label=c("signup.step_profile"),
         extra_buttons=_back(app, r),
-        **no_arg(app.on("create_account")),
+        bind=app.create_account.bind(),
     )
 
 
@@ -341,15 +306,12 @@ def reset(app: AccountModel, r: Renderer, route: str) -> Page:
         field = w.text_field(
             r,
             sid="field:reset.email",
-            name="email",
             label=c("reset.email"),
-            value=app.model.forms.reset_request["email"],
-            form="reset_request",
             input_type="email",
             autocomplete="email",
             error=errors_text(app, progress.errors.get("email", "")),
             helper=c("reset.email_help"),
-            **app.on("set_field", "reset_request.email"),
+            bind=app.set_field.bind(form="reset_request", name="email"),
         )
         form = w.form(
             r,
@@ -358,7 +320,7 @@ def reset(app: AccountModel, r: Renderer, route: str) -> Page:
             submit_sid="form:reset_request",
             submit_text=c("reset.submit"),
             label=title,
-            **no_arg(app.on("request_reset")),
+            bind=app.request_reset.bind(),
         )
         back = w.link(r, sid="reset:/login", href="/login", text=c("reset.back"))
         return title, f"{head}<p>{esc(c('reset.intro'))}</p>{form}<p>{back}</p></div>"
@@ -377,7 +339,7 @@ def reset(app: AccountModel, r: Renderer, route: str) -> Page:
             text=c("reset.other_email"),
             attrs_={"role": "restart"},
             variant="secondary",
-            **app.on("restart_reset"),
+            bind=app.restart_reset.bind(),
         )
         sent = c("reset.sent", email=progress.email)
         return title, f'{head}<p role="status">{esc(sent)}</p><p>{inbox} {again}</p></div>'
@@ -391,7 +353,7 @@ def reset(app: AccountModel, r: Renderer, route: str) -> Page:
             submit_sid="form:reset_password",
             submit_text=c("reset.change"),
             label=c("reset.new_title"),
-            **no_arg(app.on("reset_password")),
+            bind=app.reset_password.bind(),
         )
         return title, f"{head}<h2>{esc(c('reset.new_title'))}</h2>{form}</div>"
     login = w.link(r, sid="reset:/login", href="/login", text=c("reset.sign_in"), class_="button")
@@ -415,7 +377,7 @@ def inbox(app: AccountModel, r: Renderer, route: str) -> Page:
                     "expired": m.expired or m.used,
                     "message": m.id,
                 },
-                **app.on("open_reset_link", m.id),
+                bind=app.open_reset_link.bind(message=m.id),
             )
         items.append(
             f'<li class="message {esc(m.channel)}"><div class="meta">'

@@ -15,14 +15,10 @@ def history(app: AccountModel, r: Renderer, route: str) -> Page:
     view = app.model.history
     search = w.text_field(
         r,
-        sid="field:history.q",
-        name="q",
         label=c("history.search"),
-        value=view.query,
-        form="history",
         input_type="search",
         helper=c("history.search_help"),
-        **app.on("search_history"),
+        bind=app.search_history.bind(),
     )
     result = w.choice(
         r,
@@ -36,7 +32,7 @@ def history(app: AccountModel, r: Renderer, route: str) -> Page:
         ],
         selected=view.filter,
         is_open="filter:result" in app.ui.open,
-        **app.on("filter_history"),
+        bind=app.filter_history.bind(),
     )
     listing = r.subregion("history-list", _history_list(app, r))
     return c("history.title"), (
@@ -90,9 +86,8 @@ def _history_list(app: AccountModel, r: Renderer) -> str:
         ],
         rows=cells,
         sort=(col, order),
-        sort_handler="sort_history",
         caption=c("history.caption"),
-        sort_path=("history", "sort"),
+        bind=app.sort_history.bind(),
     )
     if app.v.list_mode == "infinite":
         more = w.load_more(
@@ -104,11 +99,10 @@ def _history_list(app: AccountModel, r: Renderer) -> str:
             key="history",
             page=app.model.history.page,
             pages=app.history_pages(),
-            handler="turn_history_page",
+            bind=app.turn_history_page.bind(),
             label=c("history.pages"),
             prev_text=c("history.prev"),
             next_text=c("history.next"),
-            state_path=("history", "page"),
         )
     count = c("history.count_one") if len(rows) == 1 else c("history.count_many", n=len(rows))
     body = table if rows else f"<p>{esc(c('history.empty'))}</p>"
@@ -136,7 +130,7 @@ def login_detail(app: AccountModel, r: Renderer, route: str) -> Page:
             sid=f"report:{event.id}",
             text=c("history.report"),
             attrs_={"role": "report", "login": event.id},
-            **app.on("report_login", event.id),
+            bind=app.report_login.bind(login=event.id),
         )
         action = f"<p>{report}</p>"
     crumbs = w.breadcrumbs(

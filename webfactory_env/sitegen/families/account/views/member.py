@@ -20,7 +20,6 @@ from webfactory_env.sitegen.families.account.views.parts import (
     errors_text,
     field_order,
     heading,
-    no_arg,
     promo,
     secondary,
 )
@@ -68,49 +67,33 @@ def account(app: AccountModel, r: Renderer, route: str) -> Page:
 # ------------------------------------------------------------------------ profile
 def profile(app: AccountModel, r: Renderer, route: str) -> Page:
     c = app.copy
-    draft = app.model.forms.profile
     errors = app.model.feedback.profile_errors
     texts = {
         name: w.text_field(
             r,
-            sid=f"field:profile.{name}",
-            name=name,
             label=c(f"profile.{name}"),
-            value=draft[name],
-            form="profile",
             error=errors_text(app, errors.get(name, "")),
             helper=c("profile.display_help") if name == "display_name" else "",
             autocomplete="name" if name == "full_name" else "nickname",
-            **app.on("set_field", f"profile.{name}"),
+            bind=app.set_field.bind(form="profile", name=name),
         )
         for name in ("full_name", "display_name")
     }
+    avatar = app.set_field.bind(form="profile", name="avatar")
     upload = w.file_upload(
         r,
-        sid="upload:profile.avatar",
-        name="avatar",
         label=c("profile.avatar"),
         files=[w.SyntheticFile(f.name, f.size_kb, f.kind) for f in app.files.values()],
-        chosen=draft["avatar"],
-        is_open="upload:profile.avatar" in app.ui.open,
-        **app.on("set_field", "profile.avatar"),
+        is_open=avatar.sid("upload") in app.ui.open,
+        bind=avatar,
     )
     hint = c("profile.avatar_help", mb=AVATAR_LIMIT_KB // 1000)
     avatar_hint = f'<small class="hint">{esc(hint)}</small>' if app.v.helper_text == "on" else ""
     body = (
         "".join(texts[n] for n in field_order(app, ("full_name", "display_name"), "profile"))
-        + birthday_picker(
-            app, r, sid="date:profile.birthday", form="profile", value=draft["birthday"]
-        )
+        + birthday_picker(app, r, form="profile")
         + error_line(app, errors.get("birthday", ""))
-        + country_choice(
-            app,
-            r,
-            sid="choice:profile.country",
-            form="profile",
-            selected=draft["country"],
-            label=c("profile.country"),
-        )
+        + country_choice(app, r, form="profile", label=c("profile.country"))
         + upload
         + avatar_hint
         + error_line(app, errors.get("avatar", ""))
@@ -124,7 +107,7 @@ def profile(app: AccountModel, r: Renderer, route: str) -> Page:
         submit_text=c("profile.save"),
         label=c("profile.title"),
         banner=banner,
-        **no_arg(app.on("save_profile")),
+        bind=app.save_profile.bind(),
     )
     return c("profile.title"), f"{heading(c('profile.title'))}{w.toast(app.flash)}{form}"
 
@@ -155,12 +138,11 @@ def _notifications(app: AccountModel, r: Renderer) -> str:
             r,
             sid=f"toggle:notify.{n}",
             kind="Toggle",
-            name=n,
             label=c(f"settings.notify_{n}"),
-            checked=bool(getattr(mine, n)),
+            checked=bool(getattr(mine, n)),  # a member without a record sees the defaults
             switch=True,
             attrs_={"group": "notifications"},
-            **app.on("set_notification", f"{me.id}/{n}"),
+            bind=app.set_notification.bind(account=me.id, setting=n),
         )
         for n in NOTIFICATIONS
     )
@@ -178,14 +160,13 @@ def _privacy(app: AccountModel, r: Renderer) -> str:
             r,
             sid=f"choice:privacy.{name}",
             kind="Choice",
-            name=name,
             label=c(f"settings.privacy_{name}"),
             options=[Option(v, c(f"settings.privacy_{v}")) for v in values],
             selected=str(getattr(mine, name)),
             attrs_={"group": "privacy"},
             is_open=f"choice:privacy.{name}" in app.ui.open,
             helper=c(f"settings.privacy_{name}_help"),
-            **app.on("set_privacy", f"{me.id}/{name}"),
+            bind=app.set_privacy.bind(account=me.id, setting=name),
         )
         for name, values in PRIVACY.items()
     )
@@ -200,14 +181,10 @@ def _security(app: AccountModel, r: Renderer) -> str:
     def two_factor_form() -> str:
         field = w.password_field(
             r,
-            sid="field:two_factor.current_password",
-            name="current_password",
             label=c("settings.current_password"),
-            value="",
-            form="two_factor",
             autocomplete="current-password",
             error=errors_text(app, app.model.feedback.two_factor_error),
-            **app.on("set_secret", "two_factor.current_password"),
+            bind=app.set_secret.bind(form="two_factor", name="current_password"),
         )
         return w.form(
             r,
@@ -217,7 +194,7 @@ def _security(app: AccountModel, r: Renderer) -> str:
             submit_text=c(f"settings.{action}_2fa"),
             label=c("settings.two_factor_title"),
             attrs_={"action": action},
-            **no_arg(app.on(f"{action}_two_factor")),
+            bind=(app.disable_two_factor if me.two_factor else app.enable_two_factor).bind(),
         )
 
     status = c("settings.two_factor_on_text" if me.two_factor else "settings.two_factor_off_text")
@@ -255,7 +232,7 @@ def _devices(app: AccountModel, r: Renderer, me: Account) -> str:
                     "city": s.city,
                     "session": s.id,
                 },
-                **app.on("sign_out_session", s.id),
+                bind=app.sign_out_session.bind(session=s.id),
             )
         rows.append(
             f"<tr><td>{esc(s.device)}</td><td>{esc(s.city)}, {esc(s.country)}</td>"
@@ -272,7 +249,7 @@ def _devices(app: AccountModel, r: Renderer, me: Account) -> str:
         variant="secondary",
         attrs_={"role": "sign-out-others"},
         disabled=all(s.current for s in mine),
-        **app.on("sign_out_other_sessions"),
+        bind=app.sign_out_other_sessions.bind(),
     )
     return (
         f'<table class="data"><thead><tr>{heads}</tr></thead>'
@@ -292,7 +269,7 @@ def _api(app: AccountModel, r: Renderer) -> str:
             text=c("settings.key_dismiss"),
             attrs_={"role": "dismiss"},
             variant="secondary",
-            **app.on("dismiss_key"),
+            bind=app.dismiss_key.bind(),
         )
         shown = (
             f'<div class="notice" role="status">{esc(c("settings.key_created"))} '
@@ -306,7 +283,7 @@ def _api(app: AccountModel, r: Renderer) -> str:
             text=c("settings.key_revoke"),
             variant="secondary",
             attrs_={"role": "revoke-key", "key_name": k.name, "scope": k.scope, "key": k.id},
-            **app.on("revoke_key", k.id),
+            bind=app.revoke_key.bind(key=k.id),
         )
         rows.append(
             f"<tr><td>{esc(k.name)}</td><td><code>{esc(k.prefix)}…</code></td>"
@@ -338,43 +315,33 @@ def _api(app: AccountModel, r: Renderer) -> str:
 
 def _key_form(app: AccountModel, r: Renderer) -> str:
     c = app.copy
-    draft = app.model.forms.api_key
     errors = app.model.feedback.key_errors
+    scope = app.set_field.bind(form="api_key", name="scope")
+    expires = app.set_field.bind(form="api_key", name="expires")
     fields = (
         w.text_field(
             r,
-            sid="field:api_key.key_name",
-            name="key_name",
             label=c("settings.key_name"),
-            value=draft["key_name"],
-            form="api_key",
             error=errors_text(app, errors.get("key_name", "")),
             helper=c("settings.key_name_help"),
-            **app.on("set_field", "api_key.key_name"),
+            bind=app.set_field.bind(form="api_key", name="key_name"),
         )
         + w.choice(
             r,
-            sid="choice:api_key.scope",
             kind="Choice",
-            name="scope",
             label=c("settings.key_scope"),
             options=[Option(s, c(f"settings.scope_{s}")) for s in SCOPES],
-            selected=draft["scope"],
             attrs_={"form": "api_key"},
-            is_open="choice:api_key.scope" in app.ui.open,
-            **app.on("set_field", "api_key.scope"),
+            is_open=scope.sid("choice") in app.ui.open,
+            bind=scope,
         )
         + w.date_picker(
             r,
-            sid="date:api_key.expires",
-            name="expires",
             label=c("settings.key_expires"),
-            value=draft["expires"],
-            form="api_key",
             month=app.month_of("expires"),
-            is_open="date:api_key.expires" in app.ui.open,
+            is_open=expires.sid("date") in app.ui.open,
             today=TODAY,
-            **app.on("set_field", "api_key.expires"),
+            bind=expires,
         )
         + error_line(app, errors.get("expires", ""))
     )
@@ -385,7 +352,7 @@ def _key_form(app: AccountModel, r: Renderer) -> str:
         submit_sid="form:api_key",
         submit_text=c("settings.key_create"),
         label=c("settings.key_new"),
-        **no_arg(app.on("create_key")),
+        bind=app.create_key.bind(),
     )
 
 

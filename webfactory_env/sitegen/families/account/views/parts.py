@@ -5,7 +5,6 @@ and the order of a form's fields."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from webfactory_env.core.seeding import SeedStream
 from webfactory_env.sitegen import widgets as w
@@ -15,11 +14,6 @@ from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.spec import AttrValue, Option
 
 Page = tuple[str, str]  # title, main region
-
-
-def no_arg(action: Mapping[str, Any]) -> dict[str, Any]:
-    """A form's submit binding: forms take a handler and an effect, no argument."""
-    return {k: v for k, v in action.items() if k != "arg"}
 
 
 def heading(text: str) -> str:
@@ -64,7 +58,7 @@ def promo(app: AccountModel, r: Renderer, name: str, level: str = "some") -> str
         text=app.copy(f"distractors.{name}"),
         variant="secondary",
         attrs_={"role": name, "distractor": True},
-        **app.on("try_promo", name),
+        bind=app.try_promo.bind(name=name),
     )
 
 
@@ -99,36 +93,35 @@ def field_order(app: AccountModel, names: Sequence[str], key: str) -> list[str]:
     return ordered
 
 
-def country_choice(
-    app: AccountModel, r: Renderer, *, sid: str, form: str, selected: str, label: str
-) -> str:
+def country_choice(app: AccountModel, r: Renderer, *, form: str, label: str, sid: str = "") -> str:
+    """The country menu of a form's draft (`choice:<form>.country` unless `sid` says)."""
+    chosen = app.set_field.bind(form=form, name="country")
+    sid = sid or chosen.sid("choice")
     options = [Option(name, name) for name in app.country_names]
-    if not selected:
+    if not chosen.value:
         options.insert(0, Option("", app.copy("profile.choose_country"), aliases=("none",)))
     return w.choice(
         r,
         sid=sid,
         kind="Choice",
-        name="country",
         label=label,
         options=options,
-        selected=selected,
         attrs_={"form": form},
         is_open=sid in app.ui.open,
-        **app.on("set_field", f"{form}.country"),
+        bind=chosen,
     )
 
 
-def birthday_picker(app: AccountModel, r: Renderer, *, sid: str, form: str, value: str) -> str:
+def birthday_picker(app: AccountModel, r: Renderer, *, form: str, sid: str = "") -> str:
+    """The birthday calendar of a form's draft (`date:<form>.birthday` unless `sid` says)."""
+    picked = app.set_field.bind(form=form, name="birthday")
+    sid = sid or picked.sid("date")
     return w.date_picker(
         r,
         sid=sid,
-        name="birthday",
         label=app.copy("profile.birthday"),
-        value=value,
-        form=form,
         month=app.month_of("birthday"),
         is_open=sid in app.ui.open,
         today=TODAY,
-        **app.on("set_field", f"{form}.birthday"),
+        bind=picked,
     )

@@ -1,6 +1,6 @@
 """The forum's pages, drawn from its model with the widget library, one module per kind of
 page. Pages only read state: every element that changes something is bound to a
-transition with `app.on(...)`."""
+transition (`bind=app.upvote.bind(post=...)`)."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def header(app: ForumModel, r: Renderer) -> str:
             text=c("nav.signout"),
             attrs_={"role": "signout"},
             variant="secondary",
-            **app.on("sign_out"),
+            bind=app.sign_out.bind(),
         )
         me = f'<span class="me">{profile_link}{signout}</span>'
     return f'<span class="brand">{esc(app.spec.brand)}</span>{nav}{me}'

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
-from webfactory_env.core.predicates import Contains
 from webfactory_env.core.seeding import SeedStream
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.families.forum.content import vocab
@@ -20,11 +18,6 @@ from webfactory_env.sitegen.html import Renderer, attrs, esc
 from webfactory_env.sitegen.spec import AttrValue
 
 Page = tuple[str, str]  # title, main region
-
-
-def submit(app: ForumModel, name: str) -> dict[str, Any]:
-    """A form's binding to the transition `name`: forms take a handler and an effect."""
-    return {k: v for k, v in app.on(name).items() if k != "arg"}
 
 
 def menu_button(
@@ -45,10 +38,8 @@ def menu_button(
         "click",
         attrs_,
         label=text,
-        handler=w.UI_TOGGLE,
-        arg=key,
-        effect=Contains(("ui", "open"), key),
         structural=True,
+        **w.sends(w.UI_TOGGLE.bind(key=key)),
     )
     aria = text if glyph and r.variation.aria == "on" else None
     tip = text if r.variation.tooltips == "on" else None

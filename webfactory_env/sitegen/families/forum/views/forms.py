@@ -10,7 +10,6 @@ from webfactory_env.sitegen.families.forum.views.common import (
     Page,
     error_region,
     error_text,
-    submit,
 )
 from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.spec import Option
@@ -25,29 +24,20 @@ def signin(app: ForumModel, r: Renderer, route: str) -> Page:
             f"<p>{esc(c('signin.already', name=app.name_of(app.user)))}</p><p>{home}</p>"
         )
     errs = app.model.feedback.signin_errors
-    draft = app.model.forms.signin
     username = w.text_field(
         r,
-        sid="field:signin.username",
-        name="username",
         label=c("signin.username"),
-        value=draft.username,
-        form="signin",
         error=error_text(app, errs.get("username", "")),
         helper=c("signin.username_help"),
         autocomplete="username",
-        **app.on("set_field", "signin.username"),
+        bind=app.set_field.bind(form="signin", name="username"),
     )
     password = w.password_field(
         r,
-        sid="field:signin.password",
-        name="password",
         label=c("signin.password"),
-        value=draft.password,
-        form="signin",
         error=error_text(app, errs.get("password", "")),
         autocomplete="current-password",
-        **app.on("set_field", "signin.password"),
+        bind=app.set_field.bind(form="signin", name="password"),
     )
     banner = (
         f'<p class="error-summary" role="alert">{esc(c("errors.credentials"))}</p>'
@@ -62,7 +52,7 @@ def signin(app: ForumModel, r: Renderer, route: str) -> Page:
         submit_text=c("signin.submit"),
         label=c("signin.title"),
         banner=banner,
-        **submit(app, "sign_in"),
+        bind=app.sign_in.bind(),
     )
     return c("signin.title"), (
         f'<div class="narrow"><h1>{esc(c("signin.title"))}</h1>'
@@ -84,19 +74,14 @@ def new_thread(app: ForumModel, r: Renderer, route: str) -> Page:
             r, sid="signin:new", href="/signin", text=c("new.signin"), attrs_={"role": "signin"}
         )
         return c("new.title"), f"<h1>{esc(c('new.title'))}</h1><p>{link}</p>"
-    draft = app.model.forms.new_thread
     errs = app.model.feedback.new_thread_errors
     parts = {
         "title": w.text_field(
             r,
-            sid="field:new_thread.title",
-            name="title",
             label=c("new.thread_title"),
-            value=draft["title"],
-            form="new_thread",
             error=error_text(app, errs.get("title", "")),
             helper=c("new.title_help", n=title_minimum(app.strict)),
-            **app.on("set_field", "new_thread.title"),
+            bind=app.set_field.bind(form="new_thread", name="title"),
         ),
         "category": _choice(
             app,
@@ -126,14 +111,11 @@ def new_thread(app: ForumModel, r: Renderer, route: str) -> Page:
     editor = w.rich_text(
         r,
         sid=sid,
-        name="body",
         label=c("new.body"),
-        value=draft["body"],
-        form="new_thread",
-        format_handler="toggle_format",
+        format=app.toggle_format.bind(editor="body"),
         bold=style.bold,
         italic=style.italic,
-        **app.on("set_field", "new_thread.body"),
+        bind=app.set_field.bind(form="new_thread", name="body"),
     )
     hint = (
         f'<small class="hint">{esc(c("new.body_help", n=body_minimum(app.strict)))}</small>'
@@ -150,7 +132,7 @@ def new_thread(app: ForumModel, r: Renderer, route: str) -> Page:
         submit_text=c("new.submit"),
         label=c("new.title"),
         banner=banner,
-        **submit(app, "start_thread"),
+        bind=app.start_thread.bind(),
     )
     return c("new.title"), (
         f'<div class="narrow"><h1>{esc(c("new.title"))}</h1>'
@@ -162,20 +144,18 @@ def _choice(
     app: ForumModel, r: Renderer, name: str, options: list[Option], helper: str = ""
 ) -> str:
     """The new thread's category or tag, with its error beneath."""
-    sid = f"choice:new_thread.{name}"
+    chosen = app.set_choice.bind(name=name)
+    sid = chosen.sid("choice")
     error = error_text(app, app.model.feedback.new_thread_errors.get(name, ""))
     return w.choice(
         r,
-        sid=sid,
         kind="Choice",
-        name=name,
         label=app.copy(f"new.{name}"),
         options=options,
-        selected=app.model.forms.new_thread[name],
         attrs_={"form": "new_thread"},
         is_open=sid in app.ui.open,
         helper=helper,
-        **app.on("set_choice", name),
+        bind=chosen,
     ) + error_region(r, f"err:{sid}", error)
 
 

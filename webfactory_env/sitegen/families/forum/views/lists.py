@@ -7,7 +7,6 @@ from webfactory_env.sitegen.families.forum.model import SORTS, ForumModel
 from webfactory_env.sitegen.families.forum.views.common import (
     Page,
     sponsored,
-    submit,
     thread_row,
 )
 from webfactory_env.sitegen.html import Renderer, esc
@@ -73,16 +72,13 @@ def thread_list(app: ForumModel, r: Renderer, route: str) -> Page:
         label=c("list.search"),
         body=w.text_field(
             r,
-            sid="field:search.q",
-            name="q",
             label=c("list.search"),
             value=ls.draft,
-            form="search",
             input_type="search",
             helper=c("list.search_help"),
-            **app.on("type_query", "q"),
+            bind=app.type_query.bind(),
         ),
-        **submit(app, "search_threads"),
+        bind=app.search_threads.bind(),
     )
     tag_sel = _filter(
         app,
@@ -117,7 +113,7 @@ def thread_list(app: ForumModel, r: Renderer, route: str) -> Page:
         ],
         selected=ls.sort,
         is_open="sort" in app.ui.open,
-        **app.on("sort_threads"),
+        bind=app.sort_threads.bind(),
     )
     since = w.date_picker(
         r,
@@ -129,7 +125,7 @@ def thread_list(app: ForumModel, r: Renderer, route: str) -> Page:
         month=app.month_of("since"),
         is_open="date:since" in app.ui.open,
         today=app.spec.today,
-        **app.on("set_since", "since"),
+        bind=app.set_since.bind(),
     )
     if ls.since:
         since += w.button(
@@ -138,7 +134,7 @@ def thread_list(app: ForumModel, r: Renderer, route: str) -> Page:
             text=c("list.any_time"),
             variant="secondary",
             attrs_={"role": "clear-date", "name": "since"},
-            **app.on("clear_since"),
+            bind=app.clear_since.bind(),
         )
     new = w.link(r, sid="list:new", href="/new", text=c("list.new"), class_="button")
     return heading, (
@@ -162,7 +158,7 @@ def _filter(app: ForumModel, r: Renderer, scope: str, name: str, options: list[O
         options=options,
         selected=getattr(app.list_of(scope), name),
         is_open=f"filter:{name}" in app.ui.open,
-        **app.on("filter_threads", name),
+        bind=app.filter_threads.bind(name=name),
     )
 
 
@@ -181,11 +177,10 @@ def _threads(app: ForumModel, r: Renderer, scope: str) -> str:
             key="threads",
             page=app.list_of(scope).page,
             pages=app.pages(len(items)),
-            handler="turn_page",
+            bind=app.turn_page.bind(),
             label=c("list.pages"),
             prev_text=c("list.prev"),
             next_text=c("list.next"),
-            state_path=("listing", "page"),
         )
     rows = "".join(
         thread_row(app, r, t, first + i + 1) for i, t in enumerate(items[first : first + n])

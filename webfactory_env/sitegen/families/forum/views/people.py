@@ -135,8 +135,7 @@ def members(app: ForumModel, r: Renderer, route: str) -> Page:
         ],
         rows=rows,
         sort=(col, order),
-        sort_handler="sort_members",
         caption=c("members.caption", n=len(people)),
-        sort_path=("browsing", "members_sort"),
+        bind=app.sort_members.bind(),
     )
     return c("members.title"), f"<h1>{esc(c('members.title'))}</h1>{table}"

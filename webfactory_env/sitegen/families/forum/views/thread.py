@@ -13,7 +13,6 @@ from webfactory_env.sitegen.families.forum.views.common import (
     error_region,
     error_text,
     menu_button,
-    submit,
     tag_chips,
     user_link,
 )
@@ -61,7 +60,7 @@ def thread(app: ForumModel, r: Renderer, route: str) -> Page:
             ],
             selected=app.model.browsing.reply_sort,
             is_open="sort:replies" in app.ui.open,
-            **app.on("sort_replies"),
+            bind=app.sort_replies.bind(),
         )
     heading = c("thread.reply_one") if len(replies) == 1 else c("thread.reply_many", n=len(replies))
     return t.title, (
@@ -83,7 +82,7 @@ def _follow(app: ForumModel, r: Renderer, t: Discussion) -> str:
         text=app.copy("distractors.unfollow" if following else "distractors.follow"),
         variant="secondary",
         attrs_={"role": "follow", "thread": t.id, "distractor": True},
-        **app.on("unfollow_thread" if following else "follow_thread", t.id),
+        bind=(app.unfollow_thread if following else app.follow_thread).bind(thread=t.id),
     )
 
 
@@ -125,7 +124,7 @@ def _post(
         icon="▲",
         variant="primary" if voted else "secondary",
         disabled=own or t.locked,
-        **app.on("withdraw_vote" if voted else "upvote", pid),
+        bind=(app.withdraw_vote if voted else app.upvote).bind(post=pid),
     )
     who = user_link(app, r, author, sid=f"author:{pid}", extra={"context": context, "post": pid})
     actions = [tools] if tools else []
@@ -141,7 +140,7 @@ def _post(
                 text=c("distractors.report"),
                 variant="secondary",
                 attrs_={"role": "report", "post": pid, "distractor": True},
-                **app.on("report_post", pid),
+                bind=app.report_post.bind(post=pid),
             )
         )
     badge = f'<span class="badge solved">✓ {esc(c("post.accepted"))}</span>' if accepted else ""
@@ -182,14 +181,14 @@ def _accept_button(
             text=c("post.unaccept"),
             variant="secondary",
             attrs_={"role": "unaccept", "post": pid, "author": author, "rank": rank},
-            **app.on("unaccept_answer", pid),
+            bind=app.unaccept_answer.bind(reply=pid),
         )
     return w.button(
         r,
         sid=f"accept:{pid}",
         text=c("post.accept"),
         attrs_={"role": "accept", "post": pid, "author": author, "rank": rank, "votes": votes},
-        **app.on("accept_answer", pid),
+        bind=app.accept_answer.bind(reply=pid),
     )
 
 
@@ -242,14 +241,12 @@ def _edit_form(app: ForumModel, r: Renderer, reply: Reply, *, cancel: bool) -> s
     field = w.text_field(
         r,
         sid="field:edit_reply.body",
-        name="edit_body",
         label=c("edit.body"),
-        value=value,
-        form="edit_reply",
+        value=value,  # the reply itself until it is edited
         multiline=True,
         error=error_text(app, app.model.feedback.edit_errors.get("body", "")),
         helper=c("reply.help", n=reply_minimum(app.strict)),
-        **app.on("type_edit", reply.id),
+        bind=app.type_edit.bind(reply=reply.id),
     )
     extra = ""
     if cancel:
@@ -268,7 +265,7 @@ def _edit_form(app: ForumModel, r: Renderer, reply: Reply, *, cancel: bool) -> s
         submit_text=c("edit.save"),
         label=c("edit.title"),
         extra_buttons=extra,
-        **submit(app, "edit_reply"),
+        bind=app.edit_reply.bind(),
     )
 
 
@@ -295,7 +292,7 @@ def _dialogs(app: ForumModel, r: Renderer, t: Discussion) -> str:
             text=c("delete.confirm"),
             # `form` names the dialog it answers: its controls are what can be used there
             attrs_={"role": "confirm-delete", "post": pid, "form": "delete_reply"},
-            **app.on("delete_reply", pid),
+            bind=app.delete_reply.bind(reply=pid),
         )
         return w.modal(
             r,
@@ -330,12 +327,10 @@ def _reply_box(app: ForumModel, r: Renderer, t: Discussion) -> str:
         sid=sid,
         name="reply",
         label=c("reply.label"),
-        value=app.model.forms.reply["body"],
-        form="reply",
-        format_handler="toggle_format",
+        format=app.toggle_format.bind(editor="reply"),
         bold=style.bold,
         italic=style.italic,
-        **app.on("set_field", "reply.body"),
+        bind=app.set_field.bind(form="reply", name="body"),
     )
     hint = (
         f'<small class="hint">{esc(c("reply.help", n=reply_minimum(app.strict)))}</small>'
@@ -352,6 +347,6 @@ def _reply_box(app: ForumModel, r: Renderer, t: Discussion) -> str:
         submit_text=c("reply.submit"),
         label=c("reply.title"),
         banner=banner,
-        **submit(app, "post_reply"),
+        bind=app.post_reply.bind(),
     )
     return f'<section class="reply-box"><h2>{esc(c("reply.title"))}</h2>{form}</section>'

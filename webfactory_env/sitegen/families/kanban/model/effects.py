@@ -8,37 +8,28 @@ from collections.abc import Callable
 from webfactory_env.core.predicates import All, Eq, Exists, Predicate, Ref
 
 
-def split_arg(arg: str | None, sep: str) -> tuple[str, str]:
-    head, _, tail = (arg or "").partition(sep)
-    return head, tail
+def card_field(name: str) -> Callable[..., Predicate]:
+    return lambda card: Eq(("cards", card, name), Ref("value"))
 
 
-def card_field(name: str) -> Callable[[str | None], Predicate]:
-    return lambda cid: Eq(("cards", cid or "", name), Ref("value"))
+def assignment(card: str, member: str | None) -> Predicate:
+    """The assignee is the value chosen, or the member a button names ("Assign to me")."""
+    return Eq(("cards", card, "assignee"), Ref("value") if member is None else member)
 
 
-def assignment(arg: str | None) -> Predicate:
-    """`<card>` (the assignee is the value chosen) or `<card>=<member>` (a button that
-    assigns that member)."""
-    cid, mid = split_arg(arg, "=")
-    return Eq(("cards", cid, "assignee"), mid or Ref("value"))
-
-
-def form_field(arg: str | None) -> Predicate:
-    form, name = split_arg(arg, ".")
+def form_field(form: str, name: str) -> Predicate:
     return Eq(("forms", form, name), Ref("value"))
 
 
-def label_on(arg: str | None) -> Predicate:
-    cid, label = split_arg(arg, ":")
-    return Eq(("cards", cid, "labels", label), Ref("value|bool"))
+def label_on(card: str, label: str) -> Predicate:
+    return Eq(("cards", card, "labels", label), Ref("value|bool"))
 
 
-def saved(cid: str | None) -> Predicate:
-    draft = f"state:forms.cards.{cid}"
+def saved(card: str) -> Predicate:
+    draft = f"state:forms.cards.{card}"
     return All(
         tuple(
-            Eq(("cards", cid or "", name), Ref(f"{draft}.{name}|strip"))
+            Eq(("cards", card, name), Ref(f"{draft}.{name}|strip"))
             for name in ("title", "description", "due")
         )
     )
@@ -49,20 +40,20 @@ def _record_with(table: str, **values: object) -> Predicate:
     return Exists((table,), All(tuple(Eq((name,), v) for name, v in values.items())))
 
 
-def new_card(board: str | None) -> Predicate:
+def new_card(board: str) -> Predicate:
     return _record_with(
         "cards",
-        board=board or "",
+        board=board,
         title=Ref("state:forms.new_card.title|strip"),
         column=Ref("state:forms.new_card.column"),
     )
 
 
-def new_comment(cid: str | None) -> Predicate:
-    return _record_with("comments", card=cid or "", text=Ref(f"state:forms.comments.{cid}|strip"))
+def new_comment(card: str) -> Predicate:
+    return _record_with("comments", card=card, text=Ref(f"state:forms.comments.{card}|strip"))
 
 
-def new_invite(_: str | None) -> Predicate:
+def new_invite() -> Predicate:
     return _record_with(
         "invites",
         name=Ref("state:forms.invite.name|strip"),
@@ -70,7 +61,7 @@ def new_invite(_: str | None) -> Predicate:
     )
 
 
-def new_board(_: str | None) -> Predicate:
+def new_board() -> Predicate:
     return _record_with(
         "boards",
         name=Ref("state:forms.new_board.name|strip"),

@@ -4,6 +4,7 @@ calendar), the checks of its form drafts, and the facts the predicate view adds.
 
 from __future__ import annotations
 
+from webfactory_env.core.domains import Vocabulary
 from webfactory_env.sitegen.app import SiteApp
 from webfactory_env.sitegen.families.kanban.content import (
     PRIORITIES,
@@ -55,6 +56,13 @@ AGENDA_SIZE = 5
 SEARCH_LIMIT = 20
 
 
+# Every member name and card title the family can make.
+MEMBERS = Vocabulary(
+    "members", "person", parts=("vocab.json:first_names.*", "vocab.json:last_names.*")
+)
+TITLES = Vocabulary("titles", "text", phrases=("vocab.json:boards.*.titles.*",))
+
+
 class WorkspaceQueries(SiteApp):
     """The workspace's state and every read of it (transitions live in subclasses)."""
 
@@ -62,6 +70,11 @@ class WorkspaceQueries(SiteApp):
     State = KanbanState
     Facts = KanbanFacts
     OPEN = {"card": "cards", "board": "boards"}
+    ANSWERS = {
+        "card.assignee": MEMBERS,
+        "card.title": TITLES,
+        "board.overdue": "count",
+    }
 
     def __init__(self, spec: SiteSpec) -> None:
         super().__init__(spec)

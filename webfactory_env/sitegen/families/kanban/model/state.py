@@ -20,6 +20,7 @@ from webfactory_env.sitegen.state import (
     drafts,
     entities,
     session,
+    typed,
     view,
 )
 
@@ -72,7 +73,7 @@ class Invite(Record):
     """An invitation to join the team (its id is the lower-cased e-mail address)."""
 
     name: str = ""
-    email: str = ""
+    email: str = typed("email")
     role: str = copied("forms.invite.role", "member")
 
 
@@ -83,7 +84,7 @@ class NewCardDraft:
     column: str = "todo"
     assignee: str = ""
     priority: str = "medium"
-    due: str = ""
+    due: str = typed("date")
 
 
 @dataclass
@@ -92,13 +93,13 @@ class CardDraft:
 
     title: str = ""
     description: str = ""
-    due: str = ""
+    due: str = typed("date")
 
 
 @dataclass
 class InviteDraft:
     name: str = ""
-    email: str = ""
+    email: str = typed("email")
     role: str = "member"
 
 
@@ -188,9 +189,9 @@ class KanbanState(AppState):
     cards: dict[str, Card] = entities()
     comments: dict[str, Comment] = entities()
     invites: dict[str, Invite] = entities()
-    starred: set[str] = session(set)  # board ids
-    watching: set[str] = session(set)  # card ids
-    power_ups: set[str] = session(set)
+    starred: set[str] = session(set, persists=True)  # board ids
+    watching: set[str] = session(set, persists=True)  # card ids
+    power_ups: set[str] = session(set, persists=True)
     forms: KanbanForms = drafts(KanbanForms)
     views: dict[str, BoardView] = view(dict)  # board id -> how it is looked at
     search: SearchView = view(SearchView)

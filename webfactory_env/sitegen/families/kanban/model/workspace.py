@@ -8,16 +8,16 @@ declared once in its decorator: the only place the workspace's business rules li
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from webfactory_env.core.predicates import Contains, Eq, Gt, Lt, Ref
-from webfactory_env.sitegen.app import transition
+from webfactory_env.sitegen.binding import FormField, SortOrder, transition
 from webfactory_env.sitegen.families.kanban.content import TODAY, slug_id, vocab
 from webfactory_env.sitegen.families.kanban.model.cards import CardTransitions
 from webfactory_env.sitegen.families.kanban.model.effects import (
     form_field,
     new_board,
     new_invite,
-    split_arg,
 )
 from webfactory_env.sitegen.families.kanban.model.queries import SORTS, TEMPLATES
 from webfactory_env.sitegen.families.kanban.model.state import (
@@ -43,57 +43,63 @@ class KanbanModel(CardTransitions):
     """The workspace's state, its queries and its transitions (no HTML here)."""
 
     # ------------------------------------------------------------- browsing
-    @transition("set_filter", effect=lambda arg: Eq(("views", *split_arg(arg, ":")), Ref("value")))
-    def set_filter(self, ev: AppEvent) -> str | None:
-        bid, name = split_arg(ev.arg, ":")
-        board, value = self.model.boards.get(bid), ev.value or ""
-        if board is None or name not in ("label", "assignee", "due"):
+    @transition(effect=lambda board, name: Eq(("views", board, name), Ref("value")))
+    def set_filter(
+        self, ev: AppEvent, *, board: str, name: Literal["label", "assignee", "due"]
+    ) -> str | None:
+        found, value = self.model.boards.get(board), ev.value or ""
+        if found is None:
             return None
         allowed = {
-            "label": board.labels,
+            "label": found.labels,
             "assignee": [m.id for m in self.assignable()],
             "due": ["overdue"],
         }[name]
         if value == "" or value in allowed:
-            setattr(self.model.views[bid], name, value)
+            setattr(self.model.views[board], name, value)
         return None
 
-    @transition("set_sort", effect=lambda bid: Eq(("views", bid or "", "sort"), Ref("value")))
-    def set_sort(self, ev: AppEvent) -> str | None:
-        if ev.arg in self.model.views and ev.value in SORTS:
-            self.model.views[ev.arg or ""].sort = ev.value or ""
+    @transition(effect=lambda board: Eq(("views", board, "sort"), Ref("value")))
+    def set_sort(self, ev: AppEvent, *, board: str) -> str | None:
+        if board in self.model.views and ev.value in SORTS:
+            self.model.views[board].sort = ev.value or ""
         return None
 
-    @transition("search_board", effect=lambda bid: Eq(("views", bid or "", "q"), Ref("value")))
-    def search_board(self, ev: AppEvent) -> str | None:
-        if ev.arg in self.model.views:
-            self.model.views[ev.arg or ""].q = (ev.value or "")[:100]
+    @transition(
+        effect=lambda board: Eq(("views", board, "q"), Ref("value")),
+        field=lambda board: FormField("board", "q", ("views", board, "q")),
+    )
+    def search_board(self, ev: AppEvent, *, board: str) -> str | None:
+        if board in self.model.views:
+            self.model.views[board].q = (ev.value or "")[:100]
         return None
 
-    @transition("search_cards", effect=lambda _: Eq(("search", "q"), Ref("value")))
+    @transition(
+        effect=lambda: Eq(("search", "q"), Ref("value")),
+        field=lambda: FormField("search", "q", ("search", "q")),
+    )
     def search_cards(self, ev: AppEvent) -> str | None:
         self.model.search.q = (ev.value or "")[:100]
         return None
 
-    @transition("turn_page")
-    def turn_page(self, ev: AppEvent) -> str | None:
-        arg = ev.arg or ""
-        if arg.isdigit() and 1 <= int(arg) <= self.my_pages():
-            self.model.my_tasks.page = int(arg)
+    @transition(effect=lambda page: Eq(("my_tasks", "page"), page))
+    def turn_page(self, ev: AppEvent, *, page: int) -> str | None:
+        if 1 <= page <= self.my_pages():
+            self.model.my_tasks.page = page
         return None
 
-    @transition("show_month", effect=lambda month: Eq(("calendar", "month"), month or ""))
-    def show_month(self, ev: AppEvent) -> str | None:
-        """Page the calendar to the month `arg` (YYYY-MM, within two years of today)."""
-        m = _MONTH.match(ev.arg or "")
+    @transition(effect=lambda month: Eq(("calendar", "month"), month))
+    def show_month(self, ev: AppEvent, *, month: str) -> str | None:
+        """Page the calendar to `month` (YYYY-MM, within two years of today)."""
+        m = _MONTH.match(month)
         if m and 1 <= int(m.group(2)) <= 12:
             months = int(m.group(1)) * 12 + int(m.group(2)) - 1
             now = int(TODAY[:4]) * 12 + int(TODAY[5:7]) - 1
             if abs(months - now) <= MONTHS_AROUND:
-                self.model.calendar.month = ev.arg or ""
+                self.model.calendar.month = month
         return None
 
-    @transition("filter_calendar", effect=lambda _: Eq(("calendar", "board"), Ref("value")))
+    @transition(effect=lambda: Eq(("calendar", "board"), Ref("value")))
     def filter_calendar(self, ev: AppEvent) -> str | None:
         value = ev.value or ""
         board = self.model.boards.get(value)
@@ -101,18 +107,21 @@ class KanbanModel(CardTransitions):
             self.model.calendar.board = value
         return None
 
-    @transition("sort_team")
-    def sort_team(self, ev: AppEvent) -> str | None:
-        col, order = split_arg(ev.arg, "=")
-        if col in ("name", "open") and order in ("asc", "desc"):
-            self.model.team.sort = f"{col}-{order}"
+    @transition(effect=lambda column, order: Eq(("team", "sort"), f"{column}-{order}"))
+    def sort_team(
+        self, ev: AppEvent, *, column: Literal["name", "open"], order: SortOrder
+    ) -> str | None:
+        self.model.team.sort = f"{column}-{order}"
         return None
 
     # ------------------------------------------------------------------ forms
-    @transition("set_field", effect=form_field)
-    def set_field(self, ev: AppEvent) -> str | None:
+    @transition(
+        effect=form_field, field=lambda form, name: FormField(form, name, ("forms", form, name))
+    )
+    def set_field(
+        self, ev: AppEvent, *, form: Literal["new_card", "invite", "new_board"], name: str
+    ) -> str | None:
         """A field of the new-card, invitation or new-board form: text, a choice, a date."""
-        form, name = split_arg(ev.arg, ".")
         value = ev.value or ""
         allowed = self._choices(form, name)
         if allowed is None and name not in TEXT_FIELDS.get(form, ()):
@@ -124,7 +133,7 @@ class KanbanModel(CardTransitions):
         return None
 
     # ------------------------------------------------------------------ team
-    @transition("invite_member", mutating=True, effect=new_invite)
+    @transition(mutating=True, effect=new_invite)
     def invite_member(self, ev: AppEvent) -> str | None:
         f = self.model.forms.invite
         for name in ("name", "email"):
@@ -142,8 +151,9 @@ class KanbanModel(CardTransitions):
         return None
 
     # ------------------------------------------------------- new-board wizard
-    @transition("next_wizard_step", effect=lambda step: Gt(("wizard", "step"), int(step or 0)))
-    def next_wizard_step(self, ev: AppEvent) -> str | None:
+    @transition(effect=lambda step: Gt(("wizard", "step"), step))
+    def next_wizard_step(self, ev: AppEvent, *, step: int) -> str | None:
+        """On to the wizard's next step (`step` is the one its page showed)."""
         wizard, f = self.model.wizard, self.model.forms.new_board
         if wizard.step == 1:
             for name in ("name", "description"):
@@ -156,23 +166,26 @@ class KanbanModel(CardTransitions):
             wizard.step += 1
         return None
 
-    @transition("previous_wizard_step", effect=lambda step: Lt(("wizard", "step"), int(step or 0)))
-    def previous_wizard_step(self, ev: AppEvent) -> str | None:
+    @transition(effect=lambda step: Lt(("wizard", "step"), step))
+    def previous_wizard_step(self, ev: AppEvent, *, step: int) -> str | None:
+        """Back to the wizard's previous step (`step` is the one its page showed)."""
         if self.model.wizard.step in (2, 3):
             self.model.wizard.step -= 1
         return None
 
     @transition(
-        "pick_board_member",
-        effect=lambda mid: Eq(("forms", "new_board", "members", mid or ""), Ref("value|bool")),
+        effect=lambda member: Eq(("forms", "new_board", "members", member), Ref("value|bool")),
+        field=lambda member: FormField(
+            "board_members", "member", ("forms", "new_board", "members", member)
+        ),
     )
-    def pick_board_member(self, ev: AppEvent) -> str | None:
+    def pick_board_member(self, ev: AppEvent, *, member: str) -> str | None:
         team = self.model.forms.new_board.members
-        if ev.arg in team and ev.value in ("true", "false"):
-            team[ev.arg or ""] = ev.value == "true"
+        if member in team and ev.value in ("true", "false"):
+            team[member] = ev.value == "true"
         return None
 
-    @transition("create_board", mutating=True, effect=new_board)
+    @transition(mutating=True, effect=new_board)
     def create_board(self, ev: AppEvent) -> str | None:
         wizard = self.model.wizard
         if wizard.step != 3:
@@ -199,7 +212,7 @@ class KanbanModel(CardTransitions):
         self.flash = self.copy("wizard.created", name=board.name)
         return f"/board/{board.id}"
 
-    @transition("restart_wizard", effect=lambda _: Eq(("wizard", "step"), 1))
+    @transition(effect=lambda: Eq(("wizard", "step"), 1))
     def restart_wizard(self, ev: AppEvent) -> str | None:
         if self.model.wizard.step == 4:
             self.model.wizard.step = 1
@@ -207,14 +220,15 @@ class KanbanModel(CardTransitions):
         return None
 
     # ------------------------------------------ distractors: no task needs them
-    @transition("star_board", mutating=True, effect=lambda bid: Contains(("starred",), bid))
-    def star_board(self, ev: AppEvent) -> str | None:
-        if ev.arg in self.model.boards:
-            self.model.starred ^= {ev.arg or ""}
+    @transition(mutating=True, effect=lambda board: Contains(("starred",), board))
+    def star_board(self, ev: AppEvent, *, board: str) -> str | None:
+        if board in self.model.boards:
+            self.model.starred ^= {board}
         return None
 
-    @transition("add_power_up", mutating=True, effect=lambda what: Contains(("power_ups",), what))
-    def add_power_up(self, ev: AppEvent) -> str | None:
-        if ev.arg in self.model.boards or ev.arg == "templates":
-            self.model.power_ups.add(ev.arg or "")
+    @transition(mutating=True, effect=lambda target: Contains(("power_ups",), target))
+    def add_power_up(self, ev: AppEvent, *, target: str) -> str | None:
+        """Power up a board (`target` is its id) or the templates."""
+        if target in self.model.boards or target == "templates":
+            self.model.power_ups.add(target)
         return None

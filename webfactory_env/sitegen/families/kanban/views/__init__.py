@@ -1,5 +1,6 @@
 """The workspace's pages, drawn from its model with the widget library. Pages only read
-state: every element that changes something is bound to a transition with `app.on(...)`.
+state: every element that changes something is bound to a transition
+(`bind=app.archive_card.bind(card=...)`).
 
 One module per kind of page: `boards` (the boards list and a board), `card`, `lists` (my
 tasks, the calendar, search), `team` (members and a member), `wizard` (a new board).

@@ -22,7 +22,6 @@ from webfactory_env.sitegen.families.kanban.views.common import (
     hint,
     member_options,
     modal_open,
-    no_arg,
     priority_options,
 )
 from webfactory_env.sitegen.html import Renderer, esc
@@ -70,7 +69,7 @@ def boards(app: KanbanModel, r: Renderer, route: str) -> Page:
                 text=c("distractors.template"),
                 variant="secondary",
                 attrs_={"role": "templates", "distractor": True},
-                **app.on("add_power_up", "templates"),
+                bind=app.add_power_up.bind(target="templates"),
             )
             + "</aside>"
         )
@@ -111,7 +110,7 @@ def board_tile(app: KanbanModel, r: Renderer, b: Board, rank: int) -> str:
             variant="secondary",
             icon="☆",
             attrs_={"role": "star", "board": b.name, "distractor": True},
-            **app.on("star_board", b.id),
+            bind=app.star_board.bind(board=b.id),
         )
     return (
         f'<article class="board-tile">{link}{badge}'
@@ -192,7 +191,7 @@ def toolbar(app: KanbanModel, r: Renderer, b: Board) -> str:
             label=label,
             options=options,
             selected=selected,
-            **app.on("set_filter", f"{b.id}:{name}"),
+            bind=app.set_filter.bind(board=b.id, name=name),
         )
 
     labels = board_filter(
@@ -219,14 +218,11 @@ def toolbar(app: KanbanModel, r: Renderer, b: Board) -> str:
     )
     search = w.text_field(
         r,
-        sid="field:board.q",
-        name="q",
         label=c("board.search"),
-        value=view.q,
         form="board-filter",
         helper=c("board.search_help"),
         input_type="search",
-        **app.on("search_board", b.id),
+        bind=app.search_board.bind(board=b.id),
     )
     sort = choice(
         app,
@@ -240,7 +236,7 @@ def toolbar(app: KanbanModel, r: Renderer, b: Board) -> str:
             for s in SORTS
         ],
         selected=view.sort,
-        **app.on("set_sort", b.id),
+        bind=app.set_sort.bind(board=b.id),
     )
     return labels + who + due + search + sort
 
@@ -285,7 +281,7 @@ def power_up(app: KanbanModel, r: Renderer, b: Board) -> str:
             text=app.copy("distractors.power_up"),
             variant="secondary",
             attrs_={"role": "power-up", "distractor": True},
-            **app.on("add_power_up", b.id),
+            bind=app.add_power_up.bind(target=b.id),
         )
         + "</aside>"
     )
@@ -293,19 +289,16 @@ def power_up(app: KanbanModel, r: Renderer, b: Board) -> str:
 
 def new_card_form(app: KanbanModel, r: Renderer, b: Board) -> str:
     c = app.copy
-    f, errors = app.model.forms.new_card, app.model.feedback.new_card_errors
+    errors = app.model.feedback.new_card_errors
+    due = app.set_field.bind(form="new_card", name="due")
     fields = {
         "title": w.text_field(
             r,
-            sid="field:new_card.title",
-            name="title",
             label=c("new_card.title"),
-            value=f.title,
-            form="new_card",
             error=error_text(app, errors, "title"),
             helper=c("new_card.title_help"),
             maxlength=120,
-            **app.on("set_field", "new_card.title"),
+            bind=app.set_field.bind(form="new_card", name="title"),
         ),
         "column": draft_choice(
             app,
@@ -333,15 +326,11 @@ def new_card_form(app: KanbanModel, r: Renderer, b: Board) -> str:
         ),
         "due": w.date_picker(
             r,
-            sid="date:new_card.due",
-            name="due",
             label=c("new_card.due"),
-            value=f.due,
-            form="new_card",
             month=app.month_of("due"),
-            is_open="date:new_card.due" in app.ui.open,
+            is_open=due.sid("date") in app.ui.open,
             today=TODAY,
-            **app.on("set_field", "new_card.due"),
+            bind=due,
         )
         + error_line(app, errors, "due"),
     }
@@ -355,5 +344,5 @@ def new_card_form(app: KanbanModel, r: Renderer, b: Board) -> str:
         label=c("new_card.heading"),
         banner=fix_banner(app, errors),
         attrs_={"board": b.id, "role": "create-card"},
-        **no_arg(app.on("create_card", b.id)),
+        bind=app.create_card.bind(board=b.id),
     )

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from webfactory_env.core.predicates import Eq
 from webfactory_env.sitegen import widgets as w
+from webfactory_env.sitegen.binding import Binding
 from webfactory_env.sitegen.families.kanban.content import TODAY
 from webfactory_env.sitegen.families.kanban.model import KanbanModel
 from webfactory_env.sitegen.families.kanban.model.state import Board, Card
@@ -19,7 +19,6 @@ from webfactory_env.sitegen.families.kanban.views.common import (
     error_text,
     fix_banner,
     modal_open,
-    no_arg,
     priority_options,
 )
 from webfactory_env.sitegen.html import Renderer, esc
@@ -62,8 +61,8 @@ def confirmation(app: KanbanModel, r: Renderer, card: Card, board: Board) -> str
     """The dialog that confirms archiving or deleting the card (both ask first)."""
     c = app.copy
     for action, transition, key in (
-        ("delete", "delete_card", "card.confirm"),
-        ("archive", "archive_card", "card.confirm_archive"),
+        ("delete", app.delete_card, "card.confirm"),
+        ("archive", app.archive_card, "card.confirm_archive"),
     ):
         if not modal_open(app, f"{action}-card") or board.archived:
             continue
@@ -72,7 +71,7 @@ def confirmation(app: KanbanModel, r: Renderer, card: Card, board: Board) -> str
             sid=f"confirm-{action}:{card.id}",
             text=c(key),
             attrs_={"role": f"confirm-{action}", "card": card.id},
-            **app.on(transition, card.id),
+            bind=transition.bind(card=card.id),
         )
         return w.modal(
             r,
@@ -113,40 +112,34 @@ def edit_form(app: KanbanModel, r: Renderer, card: Card) -> str:
     )
     errors = app.model.feedback.card_errors
     formatting = app.model.editors.description
+    editing = app.set_card_field.bind(card=card.id)
+    # Until it is edited, each field shows the card itself (no draft yet).
     title = w.text_field(
         r,
-        sid="field:card.title",
-        name="title",
         label=c("card.title"),
         value=title_,
-        form="card",
         maxlength=120,
         error=error_text(app, errors, f"{card.id}:title"),
-        **app.on("set_card_field", f"{card.id}:title"),
+        bind=editing.with_args(field="title"),
     )
     description = w.rich_text(
         r,
-        sid="editor:card.description",
-        name="description",
         label=c("card.description"),
         value=description_,
-        form="card",
-        format_handler="format_text",
+        format=app.format_text.bind(),
         bold=formatting.bold,
         italic=formatting.italic,
-        **app.on("set_card_field", f"{card.id}:description"),
+        bind=editing.with_args(field="description"),
     )
+    due_date = editing.with_args(field="due")
     due = w.date_picker(
         r,
-        sid="date:card.due",
-        name="due",
         label=c("card.due"),
         value=due_,
-        form="card",
         month=app.month_of("due"),
-        is_open="date:card.due" in app.ui.open,
+        is_open=due_date.sid("date") in app.ui.open,
         today=TODAY,
-        **app.on("set_card_field", f"{card.id}:due"),
+        bind=due_date,
     ) + error_line(app, errors, f"{card.id}:due")
     return w.form(
         r,
@@ -157,7 +150,7 @@ def edit_form(app: KanbanModel, r: Renderer, card: Card) -> str:
         label=c("card.edit"),
         banner=fix_banner(app, errors, f"{card.id}:"),
         attrs_={"card": card.id, "role": "save-card"},
-        **no_arg(app.on("save_card", card.id)),
+        bind=app.save_card.bind(card=card.id),
     )
 
 
@@ -167,11 +160,9 @@ def labels(app: KanbanModel, r: Renderer, card: Card, board: Board) -> str:
             r,
             sid=f"label:{x}",
             kind="Toggle",
-            name="label",
             label=x,
-            checked=bool(card.labels.get(x)),
             attrs_={"label": x, "card": card.id},
-            **app.on("set_label", f"{card.id}:{x}"),
+            bind=app.set_label.bind(card=card.id, label=x),
         )
         for x in board.labels
     )
@@ -202,7 +193,7 @@ def files(app: KanbanModel, r: Renderer, card: Card) -> str:
         files=[w.SyntheticFile(f.name, f.size_kb, f.kind) for f in app.files],
         chosen="",
         is_open="upload:attachment" in app.ui.open,
-        **app.on("attach_file", card.id),
+        bind=app.attach_file.bind(card=card.id),
     )
     return f"<h2>{esc(c('card.attachments'))}</h2>{listing}{upload}"
 
@@ -226,13 +217,10 @@ def comments(app: KanbanModel, r: Renderer, card: Card) -> str:
     text = w.text_field(
         r,
         sid="field:comment",
-        name="comment",
         label=c("card.comment"),
-        value=app.model.forms.comments.get(card.id, ""),
-        form="comment",
         multiline=True,
         error=error_text(app, app.model.feedback.comment_errors, card.id),
-        **app.on("write_comment", card.id),
+        bind=app.write_comment.bind(card=card.id),
     )
     form = w.form(
         r,
@@ -242,7 +230,7 @@ def comments(app: KanbanModel, r: Renderer, card: Card) -> str:
         submit_text=c("card.add_comment"),
         label=c("card.comments"),
         attrs_={"card": card.id, "role": "add-comment"},
-        **no_arg(app.on("add_comment", card.id)),
+        bind=app.add_comment.bind(card=card.id),
     )
     return (
         f'<h2>{esc(c("card.comments"))} <span class="muted">{n}</span></h2>'
@@ -277,34 +265,30 @@ def side_panel(app: KanbanModel, r: Renderer, card: Card, board: Board) -> str:
     """Move the card (choose a column, then Move), assign it, set its priority."""
     c = app.copy
 
-    def card_choice(
-        name: str, label: str, options: Sequence[Option], selected: str, on: str
-    ) -> str:
-        return choice(
-            app,
-            r,
-            sid=f"choice:card.{name}",
-            kind="Choice",
-            name=name,
-            label=label,
-            options=options,
-            selected=selected,
-            attrs_={"card": card.id, **({"form": "move"} if name == "column" else {})},
-            **app.on(on, card.id),
-        )
+    def card_choice(label: str, options: Sequence[Option], bind: Binding) -> str:
+        attrs_ = {"card": card.id}
+        return choice(app, r, kind="Choice", label=label, options=options, attrs_=attrs_, bind=bind)
 
+    # The column a card moves to is a draft until Move; it starts at the card's own.
     target = app.model.forms.moves.get(card.id, card.column)
     move = w.form(
         r,
         name="move",
-        body=card_choice(
-            "column", c("card.move"), column_options(app, board.columns), target, "choose_column"
+        body=choice(
+            app,
+            r,
+            kind="Choice",
+            label=c("card.move"),
+            options=column_options(app, board.columns),
+            selected=target,
+            attrs_={"card": card.id, "form": "move"},
+            bind=app.choose_column.bind(card=card.id),
         ),
         submit_sid="form:move",
         submit_text=c("card.move_submit"),
         label=c("card.move"),
         attrs_={"card": card.id, "role": "move-card"},
-        **no_arg(app.on("move_card", card.id)),
+        bind=app.move_card.bind(card=card.id),
     )
     take = w.button(
         r,
@@ -312,14 +296,14 @@ def side_panel(app: KanbanModel, r: Renderer, card: Card, board: Board) -> str:
         text=c("card.take"),
         variant="secondary",
         attrs_={"role": "assign-to-me", "card": card.id},
-        **app.on("assign_card", f"{card.id}={app.me.id}"),
+        bind=app.assign_card.bind(card=card.id, member=app.me.id),
     )
     people, priorities = assignee_options(app), priority_options(app)
     return (
         move
-        + card_choice("assignee", c("card.assignee"), people, card.assignee, "assign_card")
+        + card_choice(c("card.assignee"), people, app.assign_card.bind(card=card.id))
         + take
-        + card_choice("priority", c("card.priority"), priorities, card.priority, "set_priority")
+        + card_choice(c("card.priority"), priorities, app.set_priority.bind(card=card.id))
     )
 
 
@@ -335,7 +319,7 @@ def actions(app: KanbanModel, r: Renderer, card: Card, board: Board) -> str:
             text=c("card.restore"),
             variant="secondary",
             attrs_={"role": "restore-card", "card": card.id},
-            **app.on("restore_card", card.id),
+            bind=app.restore_card.bind(card=card.id),
         )
     else:
         keep = dialog_opener(app, r, card, "archive")
@@ -348,7 +332,7 @@ def actions(app: KanbanModel, r: Renderer, card: Card, board: Board) -> str:
             text=c("distractors.watch"),
             variant="secondary",
             attrs_={"role": "watch", "card": card.id, "distractor": True},
-            **app.on("watch_card", card.id),
+            bind=app.watch_card.bind(card=card.id),
         )
     return (
         f"<h2>{esc(c('card.actions'))}</h2>"
@@ -362,9 +346,7 @@ def dialog_opener(app: KanbanModel, r: Renderer, card: Card, action: str) -> str
         r,
         sid=f"{action}:{card.id}",
         text=app.copy(f"card.{action}"),
-        handler="ui.modal",
-        arg=f"{action}-card",
         variant="secondary",
         attrs_={"role": f"{action}-card", "card": card.id},
-        effect=Eq(("ui", "modal"), f"{action}-card"),
+        bind=app.ui_modal.bind(name=f"{action}-card"),
     )

@@ -8,6 +8,7 @@ from typing import Any
 
 from webfactory_env.core.seeding import SeedStream
 from webfactory_env.sitegen import widgets as w
+from webfactory_env.sitegen.binding import Binding
 from webfactory_env.sitegen.families.kanban.content import PRIORITIES
 from webfactory_env.sitegen.families.kanban.model import KanbanModel
 from webfactory_env.sitegen.families.kanban.model.state import Card
@@ -22,11 +23,6 @@ COLUMN_ALIASES = {
     "done": ("completed", "finished"),
     "backlog": ("ideas",),
 }
-
-
-def no_arg(action: Mapping[str, Any]) -> dict[str, Any]:
-    """A form's submit binding: forms take a handler and an effect, no argument."""
-    return {k: v for k, v in action.items() if k != "arg"}
 
 
 def card_attrs(app: KanbanModel, c: Card, rank: int) -> dict[str, AttrValue]:
@@ -102,9 +98,10 @@ def priority_options(app: KanbanModel) -> list[Option]:
     return [Option(p, app.copy(f"priority.{p}")) for p in PRIORITIES]
 
 
-def choice(app: KanbanModel, r: Renderer, **kw: Any) -> str:
+def choice(app: KanbanModel, r: Renderer, *, bind: Binding, sid: str = "", **kw: Any) -> str:
     """A choice whose menu or picker is open when the UI state says so."""
-    return w.choice(r, is_open=kw["sid"] in app.ui.open, **kw)
+    sid = sid or bind.sid("choice")
+    return w.choice(r, sid=sid, is_open=sid in app.ui.open, bind=bind, **kw)
 
 
 def draft_choice(
@@ -122,14 +119,11 @@ def draft_choice(
     return choice(
         app,
         r,
-        sid=f"choice:{form}.{name}",
         kind="Choice",
-        name=name,
         label=label,
         options=options,
-        selected=getattr(getattr(app.model.forms, form), name),
         attrs_={"form": html_form or form},
-        **app.on("set_field", f"{form}.{name}"),
+        bind=app.set_field.bind(form=form, name=name),
     )
 
 

@@ -35,11 +35,10 @@ def my_tasks(app: KanbanModel, r: Renderer, route: str) -> Page:
             key="my-tasks",
             page=page,
             pages=app.my_pages(),
-            handler="turn_page",
+            bind=app.turn_page.bind(),
             label=c("my_tasks.pages"),
             prev_text=c("my_tasks.prev"),
             next_text=c("my_tasks.next"),
-            state_path=("my_tasks", "page"),
         )
     rows = "".join(
         '<li class="task-row">'
@@ -75,7 +74,7 @@ def calendar(app: KanbanModel, r: Renderer, route: str) -> Page:
             *(Option(b.id, b.name) for b in active),
         ],
         selected=view.board,
-        **app.on("filter_calendar"),
+        bind=app.filter_calendar.bind(),
     )
     pages = "".join(
         w.button(
@@ -84,7 +83,7 @@ def calendar(app: KanbanModel, r: Renderer, route: str) -> Page:
             text=c(key),
             variant="secondary",
             attrs_={"role": role},
-            **app.on("show_month", shift_month(view.month, delta)),
+            bind=app.show_month.bind(month=shift_month(view.month, delta)),
         )
         for delta, role, key in (
             (-1, "prev-month", "calendar.prev"),
@@ -123,14 +122,10 @@ def search(app: KanbanModel, r: Renderer, route: str) -> Page:
     c = app.copy
     field = w.text_field(
         r,
-        sid="field:search.q",
-        name="q",
         label=c("search.field"),
-        value=app.model.search.q,
-        form="search",
         helper=c("search.help"),
         input_type="search",
-        **app.on("search_cards", "q"),
+        bind=app.search_cards.bind(),
     )
     title = c("search.title")
     results = r.subregion("results", results_html(app, r), class_="results")

@@ -13,7 +13,6 @@ from webfactory_env.sitegen.families.kanban.views.common import (
     field_order,
     fix_banner,
     modal_open,
-    no_arg,
 )
 from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.spec import Option
@@ -59,9 +58,8 @@ def members(app: KanbanModel, r: Renderer, route: str) -> Page:
         key="members",
         rows=rows,
         sort=(col, order),
-        sort_handler="sort_team",
         caption=c("members.caption"),
-        sort_path=("team", "sort"),
+        bind=app.sort_team.bind(),
         columns=[
             ("name", c("members.name"), True),
             ("role", c("members.role"), False),
@@ -105,31 +103,23 @@ def members(app: KanbanModel, r: Renderer, route: str) -> Page:
 
 def invite_form(app: KanbanModel, r: Renderer) -> str:
     c = app.copy
-    f, errors = app.model.forms.invite, app.model.feedback.invite_errors
+    errors = app.model.feedback.invite_errors
     fields = {
         "name": w.text_field(
             r,
-            sid="field:invite.name",
-            name="name",
             label=c("members.invite_name"),
-            value=f.name,
-            form="invite",
             error=error_text(app, errors, "name"),
             autocomplete="name",
-            **app.on("set_field", "invite.name"),
+            bind=app.set_field.bind(form="invite", name="name"),
         ),
         "email": w.text_field(
             r,
-            sid="field:invite.email",
-            name="email",
             label=c("members.invite_email"),
-            value=f.email,
-            form="invite",
             error=error_text(app, errors, "email"),
             input_type="email",
             autocomplete="email",
             helper=c("members.email_help"),
-            **app.on("set_field", "invite.email"),
+            bind=app.set_field.bind(form="invite", name="email"),
         ),
         "role": draft_choice(
             app,
@@ -150,7 +140,7 @@ def invite_form(app: KanbanModel, r: Renderer) -> str:
         label=c("members.invite"),
         banner=fix_banner(app, errors),
         attrs_={"role": "invite"},
-        **no_arg(app.on("invite_member")),
+        bind=app.invite_member.bind(),
     )
 
 

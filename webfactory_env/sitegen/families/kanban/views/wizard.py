@@ -10,7 +10,6 @@ from webfactory_env.sitegen.families.kanban.views.common import (
     error_text,
     fix_banner,
     hint,
-    no_arg,
 )
 from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.spec import Option
@@ -29,28 +28,22 @@ def new_board(app: KanbanModel, r: Renderer, route: str) -> Page:
 
 
 def details(app: KanbanModel, r: Renderer) -> str:
-    c, f = app.copy, app.model.forms.new_board
+    c = app.copy
     error = error_text(app, app.model.feedback.board_errors, "name", n=app.board_name_min())
     body = w.text_field(
         r,
-        sid="field:new_board.name",
-        name="name",
         label=c("wizard.name"),
-        value=f.name,
         form="board_details",
         error=error,
         helper=c("wizard.name_help"),
         maxlength=60,
-        **app.on("set_field", "new_board.name"),
+        bind=app.set_field.bind(form="new_board", name="name"),
     ) + w.text_field(
         r,
-        sid="field:new_board.description",
-        name="description",
         label=c("wizard.description"),
-        value=f.description,
         multiline=True,
         form="board_details",
-        **app.on("set_field", "new_board.description"),
+        bind=app.set_field.bind(form="new_board", name="description"),
     )
     return w.form(
         r,
@@ -59,7 +52,7 @@ def details(app: KanbanModel, r: Renderer) -> str:
         submit_sid="form:board_details",
         submit_text=c("wizard.next"),
         label=c("wizard.details"),
-        **no_arg(app.on("next_wizard_step", 1)),
+        bind=app.next_wizard_step.bind(step=1),
     )
 
 
@@ -90,22 +83,20 @@ def lists(app: KanbanModel, r: Renderer) -> str:
         submit_text=c("wizard.next"),
         label=c("wizard.columns"),
         extra_buttons=back(app, r, 2),
-        **no_arg(app.on("next_wizard_step", 2)),
+        bind=app.next_wizard_step.bind(step=2),
     )
 
 
 def team(app: KanbanModel, r: Renderer) -> str:
-    c, joins = app.copy, app.model.forms.new_board.members
+    c = app.copy
     toggles = "".join(
         w.toggle(
             r,
             sid=f"team:{m.id}",
             kind="Toggle",
-            name="member",
             label=c("wizard.invite", name=m.name),
-            checked=joins.get(m.id, False),
             attrs_={"member": m.name},
-            **app.on("pick_board_member", m.id),
+            bind=app.pick_board_member.bind(member=m.id),
         )
         for m in app.members
         if m.teammate
@@ -118,7 +109,7 @@ def team(app: KanbanModel, r: Renderer) -> str:
         submit_text=c("wizard.create"),
         label=c("wizard.team"),
         extra_buttons=back(app, r, 3),
-        **no_arg(app.on("create_board")),
+        bind=app.create_board.bind(),
     )
 
 
@@ -132,7 +123,7 @@ def created(app: KanbanModel, r: Renderer) -> str:
         text=c("wizard.again"),
         variant="secondary",
         attrs_={"role": "restart-wizard"},
-        **app.on("restart_wizard"),
+        bind=app.restart_wizard.bind(),
     )
     return (
         f'<p class="notice" role="status">{esc(c("wizard.created", name=board.name))}'
@@ -147,5 +138,5 @@ def back(app: KanbanModel, r: Renderer, step: int) -> str:
         text=app.copy("wizard.back"),
         variant="secondary",
         attrs_={"role": "wizard-back"},
-        **app.on("previous_wizard_step", step),
+        bind=app.previous_wizard_step.bind(step=step),
     )

@@ -4,8 +4,11 @@ a goal themselves; what a submit makes of them is (`transitions.py`)."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from webfactory_env.core.predicates import Eq, Predicate, Ref
-from webfactory_env.sitegen.app import transition
+from webfactory_env.core.typed import parse_email
+from webfactory_env.sitegen.binding import FormField, transition
 from webfactory_env.sitegen.families.travel.model.queries import TravelQueries
 from webfactory_env.sitegen.families.travel.rules import (
     PASSENGER_FIELDS,
@@ -43,24 +46,42 @@ LINKED = {  # a field whose change can fix or break another's error
 }
 
 
-def _draft_effect(arg: str | None) -> Predicate:
-    form, _, name = (arg or "").partition(".")
+TextForm = Literal["flight_search", "hotel_search", "stay", "passenger", "login", "newsletter"]
+ChoiceForm = Literal["flight_search", "hotel_search", "stay", "passenger", "cancel_trip"]
+PlaceForm = Literal["flight_search", "hotel_search"]
+Place = Literal["origin", "destination", "city"]
+
+
+def _draft_effect(form: str, name: str) -> Predicate:
     return Eq(("forms", form, name), Ref("value"))
 
 
-def _secret_effect(arg: str | None) -> Predicate:
-    if arg == "otp.code":
-        return Eq(("forms", "otp", "code_entered"), True)
-    return Eq(("forms", "login", "password_given"), True)
+def _draft_field(form: str, name: str) -> FormField:
+    return FormField(form, name, ("forms", form, name))
+
+
+def _secret_field(form: str) -> FormField:
+    # The password field shows what was typed (redacted on the page); a code never shows.
+    if form == "login":
+        return FormField("login", "password", ("forms", "login", "password"))
+    return FormField("otp", "code")
+
+
+def _secret_effect(form: str) -> Predicate:
+    """Typing a secret takes effect when it is the one the site asks for: a wrong password
+    or code is no progress (the view says only whether it is right)."""
+    if form == "otp":
+        return Eq(("forms", "otp", "code_ok"), True)
+    return Eq(("forms", "login", "password_ok"), True)
 
 
 class TravelDrafts(TravelQueries):
     """Transitions on form drafts, and each form's validation."""
 
-    @transition("set_field", effect=_draft_effect)
-    def set_field(self, ev: AppEvent) -> str | None:
-        form, _, name = (ev.arg or "").partition(".")
-        if name not in TEXT_FIELDS.get(form, ()):
+    @transition(effect=_draft_effect, field=_draft_field)
+    def set_field(self, ev: AppEvent, *, form: TextForm, name: str) -> str | None:
+        """Typing in a text or date field of a form's draft."""
+        if name not in TEXT_FIELDS[form]:
             return None
         value = (ev.value or "")[:200]
         self._write(form, name, normalize_date(value) if name.endswith("_date") else value)
@@ -73,28 +94,44 @@ class TravelDrafts(TravelQueries):
             setattr(forms.passenger, name, value)
         elif form == "login":
             forms.login.email = value
+            if forms.login.password:  # the one signed in with stays judged
+                self._check_password()
         else:
             getattr(forms, form)[name] = value
 
-    @transition("set_secret", effect=_secret_effect)
-    def set_secret(self, ev: AppEvent) -> str | None:
+    @transition(effect=_secret_effect, field=_secret_field)
+    def set_secret(self, ev: AppEvent, *, form: Literal["login", "otp"]) -> str | None:
+        """Typing the password (`login`) or the texted code (`otp`)."""
         forms = self.model.forms
-        if ev.arg == "login.password":
+        if form == "login":
             forms.login.password = (ev.value or "")[:200]
             forms.login.password_given = bool(forms.login.password)
-        elif ev.arg == "otp.code":
+            self._check_password()
+        else:
             forms.otp.code = (ev.value or "")[:12]
             forms.otp.code_entered = len(self._code_digits()) == 6
+            forms.otp.code_ok = self._code_digits() == self.otp_code(self.model.auth.codes_sent)
         return None
+
+    def _check_password(self) -> None:
+        """Whether the password typed is the member's, for the e-mail address typed."""
+        login = self.model.forms.login
+        login.password_ok = (
+            bool(login.password)
+            and parse_email(login.email) == self.member.email.lower()
+            and login.password == self.member.password
+        )
 
     def _code_digits(self) -> str:
         return "".join(ch for ch in self.model.forms.otp.code if ch.isdigit())
 
-    @transition("type_place", effect=_draft_effect)
-    def type_place(self, ev: AppEvent) -> str | None:
+    @transition(
+        effect=_draft_effect,
+        field=lambda form, name: FormField(form, name, ("forms", form, f"{name}_text")),
+    )
+    def type_place(self, ev: AppEvent, *, form: PlaceForm, name: Place) -> str | None:
         """Typing into an airport or city field: the text changes, the choice is undone."""
-        form, _, name = (ev.arg or "").partition(".")
-        if name not in PLACES.get(form, ()):
+        if name not in PLACES[form]:
             return None
         values = getattr(self.model.forms, form)
         text = (ev.value or "")[:60]
@@ -103,10 +140,10 @@ class TravelDrafts(TravelQueries):
         self._revalidate(form, name)
         return None
 
-    @transition("pick_place")
-    def pick_place(self, ev: AppEvent) -> str | None:
-        form, _, name = (ev.arg or "").partition(".")
-        if name not in PLACES.get(form, ()):
+    @transition(effect=_draft_effect)
+    def pick_place(self, ev: AppEvent, *, form: PlaceForm, name: Place) -> str | None:
+        """Picking one of the airports or cities suggested for what was typed."""
+        if name not in PLACES[form]:
             return None
         values, value = getattr(self.model.forms, form), ev.value or ""
         if name == "city" and value in self.by_city:
@@ -117,7 +154,10 @@ class TravelDrafts(TravelQueries):
         self._revalidate(form, name)
         return None
 
-    @transition("set_round_trip", effect=lambda _: _draft_effect("flight_search.roundtrip"))
+    @transition(
+        effect=lambda: _draft_effect("flight_search", "roundtrip"),
+        field=lambda: _draft_field("flight_search", "roundtrip"),
+    )
     def set_round_trip(self, ev: AppEvent) -> str | None:
         if ev.value in ("true", "false"):
             f = self.model.forms.flight_search
@@ -127,9 +167,9 @@ class TravelDrafts(TravelQueries):
                 self.model.feedback.flight_search_errors.pop("return_date", None)
         return None
 
-    @transition("set_choice", effect=_draft_effect)
-    def set_choice(self, ev: AppEvent) -> str | None:
-        form, _, name = (ev.arg or "").partition(".")
+    @transition(effect=_draft_effect, field=_draft_field)
+    def set_choice(self, ev: AppEvent, *, form: ChoiceForm, name: str) -> str | None:
+        """Choosing from the menu of a form's draft."""
         if ev.value in CHOICES.get((form, name), ()):
             if form == "passenger":
                 self.model.forms.passenger.seat = ev.value or ""

@@ -8,6 +8,7 @@ import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
+from webfactory_env.core.domains import Vocabulary
 from webfactory_env.sitegen.app import SiteApp
 from webfactory_env.sitegen.families.travel.content import sms_code
 from webfactory_env.sitegen.families.travel.entities import (
@@ -56,6 +57,10 @@ FLIGHT_ORDER: dict[str, Callable[[Offer], Any]] = {
 MarketKey = tuple[str, str, dt.date, dt.date | None]
 
 
+# Every hotel the family can name: its first word ("Bellamy" House) names it on its own.
+HOTELS = Vocabulary("hotels", "text", parts=("vocab.json:hotel_first.*",))
+
+
 class TravelQueries(SiteApp):
     """The travel site's state and the queries its pages, facts and transitions share."""
 
@@ -63,6 +68,12 @@ class TravelQueries(SiteApp):
     State = TravelState
     Facts = TravelFacts
     OPEN = {"trip": "trips", "booking": "trips"}
+    ANSWERS = {
+        "hotel.name": HOTELS,
+        "flight.price": "money",
+        "offer.checked_bag_fee": "money",
+        "trip.reference": "reference",
+    }
     model: TravelState
 
     def __init__(self, spec: SiteSpec) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from webfactory_env.sitegen.families.travel.rules import PASSENGER_FIELDS
+from webfactory_env.sitegen.renamed import RenamedPath
 from webfactory_env.sitegen.state import (
     AppState,
     Record,
@@ -16,6 +17,9 @@ from webfactory_env.sitegen.state import (
     entities,
     secret,
     session,
+    transient,
+    typed,
+    typed_keys,
     view,
 )
 
@@ -85,7 +89,7 @@ class Auth:
 class Extras:
     """The distractor switches (price alert on results, insurance at checkout)."""
 
-    insurance: bool = False
+    insurance: bool = transient(False)  # ticked at a checkout: the trip, once booked, keeps none
     price_alert: bool = False
 
 
@@ -107,9 +111,9 @@ def _flight_search() -> dict[str, str]:
 class PassengerDraft:
     first_name: str = ""
     last_name: str = ""
-    email: str = ""
-    phone: str = ""
-    loyalty_number: str = ""
+    email: str = typed("email")
+    phone: str = typed("phone")
+    loyalty_number: str = typed("code")
     seat: str = "none"
 
     def details(self) -> dict[str, str]:
@@ -119,33 +123,40 @@ class PassengerDraft:
 
 @dataclass
 class LoginDraft:
-    email: str = ""
+    email: str = typed("email")
     password_given: bool = False
+    password_ok: bool = False  # it is the member's (all the view says of it)
     password: str = secret()  # never in the view
 
 
 @dataclass
 class CodeDraft:
     code_entered: bool = False
+    code_ok: bool = False  # it is the code last texted
     code: str = secret()
 
 
 @dataclass
 class TravelForms:
-    flight_search: dict[str, str] = field(default_factory=_flight_search)
-    hotel_search: dict[str, str] = field(
-        default_factory=lambda: {"city": "", "city_text": "", "checkin_date": "",
-                                 "checkout_date": "", "guests": "2"}
+    flight_search: dict[str, str] = typed_keys(
+        _flight_search, depart_date="date", return_date="date"
+    )
+    hotel_search: dict[str, str] = typed_keys(
+        lambda: {"city": "", "city_text": "", "checkin_date": "",
+                 "checkout_date": "", "guests": "2"},
+        checkin_date="date", checkout_date="date",
     )  # fmt: skip
-    stay: dict[str, str] = field(
-        default_factory=lambda: {"checkin_date": "", "checkout_date": "", "guests": "2"}
+    stay: dict[str, str] = typed_keys(
+        lambda: {"checkin_date": "", "checkout_date": "", "guests": "2"},
+        checkin_date="date",
+        checkout_date="date",
     )
     passenger: PassengerDraft = field(default_factory=PassengerDraft)
     fares: dict[str, str] = field(default_factory=dict)  # offer -> fare brand chosen on it
     login: LoginDraft = field(default_factory=LoginDraft)
     otp: CodeDraft = field(default_factory=CodeDraft)
     cancel_trip: dict[str, str] = field(default_factory=lambda: {"reason": "plans_changed"})
-    newsletter: dict[str, str] = field(default_factory=lambda: {"email": ""})
+    newsletter: dict[str, str] = typed_keys(lambda: {"email": ""}, email="email")
 
 
 # ----------------------------------------------------------------------------- view
@@ -201,11 +212,11 @@ class Feedback:
 @dataclass
 class TravelState(AppState):
     trips: dict[str, Trip] = entities()
-    itinerary: Itinerary = session(Itinerary)
-    auth: Auth = session(Auth)
-    saved: set[str] = session(set)  # offers and hotels saved for later
-    extras: Extras = session(Extras)
-    newsletter: set[str] = session(set)  # e-mail addresses signed up
+    itinerary: Itinerary = session(Itinerary, persists=False)  # the trip keeps it
+    auth: Auth = session(Auth, persists=False)
+    saved: set[str] = session(set, persists=True)  # offers and hotels saved for later
+    extras: Extras = session(Extras, persists=True)
+    newsletter: set[str] = session(set, persists=True)  # e-mail addresses signed up
     forms: TravelForms = drafts(TravelForms)
     search: FlightSearch = view(FlightSearch)
     results: ResultsView = view(ResultsView)
@@ -307,3 +318,23 @@ class TravelFacts:
     search: SearchFacts
     stay: StayFacts
     auth: AuthFacts
+
+
+# ------------------------------------------------------------------ older paths
+# What tasks written for earlier versions of this state say, and what it is now.
+RENAMED = (
+    RenamedPath(
+        "itinerary.status",
+        "booking.status",
+        since="travel 2",
+        why="a booking is a trip of its own now, and booking empties the itinerary",
+        value="booked",
+        new_value="upcoming",
+    ),
+    RenamedPath(
+        "itinerary.lead",
+        "booking.traveller",
+        since="travel 2",
+        why="the traveller's details are kept with the trip booked",
+    ),
+)

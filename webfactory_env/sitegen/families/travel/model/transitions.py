@@ -4,8 +4,20 @@ named like the event, its effect declared once in its decorator."""
 
 from __future__ import annotations
 
-from webfactory_env.core.predicates import All, Any_, Contains, Eq, Exists, Not, Predicate, Ref
-from webfactory_env.sitegen.app import transition
+from typing import Literal
+
+from webfactory_env.core.predicates import (
+    All,
+    Any_,
+    Contains,
+    Eq,
+    Exists,
+    Gt,
+    Not,
+    Predicate,
+    Ref,
+)
+from webfactory_env.sitegen.binding import FormField, transition
 from webfactory_env.sitegen.families.travel.content import reference_code
 from webfactory_env.sitegen.families.travel.model.drafts import TravelDrafts
 from webfactory_env.sitegen.families.travel.model.queries import HOTELS_PAGE, RESULTS_PAGE
@@ -37,8 +49,7 @@ class TravelModel(TravelDrafts):
 
     # ----------------------------------------------------------------- flights
     @transition(
-        "search_flights",
-        effect=lambda _: All(
+        effect=lambda: All(
             (Eq(("search", "done"), True), *_copied("search", "flight_search", SEARCH_FIELDS))
         ),
     )
@@ -67,20 +78,18 @@ class TravelModel(TravelDrafts):
         self.ui.more.pop("results", None)
         return "/flights/results"
 
-    @transition("sort_flights", effect=lambda _: Eq(("results", "sort"), Ref("value")))
+    @transition(effect=lambda: Eq(("results", "sort"), Ref("value")))
     def sort_flights(self, ev: AppEvent) -> str | None:
         if ev.value in FLIGHT_SORTS:
             self.model.results.sort = ev.value or "best"
             self._first_results_page()
         return None
 
-    @transition(
-        "filter_flights", effect=lambda name: Eq(("results", "filters", name), Ref("value"))
-    )
-    def filter_flights(self, ev: AppEvent) -> str | None:
-        name, value = ev.arg or "", ev.value or ""
+    @transition(effect=lambda name: Eq(("results", "filters", name), Ref("value")))
+    def filter_flights(self, ev: AppEvent, *, name: Literal["airline", "stops"]) -> str | None:
+        value = ev.value or ""
         allowed = {"airline": ("", *self.by_airline), "stops": STOP_OPTIONS}
-        if value in allowed.get(name, ()):
+        if value in allowed[name]:
             self.model.results.filters[name] = value
             self._first_results_page()
         return None
@@ -89,25 +98,23 @@ class TravelModel(TravelDrafts):
         self.model.results.page = 1
         self.ui.more.pop("results", None)
 
-    @transition("turn_results_page")
-    def turn_results_page(self, ev: AppEvent) -> str | None:
+    @transition(effect=lambda page: Eq(("results", "page"), page))
+    def turn_results_page(self, ev: AppEvent, *, page: int) -> str | None:
         pages = max(1, -(-len(self.results()) // RESULTS_PAGE))
-        if (ev.arg or "").isdigit() and 1 <= int(ev.arg or 0) <= pages:
-            self.model.results.page = int(ev.arg or 1)
+        if 1 <= page <= pages:
+            self.model.results.page = page
         return None
 
-    @transition("choose_fare", effect=lambda oid: Eq(("forms", "fares", oid), Ref("value")))
-    def choose_fare(self, ev: AppEvent) -> str | None:
-        o = self.offer(ev.arg or "")
+    @transition(effect=lambda offer: Eq(("forms", "fares", offer), Ref("value")))
+    def choose_fare(self, ev: AppEvent, *, offer: str) -> str | None:
+        o = self.offer(offer)
         if o is not None and ev.value in o.prices:
             self.model.forms.fares[o.id] = ev.value or ""
         return None
 
-    @transition(
-        "add_flight", mutating=True, effect=lambda oid: Contains(("itinerary", "flights"), oid)
-    )
-    def add_flight(self, ev: AppEvent) -> str | None:
-        o = self.offer(ev.arg or "")
+    @transition(mutating=True, effect=lambda offer: Contains(("itinerary", "flights"), offer))
+    def add_flight(self, ev: AppEvent, *, offer: str) -> str | None:
+        o = self.offer(offer)
         if o is None or o.seats < self.passengers():
             return None
         it = self.model.itinerary
@@ -117,22 +124,17 @@ class TravelModel(TravelDrafts):
         self.flash = self.copy("offer.added")
         return None
 
-    @transition(
-        "remove_flight",
-        mutating=True,
-        effect=lambda oid: Not(Contains(("itinerary", "flights"), oid)),
-    )
-    def remove_flight(self, ev: AppEvent) -> str | None:
+    @transition(mutating=True, effect=lambda offer: Not(Contains(("itinerary", "flights"), offer)))
+    def remove_flight(self, ev: AppEvent, *, offer: str) -> str | None:
         it = self.model.itinerary
-        it.flights.discard(ev.arg or "")
-        it.fares.pop(ev.arg or "", None)
-        it.passengers.pop(ev.arg or "", None)
+        it.flights.discard(offer)
+        it.fares.pop(offer, None)
+        it.passengers.pop(offer, None)
         return None
 
     # ------------------------------------------------------------------ hotels
     @transition(
-        "search_hotels",
-        effect=lambda _: All(
+        effect=lambda: All(
             (
                 Eq(("stay", "done"), True),
                 *_copied("stay", "hotel_search", ("city", *STAY_FIELDS)),
@@ -167,7 +169,7 @@ class TravelModel(TravelDrafts):
         stay.checkin_date, stay.checkout_date = values["checkin_date"], values["checkout_date"]
         stay.guests = values["guests"]
 
-    @transition("update_stay", effect=lambda _: All(_copied("stay", "stay", STAY_FIELDS)))
+    @transition(effect=lambda: All(_copied("stay", "stay", STAY_FIELDS)))
     def update_stay(self, ev: AppEvent) -> str | None:
         f = self.model.forms.stay
         for name in ("checkin_date", "checkout_date"):
@@ -180,59 +182,57 @@ class TravelModel(TravelDrafts):
         self.ui.modal = None
         return None
 
-    @transition("sort_hotels", effect=lambda _: Eq(("hotels", "sort"), Ref("value")))
+    @transition(effect=lambda: Eq(("hotels", "sort"), Ref("value")))
     def sort_hotels(self, ev: AppEvent) -> str | None:
         if ev.value in HOTEL_SORTS:
             self.model.hotels.sort = ev.value or "recommended"
             self.model.hotels.pages.clear()
         return None
 
-    @transition("filter_hotels", effect=lambda name: Eq(("hotels", "filters", name), Ref("value")))
-    def filter_hotels(self, ev: AppEvent) -> str | None:
-        name, value = ev.arg or "", ev.value or ""
+    @transition(effect=lambda name: Eq(("hotels", "filters", name), Ref("value")))
+    def filter_hotels(
+        self, ev: AppEvent, *, name: Literal["stars", "rating", "price"]
+    ) -> str | None:
+        value = ev.value or ""
         allowed = {"stars": STAR_OPTIONS, "rating": RATING_OPTIONS, "price": PRICE_OPTIONS}
-        if value in allowed.get(name, ()):
+        if value in allowed[name]:
             self.model.hotels.filters[name] = value
             self.model.hotels.pages.clear()
         return None
 
-    @transition("turn_hotels_page")
-    def turn_hotels_page(self, ev: AppEvent) -> str | None:
+    @transition(effect=lambda page: Eq(("hotels", "page"), page))
+    def turn_hotels_page(self, ev: AppEvent, *, page: int) -> str | None:
+        """Page the hotels of the city whose page this is."""
         city = self.city_at(self.route)
         if city is None:
             return None
         pages = max(1, -(-len(self.hotel_listing(city.name)) // HOTELS_PAGE))
-        if (ev.arg or "").isdigit() and 1 <= int(ev.arg or 0) <= pages:
-            self.model.hotels.pages[city.slug] = int(ev.arg or 1)
+        if 1 <= page <= pages:
+            self.model.hotels.pages[city.slug] = page
         return None
 
-    @transition(
-        "select_room", mutating=True, effect=lambda rid: Contains(("itinerary", "rooms"), rid)
-    )
-    def select_room(self, ev: AppEvent) -> str | None:
-        room = self.by_room.get(ev.arg or "")
-        if room is None or not self.room_bookable(room):
+    @transition(mutating=True, effect=lambda room: Contains(("itinerary", "rooms"), room))
+    def select_room(self, ev: AppEvent, *, room: str) -> str | None:
+        found = self.by_room.get(room)
+        if found is None or not self.room_bookable(found):
             return None
         stay = self.model.stay
         it = self.model.itinerary
-        it.rooms[room.id] = Stay(stay.checkin_date, stay.checkout_date)
-        it.guests[room.id] = int(stay.guests)
+        it.rooms[found.id] = Stay(stay.checkin_date, stay.checkout_date)
+        it.guests[found.id] = int(stay.guests)
         self.flash = self.copy("hotel.added")
         return None
 
-    @transition(
-        "remove_room", mutating=True, effect=lambda rid: Not(Contains(("itinerary", "rooms"), rid))
-    )
-    def remove_room(self, ev: AppEvent) -> str | None:
-        self.model.itinerary.rooms.pop(ev.arg or "", None)
-        self.model.itinerary.guests.pop(ev.arg or "", None)
+    @transition(mutating=True, effect=lambda room: Not(Contains(("itinerary", "rooms"), room)))
+    def remove_room(self, ev: AppEvent, *, room: str) -> str | None:
+        self.model.itinerary.rooms.pop(room, None)
+        self.model.itinerary.guests.pop(room, None)
         return None
 
     # ----------------------------------------------------------------- booking
     @transition(
-        "book_trip",
         mutating=True,
-        effect=lambda _: Exists(
+        effect=lambda: Exists(
             ("trips",),
             All(
                 (
@@ -303,9 +303,8 @@ class TravelModel(TravelDrafts):
 
     # ------------------------------------------------------------- member area
     @transition(
-        "sign_in",
         mutating=True,
-        effect=lambda _: Any_((Eq(("auth", "stage"), "otp"), Eq(("auth", "signed_in"), True))),
+        effect=lambda: Any_((Eq(("auth", "stage"), "otp"), Eq(("auth", "signed_in"), True))),
     )
     def sign_in(self, ev: AppEvent) -> str | None:
         login, auth = self.model.forms.login, self.model.auth
@@ -314,6 +313,8 @@ class TravelModel(TravelDrafts):
             login.email = values["email"][:200]
         if values.get("password"):
             login.password, login.password_given = values["password"][:200], True
+        if login.password:
+            self._check_password()
         email = login.email.strip().lower()
         feedback = self.model.feedback
         feedback.submitted.add("login")
@@ -329,7 +330,7 @@ class TravelModel(TravelDrafts):
             auth.pending, auth.codes_sent = self.member.email, max(1, auth.codes_sent)
         return "/login/verify"
 
-    @transition("verify_code", mutating=True, effect=lambda _: Eq(("auth", "signed_in"), True))
+    @transition(mutating=True, effect=lambda: Eq(("auth", "signed_in"), True))
     def verify_code(self, ev: AppEvent) -> str | None:
         auth, otp = self.model.auth, self.model.forms.otp
         if not auth.pending:
@@ -345,58 +346,64 @@ class TravelModel(TravelDrafts):
         auth.member, auth.pending = auth.pending, ""
         return "/trips"
 
-    @transition("resend_code", mutating=True)
+    @transition(
+        mutating=True, effect=lambda: Gt(("auth", "codes_sent"), Ref("state:auth.codes_sent"))
+    )
     def resend_code(self, ev: AppEvent) -> str | None:
+        """Text another code (at most five in all)."""
         auth = self.model.auth
         if auth.pending and auth.codes_sent < 5:
             auth.codes_sent += 1
             self.flash = self.copy("verify.resent")
         return None
 
-    @transition("sign_out", mutating=True, effect=lambda _: Eq(("auth", "signed_in"), False))
+    @transition(mutating=True, effect=lambda: Eq(("auth", "signed_in"), False))
     def sign_out(self, ev: AppEvent) -> str | None:
         self.model.auth = type(self.model.auth)()
         return "/"
 
-    @transition(
-        "cancel_trip",
-        mutating=True,
-        effect=lambda ref: Eq(("trips", ref or "", "status"), "cancelled"),
-    )
-    def cancel_trip(self, ev: AppEvent) -> str | None:
+    @transition(mutating=True, effect=lambda trip: Eq(("trips", trip, "status"), "cancelled"))
+    def cancel_trip(self, ev: AppEvent, *, trip: str) -> str | None:
         """The form cancels the trip whose page it is on, for the reason chosen."""
-        trip = self.trip_at(self.route)
-        if trip is None or not trip.cancellable:
+        here = self.trip_at(self.route)
+        if here is None or here.id != trip or not here.cancellable:
             return None
-        trip.status, trip.cancellable = "cancelled", False
-        trip.cancel_reason = self.model.forms.cancel_trip["reason"]
+        here.status, here.cancellable = "cancelled", False
+        here.cancel_reason = self.model.forms.cancel_trip["reason"]
         self.ui.modal = None
         self.flash = self.copy("trip.cancelled")
         return None
 
     # -------------------------------------------------------------- distractors
-    @transition("save_for_later", mutating=True, effect=lambda key: Contains(("saved",), key))
-    def save_for_later(self, ev: AppEvent) -> str | None:
-        key = ev.arg or ""
+    @transition(mutating=True, effect=lambda key: Contains(("saved",), key))
+    def save_for_later(self, ev: AppEvent, *, key: str) -> str | None:
+        """Save a hotel or a flight offer (`key` is its id) for later."""
         if key in self.by_hotel or self.offer(key) is not None:
             self.model.saved.add(key)
         return None
 
     @transition(
-        "set_price_alert", effect=lambda _: Eq(("extras", "price_alert"), Ref("value|bool"))
+        effect=lambda: Eq(("extras", "price_alert"), Ref("value|bool")),
+        field=lambda: FormField("extras", "price_alert", ("extras", "price_alert")),
     )
     def set_price_alert(self, ev: AppEvent) -> str | None:
         if ev.value in ("true", "false"):
             self.model.extras.price_alert = ev.value == "true"
         return None
 
-    @transition("set_insurance", effect=lambda _: Eq(("extras", "insurance"), Ref("value|bool")))
+    @transition(
+        effect=lambda: Eq(("extras", "insurance"), Ref("value|bool")),
+        field=lambda: FormField("extras", "insurance", ("extras", "insurance")),
+    )
     def set_insurance(self, ev: AppEvent) -> str | None:
         if ev.value in ("true", "false"):
             self.model.extras.insurance = ev.value == "true"
         return None
 
-    @transition("join_newsletter", mutating=True)
+    @transition(
+        mutating=True,
+        effect=lambda: Contains(("newsletter",), Ref("state:forms.newsletter.email|lower")),
+    )
     def join_newsletter(self, ev: AppEvent) -> str | None:
         email = (ev.values or {}).get("email", "")[:200]
         self.model.forms.newsletter["email"] = email

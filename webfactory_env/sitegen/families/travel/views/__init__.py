@@ -1,6 +1,7 @@
 """The travel site's pages, drawn from its model with the widget library, one module per
 area (`flights`, `hotels`, `booking`, `member`). Pages only read state: every element that
-changes something is bound to a transition with `app.on(...)`. Imported by the app."""
+changes something is bound to a transition (`bind=app.add_flight.bind(offer=...)`).
+Imported by the app."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def header(app: TravelModel, r: Renderer) -> str:
             text=c("nav.logout"),
             attrs_={"role": "sign-out"},
             variant="secondary",
-            **app.on("sign_out"),
+            bind=app.sign_out.bind(),
         )
         who = f'<span class="muted">{esc(c("nav.hello", name=app.member.first_name))}</span>{out}'
     return f'<span class="brand">{esc(app.spec.brand)}</span>{nav}{who}'
@@ -65,9 +66,8 @@ def home(app: TravelModel, r: Renderer, route: str) -> Page:
     newsletter = w.newsletter_promo(
         r,
         c,
-        app.model.forms.newsletter["email"],
-        field_action=app.on("set_field", "newsletter.email"),
-        submit_action=app.on("join_newsletter"),
+        field=app.set_field.bind(form="newsletter", name="email"),
+        submit=app.join_newsletter.bind(),
     )
     return title, (
         f'<section class="hero"><h1>{esc(title)}</h1><p>{esc(c("home.tagline"))}</p>'

@@ -14,7 +14,6 @@ from webfactory_env.sitegen.families.travel.views.parts import (
     field_order,
     form_errors,
     money,
-    no_arg,
 )
 from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.spec import Option
@@ -69,7 +68,9 @@ def _remove(app: TravelModel, r: Renderer, kind: str, item: str, price: int) -> 
         text=app.copy("itinerary.remove"),
         variant="secondary",
         attrs_={"role": "remove", "type": kind, "item": item, "price": price},
-        **app.on("remove_flight" if kind == "flight" else "remove_room", item),
+        bind=app.remove_flight.bind(offer=item)
+        if kind == "flight"
+        else app.remove_room.bind(room=item),
     )
 
 
@@ -104,7 +105,6 @@ def itinerary_page(app: TravelModel, r: Renderer, route: str) -> Page:
 
 def checkout_page(app: TravelModel, r: Renderer, route: str) -> Page:
     c = app.copy
-    p = app.model.forms.passenger
     errors = form_errors(app, "passenger")
     helpers = {
         "email": c("checkout.email_help"),
@@ -117,16 +117,12 @@ def checkout_page(app: TravelModel, r: Renderer, route: str) -> Page:
         fields.append(
             w.text_field(
                 r,
-                sid=f"field:passenger.{name}",
-                name=name,
                 label=c(f"checkout.{name}"),
-                value=getattr(p, name),
-                form="passenger",
                 error=c(f"errors.{err}") if err else "",
                 helper=helpers.get(name, ""),
                 autocomplete=AUTOCOMPLETE[name],
                 input_type="email" if name == "email" else "tel" if name == "phone" else "text",
-                **app.on("set_field", f"passenger.{name}"),
+                bind=app.set_field.bind(form="passenger", name=name),
             )
         )
     seat = draft_choice(
@@ -136,11 +132,12 @@ def checkout_page(app: TravelModel, r: Renderer, route: str) -> Page:
         name="seat",
         label=c("checkout.seat"),
         options=[Option(s, c(f"checkout.seat_{s}"), aliases=(s,)) for s in SEATS],
-        selected=p.seat,
     )
-    insurance = extra_toggle(app, r, "insurance") if app.v.distractors == "many" else ""
+    insurance = (
+        extra_toggle(app, r, app.set_insurance.bind()) if app.v.distractors == "many" else ""
+    )
     down = ""
-    if app.failed is not None and app.failed.handler == "book_trip":
+    if app.failed is not None and app.failed.handler == app.book_trip.name:
         down = f'<p class="error-summary" role="alert">{esc(c("checkout.service_down"))}</p>'
     form = w.form(
         r,
@@ -150,7 +147,7 @@ def checkout_page(app: TravelModel, r: Renderer, route: str) -> Page:
         submit_text=c("checkout.book"),
         label=c("checkout.lead"),
         banner=banner(app, "passenger") + down,
-        **no_arg(app.on("book_trip")),
+        bind=app.book_trip.bind(),
     )
     rows = _rows(app, r, removable=False)
     summary = (

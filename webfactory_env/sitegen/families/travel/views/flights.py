@@ -18,7 +18,6 @@ from webfactory_env.sitegen.families.travel.views.parts import (
     extra_toggle,
     listing,
     money,
-    no_arg,
     notice,
     place_field,
     sort_choice,
@@ -56,12 +55,10 @@ def search_page(app: TravelModel, r: Renderer, route: str) -> Page:
         r,
         sid="toggle:roundtrip",
         kind="Toggle",
-        name="roundtrip",
         label=c("search.roundtrip"),
-        checked=roundtrip,
         attrs_={"form": "flight_search"},
         switch=True,
-        **app.on("set_round_trip"),
+        bind=app.set_round_trip.bind(),
     )
     places = place_field(
         app,
@@ -90,7 +87,6 @@ def search_page(app: TravelModel, r: Renderer, route: str) -> Page:
         name="passengers",
         label=c("search.pax"),
         options=[Option(str(n), _adults(app, n), aliases=(str(n),)) for n in range(1, 7)],
-        selected=f["passengers"],
     )
     body = (
         f'<div class="trip-type">{trip}</div><div class="row">{places}</div>'
@@ -104,7 +100,7 @@ def search_page(app: TravelModel, r: Renderer, route: str) -> Page:
         submit_text=c("search.submit"),
         label=c("search.title"),
         banner=banner(app, "flight_search"),
-        **no_arg(app.on("search_flights")),
+        bind=app.search_flights.bind(),
     )
     return c("search.title"), (
         f'<h1>{esc(c("search.title"))}</h1><div class="search-panel">{form}</div>'
@@ -146,7 +142,7 @@ def results_page(app: TravelModel, r: Renderer, route: str) -> Page:
         ],
         selected=view.filters["airline"],
         is_open="filter:airline" in app.ui.open,
-        **app.on("filter_flights", "airline"),
+        bind=app.filter_flights.bind(name="airline"),
     )
     stops = w.choice(
         r,
@@ -160,7 +156,7 @@ def results_page(app: TravelModel, r: Renderer, route: str) -> Page:
         ],
         selected=view.filters["stops"],
         is_open="filter:stops" in app.ui.open,
-        **app.on("filter_flights", "stops"),
+        bind=app.filter_flights.bind(name="stops"),
     )
     sort = sort_choice(
         app,
@@ -172,8 +168,9 @@ def results_page(app: TravelModel, r: Renderer, route: str) -> Page:
         attrs_of=SORT_ATTRS,
         aliases=SORT_ALIASES,
         selected=view.sort,
+        bind=app.sort_flights.bind(),
     )
-    alert = extra_toggle(app, r, "price_alert") if app.v.distractors == "many" else ""
+    alert = extra_toggle(app, r, app.set_price_alert.bind()) if app.v.distractors == "many" else ""
     items = app.results()
     cards, more = listing(
         app,
@@ -182,8 +179,7 @@ def results_page(app: TravelModel, r: Renderer, route: str) -> Page:
         items=items,
         page=view.page,
         page_size=RESULTS_PAGE,
-        handler="turn_results_page",
-        state_path=("results", "page"),
+        turn=app.turn_results_page.bind(),
         render_item=lambda o, rank: _flight_card(app, r, o, rank),
     )
     if items:
@@ -317,7 +313,7 @@ def offer_page(app: TravelModel, r: Renderer, route: str) -> Page:
         ],
         selected=brand,
         is_open="choice:fare" in app.ui.open,
-        **app.on("choose_fare", o.id),
+        bind=app.choose_fare.bind(offer=o.id),
     )
     add = w.button(
         r,
@@ -330,7 +326,7 @@ def offer_page(app: TravelModel, r: Renderer, route: str) -> Page:
             "price": o.prices[brand],
             "airline": airline.name,
         },
-        **app.on("add_flight", o.id),
+        bind=app.add_flight.bind(offer=o.id),
     )
     save = ""
     if app.v.distractors != "none":
@@ -340,7 +336,7 @@ def offer_page(app: TravelModel, r: Renderer, route: str) -> Page:
             text=c("distractors.save"),
             variant="secondary",
             attrs_={"role": "save", "id": o.id, "distractor": True},
-            **app.on("save_for_later", o.id),
+            bind=app.save_for_later.bind(key=o.id),
         )
     seats = f'<p class="seats">{esc(c("results.seats", n=o.seats))}</p>' if o.seats <= 4 else ""
     price = (

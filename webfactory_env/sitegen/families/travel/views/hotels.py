@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.families.travel.entities import Hotel
 from webfactory_env.sitegen.families.travel.model import HOTEL_SORTS, HOTELS_PAGE, TravelModel
@@ -14,7 +16,6 @@ from webfactory_env.sitegen.families.travel.views.parts import (
     guest_options,
     listing,
     money,
-    no_arg,
     notice,
     place_field,
     secondary,
@@ -64,7 +65,7 @@ def search_page(app: TravelModel, r: Renderer, route: str) -> Page:
         submit_text=c("hotels.submit"),
         label=c("hotels.title"),
         banner=banner(app, "hotel_search"),
-        **no_arg(app.on("search_hotels")),
+        bind=app.search_hotels.bind(),
     )
     links = "".join(
         "<li>"
@@ -115,7 +116,7 @@ def city_page(app: TravelModel, r: Renderer, route: str) -> Page:
             options=[Option(v, c(f"hotels.{name}_{v or 'any'}"), aliases=al) for v, al in opts],
             selected=view.filters[name],
             is_open=f"filter:{name}" in app.ui.open,
-            **app.on("filter_hotels", name),
+            bind=app.filter_hotels.bind(name=name),
         )
         for name, opts in FILTERS.items()
     )
@@ -129,6 +130,7 @@ def city_page(app: TravelModel, r: Renderer, route: str) -> Page:
         attrs_of=SORT_ATTRS,
         aliases=SORT_ALIASES,
         selected=view.sort,
+        bind=app.sort_hotels.bind(),
     )
     items = app.hotel_listing(city.name)
     cards, more = listing(
@@ -138,8 +140,7 @@ def city_page(app: TravelModel, r: Renderer, route: str) -> Page:
         items=items,
         page=view.pages.get(city.slug, 1),
         page_size=HOTELS_PAGE,
-        handler="turn_hotels_page",
-        state_path=("hotels", "page"),
+        turn=app.turn_hotels_page.bind(),
         render_item=lambda h, rank: _hotel_card(app, r, h, rank),
     )
     body = (
@@ -228,7 +229,7 @@ def hotel_page(app: TravelModel, r: Renderer, route: str) -> Page:
             text=c("distractors.save_hotel"),
             variant="secondary",
             attrs_={"role": "save", "id": h.id, "distractor": True},
-            **app.on("save_for_later", h.id),
+            bind=app.save_for_later.bind(key=h.id),
         )
     added = notice(
         app, r, (("/itinerary", c("offer.view_itinerary")), ("/checkout", c("offer.to_checkout")))
@@ -263,7 +264,7 @@ def _rooms_table(app: TravelModel, r: Renderer, h: Hotel) -> str:
                 "refundable": room.refundable,
                 "available": room.available,
             },
-            **app.on("select_room", room.id),
+            bind=app.select_room.bind(room=room.id),
         )
         policy = c("hotel.refundable") if room.refundable else c("hotel.nonrefundable")
         state = (
@@ -288,7 +289,7 @@ def _rooms_table(app: TravelModel, r: Renderer, h: Hotel) -> str:
     )
 
 
-def _stay_fields(app: TravelModel, r: Renderer, form: str) -> str:
+def _stay_fields(app: TravelModel, r: Renderer, form: Literal["hotel_search", "stay"]) -> str:
     """Check-in and check-out calendars and the guests menu of a stay form."""
     c = app.copy
     dates = date_field(app, r, form, "checkin_date", c("hotels.checkin")) + date_field(
@@ -301,7 +302,6 @@ def _stay_fields(app: TravelModel, r: Renderer, form: str) -> str:
         name="guests",
         label=c("hotels.guests"),
         options=guest_options(app),
-        selected=getattr(app.model.forms, form)["guests"],
     )
     return f'<div class="row">{dates}</div>{guests}'
 
@@ -316,5 +316,5 @@ def _stay_form(app: TravelModel, r: Renderer) -> str:
         submit_text=c("hotel.update"),
         label=c("hotel.your_stay"),
         banner=banner(app, "stay"),
-        **no_arg(app.on("update_stay")),
+        bind=app.update_stay.bind(),
     )

@@ -10,7 +10,6 @@ from webfactory_env.sitegen.families.travel.views.parts import (
     draft_choice,
     form_errors,
     money,
-    no_arg,
     secondary,
 )
 from webfactory_env.sitegen.html import Renderer, esc
@@ -26,29 +25,20 @@ def login_page(app: TravelModel, r: Renderer, route: str) -> Page:
             f"<p>{esc(c('login.already', email=app.model.auth.member))}</p><p>{trips}</p>"
         )
     errors = form_errors(app, "login")
-    login = app.model.forms.login
     email = w.text_field(
         r,
-        sid="field:login.email",
-        name="email",
         label=c("login.email"),
-        value=login.email,
-        form="login",
         input_type="email",
         autocomplete="username",
         error=c(f"errors.{errors['email']}") if "email" in errors else "",
-        **app.on("set_field", "login.email"),
+        bind=app.set_field.bind(form="login", name="email"),
     )
     password = w.password_field(
         r,
-        sid="field:login.password",
-        name="password",
         label=c("login.password"),
-        value=login.password,
-        form="login",
         autocomplete="current-password",
         error=c(f"errors.{errors['password']}") if "password" in errors else "",
-        **app.on("set_secret", "login.password"),
+        bind=app.set_secret.bind(form="login"),
     )
     form = w.form(
         r,
@@ -58,7 +48,7 @@ def login_page(app: TravelModel, r: Renderer, route: str) -> Page:
         submit_text=c("login.submit"),
         label=c("login.title"),
         banner=banner(app, "login"),
-        **no_arg(app.on("sign_in")),
+        bind=app.sign_in.bind(),
     )
     return c("login.title"), (
         f"<h1>{esc(c('login.title'))}</h1><p>{esc(c('login.intro'))}</p>{form}"
@@ -75,14 +65,10 @@ def verify_page(app: TravelModel, r: Renderer, route: str) -> Page:
     err = form_errors(app, "otp").get("code", "")
     code = w.otp_field(
         r,
-        sid="field:otp.code",
-        name="code",
         label=c("verify.code"),
-        value="",
-        form="otp",
         error=c(f"errors.{err}") if err else "",
         helper=c("verify.help"),
-        **app.on("set_secret", "otp.code"),
+        bind=app.set_secret.bind(form="otp"),
     )
     resend = w.button(
         r,
@@ -90,7 +76,7 @@ def verify_page(app: TravelModel, r: Renderer, route: str) -> Page:
         text=c("verify.resend"),
         attrs_={"role": "resend-code"},
         variant="secondary",
-        **app.on("resend_code"),
+        bind=app.resend_code.bind(),
     )
     form = w.form(
         r,
@@ -100,7 +86,7 @@ def verify_page(app: TravelModel, r: Renderer, route: str) -> Page:
         submit_text=c("verify.submit"),
         label=title,
         extra_buttons=resend,
-        **no_arg(app.on("verify_code")),
+        bind=app.verify_code.bind(),
     )
     last4 = app.member.phone[-4:]
     messages = "".join(
@@ -172,9 +158,7 @@ def trips_page(app: TravelModel, r: Renderer, route: str) -> Page:
         ],
         rows=rows,
         sort=("depart", "desc"),
-        sort_handler="noop",
         caption=c("trips.caption"),
-        sort_path=("trips", "sort"),
     )
     return c("trips.title"), f"<h1>{esc(c('trips.title'))}</h1>{w.toast(app.flash)}{table}"
 
@@ -220,7 +204,6 @@ def _cancel_form(app: TravelModel, r: Renderer, t: Trip) -> str:
         name="reason",
         label=c("trip.reason"),
         options=[Option(x, c(f"trip.reason_{x}"), aliases=(x,)) for x in CANCEL_REASONS],
-        selected=app.model.forms.cancel_trip["reason"],
     )
     return w.form(
         r,
@@ -230,5 +213,5 @@ def _cancel_form(app: TravelModel, r: Renderer, t: Trip) -> str:
         submit_text=c("trip.confirm"),
         label=c("trip.cancel"),
         attrs_={"reference": t.id},
-        **no_arg(app.on("cancel_trip", t.id)),
+        bind=app.cancel_trip.bind(trip=t.id),
     )

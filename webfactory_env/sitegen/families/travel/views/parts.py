@@ -8,8 +8,10 @@ from typing import Any
 
 from webfactory_env.core.seeding import SeedStream
 from webfactory_env.sitegen import widgets as w
+from webfactory_env.sitegen.binding import Binding
 from webfactory_env.sitegen.families.travel.entities import Airport
 from webfactory_env.sitegen.families.travel.model import TravelModel
+from webfactory_env.sitegen.families.travel.model.drafts import ChoiceForm
 from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.spec import AttrValue, Option
 
@@ -26,11 +28,6 @@ def clock(minutes: int) -> str:
 
 def span(minutes: int) -> str:
     return f"{minutes // 60}h {minutes % 60:02d}m"
-
-
-def no_arg(action: Mapping[str, Any]) -> dict[str, Any]:
-    """A form's submit binding: forms take a handler and an effect, no argument."""
-    return {k: v for k, v in action.items() if k != "arg"}
 
 
 def errors_line(app: TravelModel, r: Renderer, form: str, name: str) -> str:
@@ -100,34 +97,25 @@ def place_field(
         suggestions = _airport_suggestions(app, text) if not values[name] else []
     field = w.typeahead(
         r,
-        sid=f"field:{form}.{name}",
-        name=name,
         label=label,
-        text=text,
-        form=form,
-        pick_handler="pick_place",
+        bind=app.type_place.bind(form=form, name=name),
+        pick=app.pick_place.bind(form=form, name=name),
         suggestions=suggestions,
         placeholder=placeholder,
         helper=helper,
-        **app.on("type_place", f"{form}.{name}"),
     )
     return f'<div class="field-group">{field}{errors_line(app, r, form, name)}</div>'
 
 
 def date_field(app: TravelModel, r: Renderer, form: str, name: str, label: str) -> str:
-    sid = f"date:{form}.{name}"
-    values: dict[str, str] = getattr(app.model.forms, form)
+    typed = app.set_field.bind(form=form, name=name)
     picker = w.date_picker(
         r,
-        sid=sid,
-        name=name,
         label=label,
-        value=values[name],
-        form=form,
         month=app.month_of(name),
-        is_open=sid in app.ui.open,
+        is_open=typed.sid("date") in app.ui.open,
         today=app.spec.today,
-        **app.on("set_field", f"{form}.{name}"),
+        bind=typed,
     )
     return f'<div class="field-group">{picker}{errors_line(app, r, form, name)}</div>'
 
@@ -136,25 +124,21 @@ def draft_choice(
     app: TravelModel,
     r: Renderer,
     *,
-    form: str,
+    form: ChoiceForm,
     name: str,
     label: str,
     options: Sequence[Option],
-    selected: str,
 ) -> str:
     """A menu whose choice is a form draft's field (`set_choice`)."""
-    sid = f"choice:{form}.{name}"
+    chosen = app.set_choice.bind(form=form, name=name)
     return w.choice(
         r,
-        sid=sid,
         kind="Choice",
-        name=name,
         label=label,
         options=options,
-        selected=selected,
-        is_open=sid in app.ui.open,
+        is_open=chosen.sid("choice") in app.ui.open,
         attrs_={"form": form},
-        **app.on("set_choice", f"{form}.{name}"),
+        bind=chosen,
     )
 
 
@@ -181,9 +165,10 @@ def sort_choice(
     attrs_of: Mapping[str, Mapping[str, AttrValue]],
     aliases: Mapping[str, tuple[str, ...]],
     selected: str,
+    bind: Binding,
 ) -> str:
     """The sort menu of the flight or hotel results (`results`): option `s` reads the copy
-    `<prefix>.<s>`; choosing one is the transition `sort_<results>`."""
+    `<prefix>.<s>`; choosing one is the transition `bind` names."""
     sid = f"sort:{results}"
     return w.choice(
         r,
@@ -197,7 +182,7 @@ def sort_choice(
         ],
         selected=selected,
         is_open=sid in app.ui.open,
-        **app.on(f"sort_{results}"),
+        bind=bind,
     )
 
 
@@ -209,8 +194,7 @@ def listing(
     items: Sequence[Any],
     page: int,
     page_size: int,
-    handler: str,
-    state_path: tuple[str, ...],
+    turn: Binding,
     render_item: Callable[[Any, int], str],
 ) -> tuple[str, str]:
     """A long list, paginated or infinite as the `list_mode` axis says: (items, more)."""
@@ -228,11 +212,10 @@ def listing(
             key=key,
             page=page,
             pages=pages,
-            handler=handler,
+            bind=turn,
             label=c("list.pages"),
             prev_text=c("list.prev"),
             next_text=c("list.next"),
-            state_path=state_path,
         )
     return "".join(render_item(x, first + i + 1) for i, x in enumerate(shown)), more
 
@@ -273,15 +256,14 @@ def field_order(app: TravelModel, names: Sequence[str], key: str) -> list[str]:
     return ordered
 
 
-def extra_toggle(app: TravelModel, r: Renderer, name: str) -> str:
-    """A distractor switch (price alert, insurance): its own transition, `set_<name>`."""
+def extra_toggle(app: TravelModel, r: Renderer, switch: Binding) -> str:
+    """A distractor switch (price alert, insurance) bound to its own transition."""
+    name = switch.field.name
     return w.toggle(
         r,
         sid=f"toggle:{name}",
         kind="Toggle",
-        name=name,
         label=app.copy(f"distractors.{name}"),
-        checked=getattr(app.model.extras, name),
         attrs_={"distractor": True},
-        **app.on(f"set_{name}"),
+        bind=switch,
     )
