@@ -172,7 +172,7 @@ class WebTaskEnv(gym.Env):
     def step(self, action: Any):
         ep, task, dom_before = self.episode, self.task, self._dom
         if ep is None or dom_before is None or task is None or self._session is None:
-            closed = self._release is not None  # close() ended what a reset() had opened
+            closed = self._session is None and self._release is not None  # close() ended it
             raise EnvClosedError("step()") if closed else ConfigError("call reset() before step()")
         if ep.ended:
             raise ConfigError("the episode has ended; call reset() before stepping again")
