@@ -57,13 +57,14 @@ def failure_reason(exc: Exception) -> str:
 
 
 Job = tuple[str, str, tuple[str, ...], list[int]]
-# (family, difficulty) → compiled count, and (family, task, difficulty, reason) → seeds
-JobResult = tuple[str, str, int, dict[tuple[str, str], list[int]]]
+# (family, difficulty, compiled count, (task, reason) → seeds, CPU seconds of the job)
+JobResult = tuple[str, str, int, dict[tuple[str, str], list[int]], float]
 
 
 def compile_chunk(job: Job) -> JobResult:
     """Compile every task of `job` on every seed of it; failures keyed by (task, reason)."""
     family, difficulty, tasks, seeds = job
+    cpu_started = time.process_time()
     compiled = 0
     failed: dict[tuple[str, str], list[int]] = {}
     for seed in seeds:
@@ -80,17 +81,19 @@ def compile_chunk(job: Job) -> JobResult:
                 failed.setdefault((task, failure_reason(exc)), []).append(seed)
             else:
                 compiled += 1
-    return family, difficulty, compiled, failed
+    return family, difficulty, compiled, failed, time.process_time() - cpu_started
 
 
 @dataclass
 class Tally:
     compiled: Counter[tuple[str, str]] = field(default_factory=Counter)  # (family, difficulty)
     failed: dict[tuple[str, str, str, str], list[int]] = field(default_factory=dict)
+    cpu_s: float = 0.0  # the workers' CPU time generating and compiling, summed
 
     def add(self, result: JobResult) -> None:
-        family, difficulty, compiled, failed = result
+        family, difficulty, compiled, failed, cpu_s = result
         self.compiled[family, difficulty] += compiled
+        self.cpu_s += cpu_s
         for (task, reason), seeds in failed.items():
             self.failed.setdefault((family, task, difficulty, reason), []).extend(seeds)
 
@@ -106,6 +109,7 @@ class Tally:
         return {
             "seeds": ranges,
             "wall_s": round(wall_s, 1),
+            "cpu_s": round(self.cpu_s, 1),
             "families": {
                 fam: {
                     "compiled": sum(n for (f, _), n in self.compiled.items() if f == fam),
@@ -159,7 +163,11 @@ def print_report(tally: Tally, ranges: dict[str, str], wall_s: float) -> None:
     failures = data["failures"]
     assert isinstance(failures, list)
     total = sum(f["count"] for f in failures)
-    print(f"\n{total} failed compiles in {len(failures)} classes, {wall_s:.0f} s")
+    compiled = sum(tally.compiled.values())
+    print(
+        f"\n{compiled} compiled, {total} failed compiles in {len(failures)} classes;"
+        f" {tally.cpu_s:.0f} s CPU, {wall_s:.0f} s wall"
+    )
     for f in failures:
         examples = ", ".join(map(str, f["seeds"][:EXAMPLES]))
         more = " …" if f["count"] > EXAMPLES else ""
