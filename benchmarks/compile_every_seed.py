@@ -32,13 +32,14 @@ EXAMPLES = 5
 
 
 def parse_seeds(text: str) -> list[int]:
-    """`0-9999`, `0-9,850` → the seeds in order without repeats; "" → none."""
+    """`0-9999`, `0-9,850`, `5-9999:20` (every 20th seed from 5) → the seeds in order without
+    repeats; "" → none."""
     seeds: list[int] = []
     for part in text.split(","):
-        part = part.strip()
+        part, _, step = part.strip().partition(":")
         if part:
             lo, _, hi = part.partition("-")
-            seeds.extend(range(int(lo), int(hi or lo) + 1))
+            seeds.extend(range(int(lo), int(hi or lo) + 1, int(step or 1)))
     return list(dict.fromkeys(seeds))
 
 
