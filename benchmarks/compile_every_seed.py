@@ -9,8 +9,9 @@ task of the family against it (`compile_for_site`), in `--workers` processes. It
 per family, how many (task, seed) pairs compiled and failed, then every distinct failure
 reason (the compiler's message with the names and numbers of the one site taken out) with
 its task, difficulty, count and a few example seeds. An empty range skips a difficulty
-(`--hard-seeds ""`). The exit status is 1 when anything failed, so the script can gate a
-change.
+(`--hard-seeds ""`); a range may take a step (`5-9999:20`, every 20th seed from 5), so that
+a sweep can run in passes, each an even sample of the range. The exit status is 1 when
+anything failed, so the script can gate a change.
 """
 
 from __future__ import annotations
