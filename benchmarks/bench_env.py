@@ -1,6 +1,6 @@
 """Speed of WebTask-v0 against the raw browser floor, measured side by side in one run.
 
-    .venv/bin/python benchmarks/bench_env.py [--repeats N] [--json] [--peers]
+    .venv/bin/python benchmarks/bench_env.py [--quick] [--repeats N] [--json] [--peers]
 
 The floor is what a step driven through Playwright's page API pays on this machine: one
 `mouse.click` plus one `page.evaluate` on the same page (the runtime's own calls take the
@@ -24,7 +24,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from webfactory_env.bench import FLOOR, run, table
+from webfactory_env.bench import FLOOR, SIZES, run, table
 
 BENCH_DIR = Path(__file__).resolve().parent
 # peer name -> (its virtualenv under benchmarks/, its script under benchmarks/peers/)
@@ -151,7 +151,8 @@ def peer_table(results: dict[str, float], peers: dict[str, dict], load: dict) ->
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=50)
+    ap.add_argument("--quick", action="store_true", help="every table in a few minutes")
+    ap.add_argument("--repeats", type=int, help="timed runs per median (default 50; quick 7)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument(
         "--peers",
@@ -160,9 +161,13 @@ def main() -> None:
         "own venvs, after ours, and print one side-by-side table",
     )
     args = ap.parse_args()
-    ours = run(args.repeats)
+    repeats, steps, resets = SIZES["quick" if args.quick else "full"]
+    repeats = args.repeats or repeats
+    load = os.getloadavg()
+    note(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")
+    ours = run(repeats, trainer_steps=steps, resets=resets)
     results: dict[str, float] = ours["median_ms"]
-    peers = run_peers(args.repeats) if args.peers else {}
+    peers = run_peers(repeats) if args.peers else {}
     load = {"before": ours["loadavg"]["before"], "after": list(os.getloadavg())}
     if args.json:
         out: dict[str, object] = dict(ours)

@@ -1,29 +1,37 @@
-"""Learning benchmark: held-out success against training steps for the shipped recipe,
-plain PPO and the random baseline, on medium tasks and a multi-task mix.
+"""Learning benchmark: held-out success of cloning, cloning + PPO, PPO alone and chance, on
+tasks of every family.
 
     nice -n 10 .venv/bin/python benchmarks/learning.py [--only TASK ...] [--out runs/learning]
 
-Each medium task (4-12 oracle steps, values drawn per level seed) and the mix get three
-entries, on the same held-out level seeds (100000-100019; training draws from 0-9999):
+Each task of `TASKS` (13 tasks over the five families: changes to the site, label/value
+questions whose answer stands beside its label, row-context questions and changes whose
+target another cell of its row picks out, among them the three travel tasks the README's
+first table failed) gets four columns, all with the goal-conditioned pointer policy
+(`webfactory_env.policies.sb3`, joint masks: `action_mode="discrete"`) on the same
+held-out level seeds (`--levels`, default 50 from 100000; training draws from 0-9999):
 
-- **recipe**: the goal-conditioned pointer policy (`webfactory_env.policies.sb3`) with
-  joint masks (`action_mode="discrete"`), behaviour-cloned from oracle demonstrations
-  recorded on train seeds, then fine-tuned with MaskablePPO;
-- **plain PPO**: SB3's PPO with `MultiInputPolicy` on the same env, same timesteps;
+- **clone-only**: cloned from oracle demonstrations recorded on train seeds, no PPO;
+- **BC + PPO**: the same clone (the same demonstrations), then MaskablePPO;
+- **plain PPO**: MaskablePPO from an untrained policy, no demonstrations, same timesteps;
 - **random**: what an untrained masked policy samples (`random_actor`).
 
-Every run's budget is fixed (`BUDGET`) and stays under 30 minutes of wall time on a
-2-core machine. Results: `<out>/<name>/<entry>/` (curves, summaries, models),
-`<out>/<name>/<entry>.json` (with the machine's load before and after), `<out>/results.json`,
-a Markdown table on stdout, and the README's figure `docs/img/learning_curves.png`
-(held-out success per task against timesteps). `--only NAME` runs part of it (several may
-run side by side); `--report` only redraws the table and figure.
+Every figure comes with its 95 % Wilson interval over the held-out levels. A task's
+difficulty is the task list's (`webfactory tasks list`: the length of its script), shown
+beside the oracle's plan length on the first held-out levels; nothing here has a
+difficulty of its own. Every run's budget is fixed (`BUDGET`, or the flags) and is meant
+to stay under 30 minutes of wall time on a 2-core machine. Results:
+`<out>/<task>/<column>/` (curves, summaries, models), `<out>/<task>/<column>.json` (with the
+machine's load before and after), `<out>/results.json`, a Markdown table on stdout and the
+README's figure `docs/img/learning_curves.png`. `--only TASK` runs part of it (several may
+run side by side); `--report` only redraws the table and figure. A smoke run:
+`--only shop_track_parcel --levels 2 --timesteps 16 --demo-episodes 2 --out /tmp/smoke`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -31,69 +39,99 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from webfactory_env.sitegen import generate_site
+from webfactory_env.tasks import compile_for_site
+from webfactory_env.tasks.library import library
 from webfactory_env.training.levels import SeedRange
-from webfactory_env.training.sb3 import TrainConfig, read_curve, train
+from webfactory_env.training.sb3 import TrainConfig, read_curve, record_demos, train
 
 ROOT = Path(__file__).resolve().parent.parent
-# name -> (family, task) pairs; the mix trains one policy on one task of each family.
-TASKS: dict[str, tuple[tuple[str, str], ...]] = {
-    "shop_apply_coupon": (("shop", "shop_apply_coupon"),),  # 7 steps, a coupon per level
-    "trip_reference_after_2fa": (("travel", "trip_reference_after_2fa"),),  # 7, login+city
-    "shop_track_parcel": (("shop", "shop_track_parcel"),),  # 4, a tracking number
-    "kanban_move_and_comment": (("kanban", "kanban_move_and_comment"),),  # 7, card + comment
-    "cancel_refundable_trip": (("travel", "cancel_refundable_trip"),),  # 9, login+code+reason
-    "nonstop_not_offered": (("travel", "nonstop_not_offered"),),  # 9-12, search, infeasible
-    "cheapest_oneway_fare": (("travel", "cheapest_oneway_fare"),),  # 9-12, search, sort, answer
+# What a task asks of the policy: a change to the site (its target named by the goal, or
+# picked out by another cell of its row), or an answer (a sentence's value, a value beside
+# its label, a cell of the row that other cells or the order pick out).
+ACTION, ROW_ACTION = "change", "row-context change"
+QUESTION, LABEL_VALUE, ROW_QUESTION = "question", "label/value question", "row-context question"
+KINDS = (ACTION, ROW_ACTION, QUESTION, LABEL_VALUE, ROW_QUESTION)
+# name -> (family, kind)
+TASKS: dict[str, tuple[str, str]] = {
+    "shop_apply_coupon": ("shop", ACTION),
+    "shop_track_parcel": ("shop", QUESTION),
+    "shop_order_status": ("shop", LABEL_VALUE),
+    "trip_reference_after_2fa": ("travel", ROW_QUESTION),
+    "cancel_refundable_trip": ("travel", ROW_ACTION),
+    "cheapest_oneway_fare": ("travel", ROW_QUESTION),
+    "kanban_move_and_comment": ("kanban", ACTION),
+    "kanban_calendar_next_due": ("kanban", ROW_QUESTION),
+    "forum_author_reputation": ("forum", LABEL_VALUE),
+    "forum_longest_member": ("forum", ROW_QUESTION),
+    "account_enable_two_factor": ("account", ACTION),
+    "account_sign_out_device": ("account", ROW_ACTION),
+    "account_oldest_failed_sign_in": ("account", ROW_QUESTION),
 }
-TASKS["mix"] = (
-    ("shop", "shop_apply_coupon"),
-    ("travel", "nonstop_not_offered"),
-    ("kanban", "kanban_move_and_comment"),
-)
+COLUMNS = ("clone", "bc_ppo", "ppo", "random")
+HEADERS = {"clone": "clone-only", "bc_ppo": "BC + PPO", "ppo": "plain PPO", "random": "random"}
 
-# The fixed budget of every run (timesteps are PPO environment steps after cloning).
-BUDGET = {
-    "timesteps": 1024,
+# The fixed budget of every run (timesteps are PPO environment steps, after cloning).
+BUDGET: dict[str, Any] = {
+    "timesteps": 4096,
     "demo_episodes": 80,
-    "demo_episodes_mix": 160,
     "bc_updates": 600,
-    "eval_every": 512,
     "max_steps": 16,
-    "eval_seeds": SeedRange(100_000, 20),
+    "levels": 50,
 }
+HELD_OUT_START = 100_000
+
+
+def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95 % Wilson score interval of a success rate (sound at 0 and 1, unlike p ± 2σ)."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def describe(name: str, levels: int = 5) -> str:
+    """`family, difficulty (task list), oracle steps` on the first held-out levels."""
+    family, _ = TASKS[name]
+    seeds = range(HELD_OUT_START, HELD_OUT_START + levels)
+    steps = [len(compile_for_site(name, generate_site(family, s)).plan) for s in seeds]
+    span = f"{min(steps)}" if min(steps) == max(steps) else f"{min(steps)}-{max(steps)}"
+    return f"{family}, {library()[name].difficulty}, {span} oracle steps"
 
 
 def configs(name: str, out: Path, budget: dict[str, Any]) -> dict[str, TrainConfig]:
-    pairs = TASKS[name]
-    mix = len(pairs) > 1
+    """The runs of one task: clone-only (which also measures the random baseline),
+    BC + PPO and plain PPO, all with the pointer policy and joint masks."""
+    family, _ = TASKS[name]
+    n_steps = min(128, max(budget["timesteps"] // 2, 8))  # per env, two envs
     base = TrainConfig(
-        tasks=pairs if mix else (),
-        family=pairs[0][0],
-        task=pairs[0][1],
-        timesteps=budget["timesteps"],
-        eval_every=budget["eval_every"],
-        max_steps=budget["max_steps"],
-        eval_seeds=budget["eval_seeds"],
-        envs=2,
-        n_steps=128,
-        batch_size=64,
-        eval_sampled=False,
-        verbose=True,
-    )
-    recipe = replace(
-        base,
         algo="maskable-ppo",
         policy="pointer",
         action_mode="discrete",
-        demo_episodes=budget["demo_episodes_mix" if mix else "demo_episodes"],
-        bc_updates=budget["bc_updates"],
-        learning_rate=1e-4,
-        ent_coef=0.0,
-        n_epochs=2,
-        out=out / name / "recipe",
+        family=family,
+        task=name,
+        timesteps=budget["timesteps"],
+        eval_every=max(budget["timesteps"], 1),  # before and after PPO only
+        max_steps=budget["max_steps"],
+        eval_seeds=SeedRange(HELD_OUT_START, budget["levels"]),
+        envs=2,
+        n_steps=n_steps,
+        batch_size=min(64, 2 * n_steps),
+        eval_sampled=False,
+        baselines=False,
+        verbose=True,
     )
-    ppo = replace(base, algo="ppo", policy="mlp", out=out / name / "ppo", baselines=True)
-    return {"recipe": replace(recipe, baselines=False), "ppo": ppo}
+    demos = (out / name / "demos",)
+    cloned = replace(base, demos=demos, bc_updates=budget["bc_updates"])
+    return {
+        "clone": replace(cloned, timesteps=0, baselines=True, out=out / name / "clone"),
+        "bc_ppo": replace(
+            cloned, learning_rate=1e-4, ent_coef=0.0, n_epochs=2, out=out / name / "bc_ppo"
+        ),
+        "ppo": replace(base, learning_rate=3e-4, ent_coef=0.01, out=out / name / "ppo"),
+    }
 
 
 def load_avg() -> str:
@@ -104,36 +142,47 @@ def load_avg() -> str:
         return "n/a"
 
 
+def _row(success: float, episodes: int, **more: Any) -> dict[str, Any]:
+    wins = round(success * episodes)
+    lo, hi = wilson(wins, episodes)
+    return {"success": success, "episodes": episodes, "ci95": [round(lo, 3), round(hi, 3)], **more}
+
+
 def run(names: list[str], out: Path, budget: dict[str, Any]) -> None:
-    """Run every entry of `names` not run before; each writes `<out>/<name>/<entry>.json`
-    (so several invocations with `--only` may run side by side)."""
+    """Run every column of `names` not run before; each writes `<out>/<task>/<column>.json`."""
     for name in names:
-        for entry, config in configs(name, out, budget).items():
-            done = out / name / f"{entry}.json"
+        runs = configs(name, out, budget)
+        demo_config = replace(runs["clone"], demos=(), demo_episodes=budget["demo_episodes"])
+        t0 = time.perf_counter()
+        record_demos(demo_config, out / name / "demos")  # once: both cloned columns use it
+        demos_s = round(time.perf_counter() - t0, 1)  # 0 when an earlier run recorded them
+        for column, config in runs.items():
+            done = out / name / f"{column}.json"
             if done.is_file():
-                print(f"{name}/{entry}: done before, kept")
+                print(f"{name}/{column}: done before, kept")
                 continue
             before = load_avg()
-            t0 = time.perf_counter()
             result = train(config)
-            row: dict[str, Any] = {
-                "success": result.final.success_rate,
-                "timesteps": int(result.curve[-1]["timesteps"]),
-                "wall_s": round(time.perf_counter() - t0, 1),
-                "load_before": before,
-                "load_after": load_avg(),
-                "curve": str(config.out / "learning_curve.csv"),
-            }
-            if result.baselines:
+            row = _row(
+                result.final.success_rate,
+                result.final.episodes,
+                timesteps=int(result.curve[-1]["timesteps"]),
+                wall_s=round(result.wall_s, 1),
+                timing_s={k: round(v, 1) for k, v in result.timing.items()},
+                demos_s=demos_s if config.demos else 0.0,
+                load_before=before,
+                load_after=load_avg(),
+                curve=str(config.out / "learning_curve.csv"),
+            )
+            if "random" in result.baselines:
                 rnd = result.baselines["random"]
-                (out / name / "random.json").write_text(
-                    json.dumps({"success": rnd.success_rate, "timesteps": 0}, indent=2) + "\n"
-                )
+                random_row = _row(rnd.success_rate, rnd.episodes, timesteps=0)
+                (out / name / "random.json").write_text(json.dumps(random_row, indent=2) + "\n")
             done.write_text(json.dumps(row, indent=2) + "\n")
 
 
 def collect(out: Path) -> dict[str, Any]:
-    """Every finished entry under `out`, as {"name/entry": row}."""
+    """Every finished column under `out`, as {"task/column": row}."""
     results = {}
     for file in sorted(out.glob("*/*.json")):
         results[f"{file.parent.name}/{file.stem}"] = json.loads(file.read_text())
@@ -141,28 +190,34 @@ def collect(out: Path) -> dict[str, Any]:
     return results
 
 
+def cell(row: dict[str, Any] | None) -> str:
+    if not row:
+        return "—"
+    lo, hi = row["ci95"]
+    return f"{row['success']:.2f} [{lo:.2f}, {hi:.2f}]"
+
+
 def table(results: dict[str, Any], names: list[str]) -> str:
+    """The Markdown table: per task its kind and difficulty, each column's held-out
+    success with its 95 % interval, and the BC + PPO run's wall time and load."""
+    head = " | ".join(HEADERS[c] for c in COLUMNS)
     lines = [
-        "| task | recipe (BC + MaskablePPO) | plain PPO | random | recipe wall time | load |",
-        "| --- | --- | --- | --- | --- | --- |",
+        f"| task | kind | family, difficulty, length | {head} | BC + PPO wall time | load |",
+        "| --- | --- | --- |" + " --- |" * len(COLUMNS) + " --- | --- |",
     ]
     for name in names:
-        r = results.get(f"{name}/recipe", {})
-        p = results.get(f"{name}/ppo", {})
-        q = results.get(f"{name}/random", {})
-
-        def cell(x: dict[str, Any]) -> str:
-            if not x:
-                return "—"
-            return f"{x['success']:.2f} ({x.get('timesteps', 0)} steps)"
-
-        wall = f"{r['wall_s'] / 60:.1f} min" if r else "—"
-        load = r.get("load_before", "") if r else ""
-        lines.append(f"| {name} | {cell(r)} | {cell(p)} | {cell(q)} | {wall} | {load} |")
+        cells = " | ".join(cell(results.get(f"{name}/{c}")) for c in COLUMNS)
+        tuned = results.get(f"{name}/bc_ppo") or {}
+        wall = f"{tuned['wall_s'] / 60:.1f} min" if tuned else "—"
+        load = tuned.get("load_before", "")
+        kind = TASKS[name][1]
+        lines.append(f"| {name} | {kind} | {describe(name)} | {cells} | {wall} | {load} |")
     return "\n".join(lines)
 
 
 def plot(results: dict[str, Any], names: list[str], path: Path) -> Path | None:
+    """Held-out success against PPO timesteps per task: BC + PPO (starting where cloning
+    left it), plain PPO, and the random baseline as a line."""
     try:
         import matplotlib
 
@@ -177,26 +232,20 @@ def plot(results: dict[str, Any], names: list[str], path: Path) -> Path | None:
     for ax in axes[len(names) :]:
         ax.set_visible(False)
     for ax, name in zip(axes, names, strict=False):
-        for entry, style in (("recipe", "o-"), ("ppo", "s--")):
-            row = results.get(f"{name}/{entry}")
-            if not row or not Path(row["curve"]).is_file():
-                continue
-            curve = read_curve(Path(row["curve"]))
-            label = "recipe: BC + MaskablePPO" if entry == "recipe" else "plain PPO"
-            ax.plot(
-                [c["timesteps"] for c in curve],
-                [c["success_rate"] for c in curve],
-                style,
-                label=label,
-            )
+        for column, style in (("bc_ppo", "o-"), ("ppo", "s--")):
+            row = results.get(f"{name}/{column}")
+            if row and Path(row["curve"]).is_file():
+                curve = read_curve(Path(row["curve"]))
+                xs, ys = [c["timesteps"] for c in curve], [c["success_rate"] for c in curve]
+                ax.plot(xs, ys, style, label=HEADERS[column])
         rnd = results.get(f"{name}/random")
         if rnd:
             ax.axhline(rnd["success"], color="tab:red", linestyle=":", label="random (masked)")
         ax.set_title(name, fontsize=9)
         ax.set_ylim(-0.03, 1.03)
-        ax.set_xlabel("PPO timesteps (recipe: after cloning)")
+        ax.set_xlabel("PPO timesteps (BC + PPO: after cloning)")
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel(f"held-out success ({BUDGET['eval_seeds'].count} levels)")
+    axes[0].set_ylabel("held-out success")
     axes[0].legend(fontsize=7, loc="center right")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -206,20 +255,26 @@ def plot(results: dict[str, Any], names: list[str], path: Path) -> Path | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     p.add_argument("--only", nargs="*", choices=list(TASKS), help="tasks to run (default all)")
     p.add_argument("--out", type=Path, default=Path("runs/learning"))
     p.add_argument("--plot", type=Path, default=ROOT / "docs" / "img" / "learning_curves.png")
     p.add_argument("--report", action="store_true", help="only print the table and plot")
+    for key in ("timesteps", "demo_episodes", "bc_updates", "max_steps", "levels"):
+        flag = "--" + key.replace("_", "-")
+        p.add_argument(flag, type=int, default=BUDGET[key], help=f"default {BUDGET[key]}")
     a = p.parse_args(argv)
     os.environ.setdefault("PYTHONHASHSEED", "0")
+    budget = {key: getattr(a, key) for key in BUDGET}
     names = a.only or list(TASKS)
     if not a.report:
-        run(names, a.out, BUDGET)
+        started = time.perf_counter()
+        run(names, a.out, budget)
+        print(f"ran in {time.perf_counter() - started:.0f} s (load now {load_avg()})")
     results = collect(a.out)
-    every = [n for n in TASKS if f"{n}/recipe" in results or f"{n}/ppo" in results]
-    print(table(results, every))
-    png = plot(results, every, a.plot)
+    done = [n for n in TASKS if any(f"{n}/{c}" in results for c in COLUMNS)]
+    print(table(results, done))
+    png = plot(results, done, a.plot)
     if png:
         print(f"wrote {png}")
     return 0

@@ -46,6 +46,7 @@ def completion_body(reply: Reply) -> bytes:
     data: dict[str, Any] = {
         "id": "chatcmpl-test",
         "object": "chat.completion",
+        "created": 0,
         "model": "scripted",
         "choices": [
             {

@@ -16,14 +16,49 @@ from webfactory_env.core.seeding import stable_digest
 from webfactory_env.groundtruth import run_oracle
 from webfactory_env.sitegen import AppEvent, generate_site
 from webfactory_env.sitegen.families.account import FAMILY_VERSION, AccountApp, otp_code
-from webfactory_env.sitegen.families.account.model import account_id
 from webfactory_env.sitegen.families.account.rules import (
     POLICIES,
     password_problems,
     username_status,
 )
+from webfactory_env.sitegen.families.account.state import account_id
+from webfactory_env.sitegen.families.account.transitions.auth import (
+    choose_password,
+    choose_username,
+    create_account,
+    open_reset_link,
+    request_reset,
+    resend_code,
+    reset_password,
+    restart_reset,
+    sign_in,
+    sign_out,
+    step_back,
+    verify_code,
+)
+from webfactory_env.sitegen.families.account.transitions.drafts import (
+    set_field,
+    set_secret,
+)
+from webfactory_env.sitegen.families.account.transitions.member import (
+    create_key,
+    enable_two_factor,
+    filter_history,
+    report_login,
+    revoke_key,
+    save_profile,
+    search_history,
+    set_notification,
+    set_privacy,
+    sign_out_other_sessions,
+    sign_out_session,
+    sort_history,
+    try_promo,
+    turn_history_page,
+)
 from webfactory_env.sitegen.families.account.views import SETTINGS_TABS
 from webfactory_env.sitegen.variation import AXES, Variation
+from webfactory_env.sitegen.widgets import UI_MORE, UI_TAB
 from webfactory_env.tasks import compile_for_site, library_tasks
 from webfactory_env.testing import check_family, check_family_in_browser, page_affordances
 
@@ -78,9 +113,9 @@ def _no_errors(app: AccountApp, patch: Any) -> Any:
 
 
 def _login(app: AccountApp, username: str, password: str) -> Any:
-    _fire(app, app.set_field, form="login", name="username", value=username, type="input")
-    _fire(app, app.set_secret, form="login", name="password", value=password, type="input")
-    return _fire(app, app.sign_in, values={"username": username, "password": password})
+    _fire(app, set_field, form="login", name="username", value=username, type="input")
+    _fire(app, set_secret, form="login", name="password", value=password, type="input")
+    return _fire(app, sign_in, values={"username": username, "password": password})
 
 
 def _html(app: AccountApp) -> str:
@@ -123,7 +158,7 @@ def test_signed_in_pages_in_browser():
                 _login(app, user.username, user.password)
                 _send(app, type="nav", path=route)
                 if tab:
-                    app.fire(app.ui_tab, group="settings", name=tab)
+                    app.fire(UI_TAB, group="settings", name=tab)
                 expected = sorted(a.sid for a in app.page().affordances)
                 session.load(app, seed=1, observe=ObserveConfig())
                 audit = session._js("audit", [])
@@ -157,7 +192,7 @@ def test_no_axis_changes_the_meaning_of_signed_in_pages():
         _login(app, user.username, user.password)
         found = set().union(*(_meaning(app, route) for route in PRIVATE))
         for tab in SETTINGS_TABS:  # page_affordances does not open a dialog inside a tab
-            app.fire(app.ui_tab, group="settings", name=tab)
+            app.fire(UI_TAB, group="settings", name=tab)
             found |= _meaning(app, "/settings")
         state = {k: v for k, v in app.state_view().items() if k not in ("ui", "route", "page")}
         return found | {("state", json.dumps(state, sort_keys=True))}
@@ -294,7 +329,7 @@ def test_signing_in_opens_a_session_and_logs_the_sign_in_signing_out_ends_it():
     assert len(logins) == before + 1
     newest = next(iter(logins.values()))
     assert (newest["result"], newest["device"]) == ("success", "Chromium on Linux")
-    _fire(app, app.sign_out)
+    _fire(app, sign_out)
     assert not any(s["current"] for s in app.state_view()["sessions"].values())
     assert app.state_view()["auth"]["user"] == ""
 
@@ -306,7 +341,7 @@ def test_transitions_report_what_fired():
     user = _user(site)
     _login(app, user.username, user.password)
     assert app.take_fired() == ("nav", "set_field", "set_secret", "sign_in")
-    _fire(app, app.try_promo, name="upgrade")
+    _fire(app, try_promo, name="upgrade")
     assert app.take_fired() == ("try_promo",)
     assert app.state_view()["feedback"]["promos"] == ["upgrade"]
 
@@ -333,7 +368,7 @@ def test_login_wall_redirects_and_returns_after_sign_in():
         state["history"]["count"]
         == len([e for e in site.spec.entities["logins"] if e.username == user.username]) + 1
     )
-    _fire(app, app.sign_out)
+    _fire(app, sign_out)
     assert app.route == "/login" and not app.state_view()["auth"]["signed_in"]
     assert _send(app, type="nav", path="/history").route == "/login"
     assert app.render("/history/L-NOPE").status == 404
@@ -357,7 +392,7 @@ def test_wrong_password_and_locked_account():
     assert blocked["result"] == "blocked", "the locked account's attempt is logged"
     _login(app, user.username.upper(), user.password)  # usernames ignore case
     assert app.state_view()["auth"]["user"] == user.username
-    results = [e.result for e in app.logins_of(user.username)]
+    results = [e.result for e in app.queries.logins_of(user.username)]
     assert results[:2] == ["success", "failed"]
 
 
@@ -374,14 +409,14 @@ def test_two_step_sign_in_with_texted_code():
     _send(app, type="nav", path="/inbox")
     assert first in _html(app) and user.phone_last4 in _html(app)
     _send(app, type="nav", path="/login")
-    _fire(app, app.set_secret, form="otp", name="code", value="000000", type="input")
-    _fire(app, app.verify_code, values={"code": ""})
+    _fire(app, set_secret, form="otp", name="code", value="000000", type="input")
+    _fire(app, verify_code, values={"code": ""})
     assert app.state_view()["login"]["code_error"] == "bad_code"
-    _fire(app, app.resend_code)
+    _fire(app, resend_code)
     assert app.state_view()["auth"]["codes_sent"] == 2
     assert app.model.server.messages[0].body.count(otp_code(site.spec.seed, 2)) == 1
-    _fire(app, app.set_secret, form="otp", name="code", value=first, type="input")  # still valid
-    patch = _fire(app, app.verify_code, values={"code": first})
+    _fire(app, set_secret, form="otp", name="code", value=first, type="input")  # still valid
+    patch = _fire(app, verify_code, values={"code": first})
     state = app.state_view()
     assert patch.route == "/account" and state["auth"]["user"] == user.username
     assert state["auth"]["method"] == "password+otp"
@@ -393,10 +428,10 @@ def test_secrets_never_reach_state_or_html():
     user = _user(site)
     _login(app, user.username, user.password)
     _send(app, type="nav", path="/settings")
-    app.fire(app.ui_tab, group="settings", name="security")
+    app.fire(UI_TAB, group="settings", name="security")
     _fire(
         app,
-        app.set_secret,
+        set_secret,
         form="two_factor",
         name="current_password",
         value=user.password,
@@ -412,37 +447,37 @@ def test_signup_wizard_validates_each_step():
     site, app = _app(difficulty="medium")
     taken = site.spec.entities["users"][0]
     _send(app, type="nav", path="/signup")
-    _fire(app, app.choose_username, values={"email": "not-an-email", "username": taken.username})
+    _fire(app, choose_username, values={"email": "not-an-email", "username": taken.username})
     state = app.state_view()["signup"]
     assert state["errors"] == {"email": "email_invalid", "username": "username_taken"}
     assert state["step"] == "account" and state["username_status"] == "taken"
-    _fire(app, app.choose_username, values={"email": "ann.lee@example.net", "username": "ann_lee"})
+    _fire(app, choose_username, values={"email": "ann.lee@example.net", "username": "ann_lee"})
     assert app.state_view()["signup"]["step"] == "password"
-    password = app.set_secret.bind(form="signup_password", name="password")
-    confirm = app.set_secret.bind(form="signup_password", name="confirm_password")
+    password = set_secret.bind(form="signup_password", name="password")
+    confirm = set_secret.bind(form="signup_password", name="confirm_password")
     _fire(app, password, value="ann_lee-2024!", type="input")
     # sync validation: the unmet rules show while typing, in the field's error region
     assert app.model.signup.errors["password"] == "rules:username"
     patch = _fire(app, password, value="short", type="input")
     assert any("Still needed" in html for html in patch.regions.values())
     assert "main" not in patch.regions
-    _fire(app, app.step_back, step="account")
+    _fire(app, step_back, step="account")
     assert app.state_view()["signup"]["step"] == "account"
-    _fire(app, app.choose_username, values={})
+    _fire(app, choose_username, values={})
     _fire(app, password, value="Tidal-Comet-88", type="input")
     _fire(app, confirm, value="Tidal-Comet-89", type="input")
-    _fire(app, app.choose_password, values={})
+    _fire(app, choose_password, values={})
     assert app.state_view()["signup"]["errors"] == {"confirm_password": "mismatch"}
     _fire(app, confirm, value="Tidal-Comet-88", type="input")
-    _fire(app, app.choose_password, values={})
+    _fire(app, choose_password, values={})
     assert app.state_view()["signup"]["step"] == "profile"
-    _fire(app, app.create_account, values={"display_name": "Ann", "birthday": "2020-02-02"})
+    _fire(app, create_account, values={"display_name": "Ann", "birthday": "2020-02-02"})
     errors = app.state_view()["signup"]["errors"]
     assert errors == {"country": "required", "birthday": "birthday_young", "terms": "terms"}
-    _fire(app, app.set_field, form="signup_profile", name="country", value="Atlantis")
-    _fire(app, app.set_field, form="signup_profile", name="country", value="Kenya")
-    _fire(app, app.set_field, form="signup_profile", name="terms", value="true")
-    _fire(app, app.create_account, values={"display_name": "Ann", "birthday": "1990-02-02"})
+    _fire(app, set_field, form="signup_profile", name="country", value="Atlantis")
+    _fire(app, set_field, form="signup_profile", name="country", value="Kenya")
+    _fire(app, set_field, form="signup_profile", name="terms", value="true")
+    _fire(app, create_account, values={"display_name": "Ann", "birthday": "1990-02-02"})
     state = app.state_view()
     assert state["signup"]["step"] == "done" and state["signup"]["created"] == "ann_lee"
     assert state["auth"]["user"] == "ann_lee" and state["auth"]["method"] == "signup"
@@ -455,7 +490,7 @@ def test_signup_wizard_validates_each_step():
     assert state["settings"][account_id("ann_lee")]["user"] == "ann_lee"
     assert app.route == "/signup" and "ann_lee" in _html(app)
     assert "Tidal-Comet-88" not in json.dumps(state)
-    _fire(app, app.sign_out)
+    _fire(app, sign_out)
     _login(app, "ann.lee@example.net", "Tidal-Comet-88")
     assert app.state_view()["auth"]["user"] == "ann_lee"
 
@@ -463,10 +498,10 @@ def test_signup_wizard_validates_each_step():
 def test_async_validation_waits_for_submit():
     site, app = _app(validation="async")
     _send(app, type="nav", path="/signup")
-    _fire(app, app.set_field, form="signup_account", name="email", value="x@", type="input")
+    _fire(app, set_field, form="signup_account", name="email", value="x@", type="input")
     assert app.model.signup.errors == {}
     assert app.state_view()["signup"]["email_status"] == "invalid"  # state knows regardless
-    _fire(app, app.choose_username, values={})
+    _fire(app, choose_username, values={})
     assert app.model.signup.errors["email"] == "email_invalid"
 
 
@@ -489,29 +524,29 @@ def test_password_reset_through_the_inbox():
     messages = app.model.server.messages
     _send(app, type="nav", path="/reset")
     before = len(messages)
-    _fire(app, app.request_reset, values={"email": "nobody@example.net"})
+    _fire(app, request_reset, values={"email": "nobody@example.net"})
     assert app.state_view()["reset"]["stage"] == "sent" and len(messages) == before
-    _fire(app, app.restart_reset)
-    _fire(app, app.request_reset, values={"email": user.email})
+    _fire(app, restart_reset)
+    _fire(app, request_reset, values={"email": user.email})
     mail = messages[0]
     assert mail.kind == "reset" and mail.to == user.email
     _send(app, type="nav", path="/inbox")
     for m in messages[1:]:
         if m.kind == "reset":
-            _fire(app, app.open_reset_link, message=m.id)  # expired: ignored
+            _fire(app, open_reset_link, message=m.id)  # expired: ignored
             assert app.state_view()["reset"]["stage"] == "sent"
-    patch = _fire(app, app.open_reset_link, message=mail.id)
+    patch = _fire(app, open_reset_link, message=mail.id)
     assert patch.route == "/reset" and app.state_view()["reset"]["stage"] == "verified"
     values = {"new_password": user.password, "confirm_password": user.password}
-    _fire(app, app.reset_password, values=values)
+    _fire(app, reset_password, values=values)
     assert app.state_view()["reset"]["errors"] == {"new_password": "same_password"}
     new = "Quiet-Harbor-5150"
     values = {"new_password": new, "confirm_password": new}
-    _fire(app, app.reset_password, values=values)
+    _fire(app, reset_password, values=values)
     state = app.state_view()
     assert state["reset"]["stage"] == "done" and state["reset"]["changed"] == [user.username]
     assert state["users"][account_id(user.username)]["password_changed"] is True
-    _fire(app, app.open_reset_link, message=mail.id)  # a used link is dead
+    _fire(app, open_reset_link, message=mail.id)  # a used link is dead
     assert app.state_view()["reset"]["stage"] == "done"
     _login(app, user.username, user.password)
     assert not app.state_view()["auth"]["signed_in"]
@@ -530,18 +565,18 @@ def test_profile_form_validation_and_save():
     doc = next(f for f in files if f.kind != "image")
     good = next(f for f in files if f.accepted)
     errors = app.model.feedback.profile_errors
-    _fire(app, app.set_field, form="profile", name="avatar", value=doc.name)
+    _fire(app, set_field, form="profile", name="avatar", value=doc.name)
     assert errors == {"avatar": "avatar_kind"}  # sync: checked when picked
-    _fire(app, app.set_field, form="profile", name="avatar", value=big.name)
+    _fire(app, set_field, form="profile", name="avatar", value=big.name)
     assert errors == {"avatar": "avatar_size"}
-    _fire(app, app.set_field, form="profile", name="avatar", value="../../etc/passwd")
+    _fire(app, set_field, form="profile", name="avatar", value="../../etc/passwd")
     assert app.model.forms.profile["avatar"] == big.name
-    _fire(app, app.save_profile, values={"display_name": "x"})
+    _fire(app, save_profile, values={"display_name": "x"})
     assert app.state_view()["account"]["avatar"] == ""
     assert set(app.model.feedback.profile_errors) == {"avatar", "display_name"}
-    _fire(app, app.set_field, form="profile", name="avatar", value=good.name)
-    _fire(app, app.set_field, form="profile", name="birthday", value="1990-05-06")
-    _fire(app, app.save_profile, values={"display_name": "Night Owl"})
+    _fire(app, set_field, form="profile", name="avatar", value=good.name)
+    _fire(app, set_field, form="profile", name="birthday", value="1990-05-06")
+    _fire(app, save_profile, values={"display_name": "Night Owl"})
     mine = app.state_view()["users"][account_id(user.username)]
     assert mine["display_name"] == "Night Owl" and mine["avatar"] == good.name
     assert mine["birthday"] == "1990-05-06" and app.model.feedback.profile_errors == {}
@@ -555,13 +590,13 @@ def test_settings_switch_only_the_member_s_own_settings():
     other = account_id(next(u for u in site.spec.entities["users"] if u is not user).username)
     _login(app, user.username, user.password)
     _send(app, type="nav", path="/settings")
-    _fire(app, app.set_notification, account=me, setting="weekly_digest", value="false")
-    _fire(app, app.set_notification, account=me, setting="weekly_digest", value="maybe")
-    _fire(app, app.set_privacy, account=me, setting="profile_visibility", value="private")
-    _fire(app, app.set_privacy, account=me, setting="profile_visibility", value="all!")
+    _fire(app, set_notification, account=me, setting="weekly_digest", value="false")
+    _fire(app, set_notification, account=me, setting="weekly_digest", value="maybe")
+    _fire(app, set_privacy, account=me, setting="profile_visibility", value="private")
+    _fire(app, set_privacy, account=me, setting="profile_visibility", value="all!")
     before = dict(app.state_view()["settings"][other])
-    _fire(app, app.set_privacy, account=other, setting="search_indexing", value="allow")
-    _fire(app, app.set_notification, account=other, setting="sms_alerts", value="true")
+    _fire(app, set_privacy, account=other, setting="search_indexing", value="allow")
+    _fire(app, set_notification, account=other, setting="sms_alerts", value="true")
     settings = app.state_view()["settings"]
     assert settings[me]["weekly_digest"] is False
     assert settings[me]["profile_visibility"] == "private"
@@ -576,14 +611,14 @@ def test_two_factor_needs_the_current_password():
     site, app = _app(seed=8)
     user = _user(site)
     _login(app, user.username, user.password)
-    _fire(app, app.enable_two_factor, values={"current_password": "nope"})
+    _fire(app, enable_two_factor, values={"current_password": "nope"})
     assert app.state_view()["feedback"]["two_factor_error"] == "current_password"
     assert not app.state_view()["account"]["two_factor"]
     values = {"current_password": user.password}
-    _fire(app, app.enable_two_factor, values=values)
+    _fire(app, enable_two_factor, values=values)
     assert app.state_view()["account"]["two_factor"] is True
     _send(app, type="nav", path="/settings")
-    app.fire(app.ui_tab, group="settings", name="security")
+    app.fire(UI_TAB, group="settings", name="security")
     assert app.page().affordance("form:two_factor").handler == "disable_two_factor"
 
 
@@ -597,13 +632,13 @@ def test_signing_a_device_out_deletes_its_session():
     stranger = next(
         k for k, s in app.state_view()["sessions"].items() if s["user"] != user.username
     )
-    _fire(app, app.sign_out_session, session=current)  # not from here
-    _fire(app, app.sign_out_session, session=stranger)  # not someone else's
-    _fire(app, app.sign_out_session, session=other)
+    _fire(app, sign_out_session, session=current)  # not from here
+    _fire(app, sign_out_session, session=stranger)  # not someone else's
+    _fire(app, sign_out_session, session=other)
     state = app.state_view()
     assert other not in state["sessions"] and {current, third, stranger} <= set(state["sessions"])
     assert state["feedback"]["signed_out"] == [sessions[other]["device"]]
-    _fire(app, app.sign_out_other_sessions)
+    _fire(app, sign_out_other_sessions)
     assert app.state_view()["devices"] == {"count": 1, "others": 0}
     assert current in app.state_view()["sessions"]
 
@@ -614,26 +649,41 @@ def test_api_keys_are_created_and_revoked():
     _login(app, user.username, user.password)
     keys = _mine(app, "api_keys", user.username)
     first, second = list(keys)[:2]
-    _fire(app, app.revoke_key, key=first)
+    _fire(app, revoke_key, key=first)
     assert first not in app.state_view()["api_keys"]
     name = keys[second]["name"]
-    _fire(app, app.set_field, form="api_key", name="key_name", value=name, type="input")
-    _fire(app, app.set_field, form="api_key", name="expires", value="2025-01-01")
-    _fire(app, app.create_key, values={})
+    _fire(app, set_field, form="api_key", name="key_name", value=name, type="input")
+    _fire(app, set_field, form="api_key", name="expires", value="2025-01-01")
+    _fire(app, create_key, values={})
     assert app.state_view()["feedback"]["key_errors"] == {
         "key_name": "key_name_taken",
         "expires": "expires",
     }
-    _fire(app, app.set_field, form="api_key", name="expires", value="2026-02-02")
-    _fire(app, app.set_field, form="api_key", name="scope", value="root")
-    _fire(app, app.set_field, form="api_key", name="scope", value="write")
-    _fire(app, app.create_key, values={"key_name": "Release pipeline"})
+    _fire(app, set_field, form="api_key", name="expires", value="2026-02-02")
+    _fire(app, set_field, form="api_key", name="scope", value="root")
+    _fire(app, set_field, form="api_key", name="scope", value="write")
+    _fire(app, create_key, values={"key_name": "Release pipeline"})
     new = [k for k in _mine(app, "api_keys", user.username).values() if k not in keys.values()]
     assert [(k["name"], k["scope"], k["expires"]) for k in new] == [
         ("Release pipeline", "write", "2026-02-02")
     ]
     shown = app.model.server.new_key
     assert shown.startswith("wfk_") and shown not in json.dumps(app.state_view())
+
+
+def test_a_key_is_revoked_by_its_transition_alone_and_only_by_its_owner():
+    site = generate_site("account", 3)
+    portal = AccountApp.context_of(site.spec)
+    key = next(iter(portal.state.api_keys.values()))
+    revoke_key(portal, key=key.id)  # signed out: nobody's key goes
+    assert key.id in portal.state.api_keys
+    other = next(u for u in site.spec.entities["users"] if u.username != key.user)
+    portal.state.auth.user = other.username
+    revoke_key(portal, key=key.id)  # another member's key stays too
+    assert key.id in portal.state.api_keys
+    portal.state.auth.user = key.user
+    revoke_key(portal, key=key.id)
+    assert key.id not in portal.state.api_keys and key.name in portal.ui.flash
 
 
 def test_history_filter_search_sort_pages_and_report():
@@ -643,31 +693,31 @@ def test_history_filter_search_sort_pages_and_report():
     _send(app, type="nav", path="/history")
     state = app.state_view()["history"]
     assert state["pages"] > 1 and state["shown"] == 10
-    app.fire(app.turn_history_page, page=2)
+    app.fire(turn_history_page, page=2)
     assert app.state_view()["history"]["page"] == 2
-    app.fire(app.turn_history_page, page=99)
-    _fire(app, app.filter_history, value="failed")
-    rows = app.history_rows()
+    app.fire(turn_history_page, page=99)
+    _fire(app, filter_history, value="failed")
+    rows = app.queries.history_rows()
     assert rows and all(e.result == "failed" for e in rows)
     assert app.state_view()["history"]["page"] == 1
-    app.fire(app.sort_history, column="date", order="asc")
-    dates = [e.at for e in app.history_rows()]
+    app.fire(sort_history, column="date", order="asc")
+    dates = [e.at for e in app.queries.history_rows()]
     assert dates == sorted(dates)
     app.dispatch(AppEvent(type="click", handler="sort_history", arg="column=ip&order=asc"))
     assert app.errors.pop()["kind"] == "bad_argument"  # not sortable: refused
     assert app.state_view()["history"]["sort"] == "date-asc"
-    _fire(app, app.filter_history, value="")
+    _fire(app, filter_history, value="")
     city = next(e.city for e in site.spec.entities["logins"] if e.username == user.username)
-    _fire(app, app.search_history, value=city.lower(), type="input")
-    assert app.history_rows() and all(
-        city == e.city or city.lower() in e.device.lower() for e in app.history_rows()
+    _fire(app, search_history, value=city.lower(), type="input")
+    assert app.queries.history_rows() and all(
+        city == e.city or city.lower() in e.device.lower() for e in app.queries.history_rows()
     )
     items = [a for a in app.page().affordances if a.kind == "Item"]
     assert [a.attr_map()["rank"] for a in items] == list(range(1, len(items) + 1))
-    first = app.history_rows()[0]
+    first = app.queries.history_rows()[0]
     _send(app, type="nav", path=f"/history/{first.id}")
-    _fire(app, app.report_login, login=first.id)
-    _fire(app, app.report_login, login=first.id)
+    _fire(app, report_login, login=first.id)
+    _fire(app, report_login, login=first.id)
     state = app.state_view()
     assert state["logins"][first.id]["reported"] is True, "the sign-in itself is marked"
     assert [k for k, e in state["logins"].items() if e["reported"]] == [first.id]
@@ -680,7 +730,7 @@ def test_nobody_reports_another_member_s_sign_in():
     user = _user(site)
     _login(app, user.username, user.password)
     theirs = next(e for e in site.spec.entities["logins"] if e.username != user.username)
-    _fire(app, app.report_login, login=theirs.id)
+    _fire(app, report_login, login=theirs.id)
     assert app.state_view()["logins"][theirs.id]["reported"] is False
     assert app.render(f"/history/{theirs.id}").status == 404
 
@@ -691,7 +741,7 @@ def test_infinite_history_loads_in_batches():
     _login(app, user.username, user.password)
     _send(app, type="nav", path="/history")
     assert any(a.kind == "More" for a in app.page().affordances)
-    app.fire(app.ui_more, key="history")
+    app.fire(UI_MORE, key="history")
     assert app.state_view()["history"]["shown"] == 20
 
 
@@ -750,9 +800,9 @@ def test_async_profile_checks_the_avatar_on_submit_only():
     _login(app, user.username, user.password)
     _send(app, type="nav", path="/profile")
     doc = next(f for f in site.spec.entities["files"] if f.kind != "image")
-    _fire(app, app.set_field, form="profile", name="avatar", value=doc.name)
+    _fire(app, set_field, form="profile", name="avatar", value=doc.name)
     assert app.model.feedback.profile_errors == {}
-    _fire(app, app.save_profile, values={})
+    _fire(app, save_profile, values={})
     assert app.model.feedback.profile_errors == {"avatar": "avatar_kind"}
 
 

@@ -9,6 +9,7 @@ import pytest
 from webfactory_env.core.predicates import Eq, Ref
 from webfactory_env.sitegen import generate_site
 from webfactory_env.sitegen.binding import BadArgument, FormField, transition
+from webfactory_env.sitegen.families.shop import transitions as shop_t
 from webfactory_env.sitegen.registry import families
 
 
@@ -85,8 +86,8 @@ def test_a_binding_gives_a_field_its_sid_name_form_value_and_effect():
     site = generate_site("shop", 0)
     app = site.new_app()
     app.model.forms.shipping["city"] = "Rome"
-    b = app.set_field.bind(form="shipping", name="city")
-    assert (b.sid("field"), b.field.name, b.field.form, b.value) == (
+    b = shop_t.set_field.bind(form="shipping", name="city")
+    assert (b.sid("field"), b.field.name, b.field.form, b.value_in(app.model)) == (
         "field:shipping.city",
         "city",
         "shipping",
@@ -112,16 +113,16 @@ def test_conformance_checks_declared_effects_and_pages_that_change_state(monkeyp
 
     check_transitions("shop")
     wrong = lambda sku: Contains(("carts", "items"), sku)  # noqa: E731
-    monkeypatch.setattr(ShopApp.add_to_cart, "effect", wrong)
+    monkeypatch.setattr(shop_t.add_to_cart, "effect", wrong)
     with pytest.raises(AssertionError, match=r"add_to_cart.*carts\.items"):
         check_transitions("shop")
     monkeypatch.undo()
 
     page = ShopApp.PAGES["cart"]
 
-    def greedy_cart(app, r, route):  # a page that saves what it shows
-        app.model.wishlist.add("SKU-PEEKED")
-        return page(app, r, route)
+    def greedy_cart(shop, r, route):  # a page that saves what it shows
+        shop.state.wishlist.add("SKU-PEEKED")
+        return page(shop, r, route)
 
     monkeypatch.setitem(ShopApp.PAGES, "cart", greedy_cart)
     with pytest.raises(AssertionError, match="/cart: rendering the page changed state"):

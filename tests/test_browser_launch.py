@@ -63,6 +63,26 @@ def test_a_browser_without_pixels_is_launched_without_a_compositor_thread():
     assert NO_FRAMES not in launch_args(BrowserConfig())
 
 
+def test_an_env_draws_frames_only_when_it_can_be_asked_for_pixels():
+    """A new user's `tokens` or `text` env (and RLlib's runners of them) gets a browser
+    that draws nothing; anything that can ask for a screenshot gets one that draws."""
+    from webfactory_env.training.rllib import RLlibConfig, env_creator
+
+    for kwargs, draws in (
+        ({"obs_mode": "tokens"}, False),
+        ({"obs_mode": "text", "action_mode": "text"}, False),
+        ({"obs_mode": "pixels"}, True),
+        ({"obs_mode": "tokens+pixels"}, True),
+        ({"obs_mode": "tokens", "render_mode": "rgb_array"}, True),
+        ({"obs_mode": "text", "end_screenshot": "full"}, True),
+        ({"obs_mode": "tokens", "browser": BrowserConfig(pixels=True)}, True),
+    ):
+        browser = EnvConfig.parse(kwargs).session().browser
+        assert browser.draws == draws, kwargs
+        assert (NO_FRAMES in launch_args(browser)) == (not draws), kwargs
+    assert not env_creator(RLlibConfig().env_config()).unwrapped.config.draws
+
+
 def test_screenshots_ask_for_a_browser_that_draws():
     """Each way of asking for a screenshot names itself, and how to fix it."""
     nf = BrowserConfig(pixels=False)

@@ -182,32 +182,6 @@ def test_a_closed_pipe_ends_quietly(args):
     assert res.stderr == "" and res.returncode == 141
 
 
-@pytest.mark.browser
-def test_bench_prints_every_median_next_to_the_floor(capsys):
-    from webfactory_env.cli import main
-
-    assert main(["bench", "--json", "--repeats", "1", "--envs", "2"]) == 0
-    result = json.loads(capsys.readouterr().out)
-    medians = result["median_ms"]
-    assert result["floor_ms"] == medians["floor: mouse.click + evaluate"] > 0
-    for mode in ("tokens", "tokens, pixels=False", "tokens+pixels"):
-        assert medians[f"step {mode}: select (re-render grid)"] > 0
-        assert medians[f"step {mode}: done (the episode ends)"] > 0
-        assert medians[f"step {mode}: click to the listing, first after a reset"] > 0
-        assert medians[f"step {mode}: click to the listing, later"] > 0
-        assert medians[f"reset {mode}: new seed (new site + task)"] > 0
-    assert medians["reference: CDP round trip"] > 0
-    for run in ("tokens", "tokens, pixels=False", "tokens+pixels"):
-        policy = result["random_policy"][run]
-        assert policy["steps_per_s"] > 0 and policy["episodes"] >= 1
-        assert list(result["vector_steps_per_s"][run]) == ["2"]
-    assert result["cpus"] >= 1 and len(result["loadavg"]["before"]) == 3
-    from webfactory_env.bench import table
-
-    shown = table(result)
-    assert "random masked policy" in shown and "WebTaskVectorEnv" in shown
-
-
 def test_bench_refuses_bad_env_counts(capsys):
     from webfactory_env.cli import main
 

@@ -221,7 +221,7 @@ def test_if_and_for_are_resolved_at_compile_time(shop_site):
 }"""
     task = compile_task(parse_task_source(src, "t.task"), shop_site)
     app = shop_site.new_app()
-    red_mugs = [p.sku for p in app.products if p.product_type == "mug" and p.color == "Red"]
+    red_mugs = [p.sku for p in app.queries.products if p.product_type == "mug" and p.color == "Red"]
     adds = [g for g in task.subgoals if g.id.startswith("click-button-add-to-cart")]
     assert len(adds) == len(red_mugs) >= 2
     assert task.subgoals[-1].id == "goto-cart"

@@ -73,7 +73,7 @@ def test_instrumentation_never_reaches_the_page_or_the_agent(make_env):
         assert "data-wf" not in html and "item:SKU" not in html and "add-to-cart:" not in html
         trace_dom = json.dumps(env.unwrapped.dom.to_json())
         assert "nav:/" not in trace_dom and "item:" not in trace_dom
-        page = {"tag", "role", "text", "bbox", "flags", "mask", "screenshot"}
+        page = {"tag", "role", "text", "bbox", "flags", "mask", "context", "screenshot"}
         assert set(obs) == page | {"goal", "slots", "task_id"}  # the goal's own words
         obs, _, terminated, truncated, info = env.step(oracle.act(obs, info))
         if terminated or truncated:
@@ -333,18 +333,28 @@ def test_tasks_without_an_answer_offer_no_answer_actions(make_env):
         ("shop", "buy_red_mug"),
         ("travel", "book_flight_roundtrip"),
         ("kanban", "kanban_move_and_comment"),
+        ("account", "account_update_profile"),
+        ("forum", "forum_reply_and_edit"),
     ],
 )
-def test_a_browser_that_draws_nothing_shows_the_agent_the_same_episode(make_env, family, task):
-    """`BrowserConfig(pixels=False)` (no compositor thread) changes no observation, reward
-    or info of a `tokens` episode; only screenshots are gone, with a clear error."""
+def test_a_browser_that_draws_nothing_shows_the_agent_the_same_episode(
+    make_env, tmp_path, family, task
+):
+    """A `tokens` env draws no frames by default; with frames (`BrowserConfig(pixels=True)`)
+    its oracle episode has the same observations, rewards, infos and trace bytes. Only
+    screenshots are gone, with an error that says how to get them."""
     from webfactory_env.episode import observation_digest
     from webfactory_env.executor.browser import BrowserConfig
+    from webfactory_env.trace import TraceRecorder
 
-    def episode(browser: BrowserConfig) -> list[tuple[str, float, bool, str]]:
-        env = make_env(family=family, task=task, obs_mode="tokens", browser=browser)
+    def episode(browser: BrowserConfig | None) -> tuple[list[tuple[str, float, bool, str]], bytes]:
+        trace = tmp_path / f"{browser is None}.jsonl"
+        env = TraceRecorder(
+            make_env(family=family, task=task, obs_mode="tokens", browser=browser), trace
+        )
         oracle = OracleAgent(env)
         obs, info = env.reset(seed=4)
+        assert env.unwrapped.session.draws == (browser is not None)
         oracle.reset()
         seen = [(observation_digest(obs), 0.0, False, info["obs_digest"])]
         done = False
@@ -353,11 +363,34 @@ def test_a_browser_that_draws_nothing_shows_the_agent_the_same_episode(make_env,
             done = terminated or truncated
             seen.append((observation_digest(obs), reward, info["success"], info["obs_digest"]))
         assert info["success"]
-        if not browser.pixels:
+        if browser is None:
             assert info["artifacts"]["screenshot"] is False
             with pytest.raises(ConfigError, match="draws no frames"):
                 env.unwrapped.screenshot_png()
         env.close()
-        return seen
+        return seen, trace.read_bytes()
 
-    assert episode(BrowserConfig(pixels=False)) == episode(BrowserConfig())
+    assert episode(None) == episode(BrowserConfig(pixels=True))
+
+
+def test_envs_of_one_process_share_a_browser_that_draws_if_any_needs_it(make_env):
+    """A pixel env joining a `tokens` env's frameless browser gets one that draws; the
+    `tokens` env finishes its episode undisturbed and moves to it at its next reset; the
+    old browser goes with its last page."""
+    shared = shared_browser()
+    with shared.keep_open():
+        shared.close()  # start from no browser, whatever earlier tests left
+        tokens = make_env(obs_mode="tokens", done_actions="always")
+        tokens.reset(seed=1)
+        frameless = shared.browser
+        assert frameless is not None and not tokens.unwrapped.session.draws
+        pixels = make_env(obs_mode="tokens+pixels", screenshot_size=(32, 32))
+        obs, _ = pixels.reset(seed=2)
+        assert obs["screenshot"].std() > 0 and shared.browser is not frameless
+        _, _, terminated, truncated, info = tokens.step(np.array([VERB_INDEX["done_fail"], 0, 0]))
+        assert terminated and not truncated and info["reason"] != "browser"
+        tokens.reset(seed=3)  # moves to the browser that draws; the old one closes
+        assert tokens.unwrapped.session.page.context.browser is shared.browser
+        shared.close_orphans()
+        assert not frameless.is_connected()
+        pixels.step(np.array([VERB_INDEX["scroll_down"], 0, 0]))

@@ -13,8 +13,11 @@ import pytest
 
 from webfactory_env.actions import VERB_INDEX
 from webfactory_env.agents import OracleAgent
+from webfactory_env.executor.browser import BrowserConfig
 
 pytestmark = pytest.mark.browser
+# A `tokens` env draws no frames unless asked: these tests read its end screenshot.
+DRAWS = BrowserConfig(pixels=True)
 
 
 def _browser_pids() -> list[int]:
@@ -49,7 +52,7 @@ def _play(env, oracle, seed, limit=None):
 
 
 def test_success_leaves_a_screenshot(make_env):
-    env = make_env(obs_mode="tokens")
+    env = make_env(obs_mode="tokens", browser=DRAWS)
     info, terminated, _ = _play(env, OracleAgent(env), 1)
     assert terminated and info["outcome"] == "success"
     art = env.unwrapped.artifacts
@@ -71,7 +74,7 @@ def _count_screenshots(env, monkeypatch) -> list[int]:
 def test_a_lazy_end_screenshot_costs_nothing_unless_read_and_shows_the_last_page(
     make_env, monkeypatch
 ):
-    env = make_env(obs_mode="tokens", done_actions="always")
+    env = make_env(obs_mode="tokens", done_actions="always", browser=DRAWS)
     env.reset(seed=3)
     taken = _count_screenshots(env, monkeypatch)
     _, _, terminated, _, info = env.step(np.array([VERB_INDEX["done_fail"], 0, 0]))
@@ -104,7 +107,7 @@ def test_end_screenshot_full_is_taken_at_the_end_and_none_never(make_env, monkey
 
 
 def test_running_out_of_steps_is_a_soft_fail_with_a_reason(make_env):
-    env = make_env(obs_mode="tokens", max_steps=4)
+    env = make_env(obs_mode="tokens", max_steps=4, browser=DRAWS)
     info, terminated, truncated = _play(env, OracleAgent(env), 2)
     assert truncated and not terminated
     assert info["outcome"] == "soft_fail"

@@ -9,6 +9,8 @@ import pytest
 
 from webfactory_env.core.seeding import stable_digest
 from webfactory_env.sitegen import AppEvent, generate_site
+from webfactory_env.sitegen.app import retry
+from webfactory_env.sitegen.families.forum.app import ForumApp
 from webfactory_env.sitegen.families.forum.content import NOW_STAMP, THREAD_COUNT
 from webfactory_env.sitegen.families.forum.queries import PAGE_SIZE
 from webfactory_env.sitegen.families.forum.rules import (
@@ -16,6 +18,37 @@ from webfactory_env.sitegen.families.forum.rules import (
     validate_signin,
     validate_thread,
 )
+from webfactory_env.sitegen.families.forum.transitions.forms import (
+    set_choice,
+    set_field,
+    sign_in,
+    sign_out,
+    toggle_format,
+)
+from webfactory_env.sitegen.families.forum.transitions.lists import (
+    filter_threads,
+    search_threads,
+    set_since,
+    sort_replies,
+    sort_threads,
+    turn_page,
+    type_query,
+)
+from webfactory_env.sitegen.families.forum.transitions.posts import (
+    REP_PER_VOTE,
+    accept_answer,
+    delete_reply,
+    edit_reply,
+    follow_thread,
+    post_reply,
+    report_post,
+    start_thread,
+    type_edit,
+    unaccept_answer,
+    upvote,
+    withdraw_vote,
+)
+from webfactory_env.sitegen.widgets import UI_MODAL, UI_TOGGLE
 from webfactory_env.testing import check_family, check_family_in_browser
 
 SEEDS = range(8)
@@ -133,7 +166,7 @@ def _password(site, username: str) -> str:
 
 def _signin(app, site, username: str) -> None:
     app.dispatch(AppEvent(type="nav", path="/signin"))
-    app.fire(app.sign_in, values={"username": username, "password": _password(site, username)})
+    app.fire(sign_in, values={"username": username, "password": _password(site, username)})
     assert app.state_view()["auth"]["user"] == username
 
 
@@ -161,24 +194,22 @@ def test_sign_in_checks_credentials_and_returns_to_the_page():
     user = _newcomer(site)
     app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
     app.dispatch(AppEvent(type="nav", path="/signin"))
-    app.fire(app.sign_in, values={"username": "", "password": ""})
+    app.fire(sign_in, values={"username": "", "password": ""})
     assert app.state_view()["feedback"]["signin_errors"] == {
         "username": "required",
         "password": "required",
     }
-    app.fire(app.sign_in, values={"username": user, "password": "wrong-password-1"})
+    app.fire(sign_in, values={"username": user, "password": "wrong-password-1"})
     state = app.state_view()
     assert not state["auth"]["signed_in"]
     assert state["feedback"]["signin_errors"] == {"_form": "credentials"}
-    patch = app.fire(
-        app.sign_in, values={"username": user.upper(), "password": _password(site, user)}
-    )
+    patch = app.fire(sign_in, values={"username": user.upper(), "password": _password(site, user)})
     state = app.state_view()
     assert state["auth"] == {"user": user, "signed_in": True}
     assert patch.route == f"/t/{thread.id}", "back where the member was"
     assert _password(site, user) not in json.dumps(state), "no secret in state"
     assert state["forms"]["signin"]["password_given"] is True
-    app.fire(app.sign_out)
+    app.fire(sign_out)
     assert app.state_view()["auth"] == {"user": "", "signed_in": False}
 
 
@@ -195,39 +226,39 @@ def test_search_filters_sort_and_pages():
         a.attr_map()["id"] for a in app.page().affordances if a.attr_map().get("type") == "thread"
     ]
     assert newest == [t.id for t in threads[:PAGE_SIZE]], "newest first"
-    app.fire(app.turn_page, page=2)
+    app.fire(turn_page, page=2)
     ranks = [
         a.attr_map()["rank"] for a in app.page().affordances if a.attr_map().get("type") == "thread"
     ]
     assert ranks == list(range(PAGE_SIZE + 1, 2 * PAGE_SIZE + 1))
-    app.fire(app.turn_page, page=99)  # no such page
+    app.fire(turn_page, page=99)  # no such page
     assert app.state_view()["listing"]["page"] == 2
 
     tag = _thread(site, "solved").primary_tag
-    app.fire(app.filter_threads, name="tag", value=tag)
-    app.fire(app.filter_threads, name="status", value="solved")
-    app.fire(app.sort_threads, value="votes")
-    items = app.listing("all")
+    app.fire(filter_threads, name="tag", value=tag)
+    app.fire(filter_threads, name="status", value="solved")
+    app.fire(sort_threads, value="votes")
+    items = app.queries.listing("all")
     assert items and all(tag in t.tags and t.accepted for t in items)
     assert [t.votes for t in items] == sorted((t.votes for t in items), reverse=True)
     assert app.state_view()["listing"]["page"] == 1, "a new filter starts at page one"
-    app.fire(app.filter_threads, name="tag", value="no-such-tag")
-    app.fire(app.filter_threads, name="status", value="maybe")
-    app.fire(app.sort_threads, value="DROP TABLE")
+    app.fire(filter_threads, name="tag", value="no-such-tag")
+    app.fire(filter_threads, name="status", value="maybe")
+    app.fire(sort_threads, value="DROP TABLE")
     listing = app.state_view()["listing"]
     assert (listing["tag"], listing["status"], listing["sort"]) == (tag, "solved", "votes")
 
     title = threads[5].title
-    app.fire(app.filter_threads, name="tag", value="")
-    app.fire(app.filter_threads, name="status", value="")
-    app.fire(app.type_query, value=title.upper(), type="input")
-    app.fire(app.search_threads, values={"q": title.upper()})
-    assert threads[5].id in {t.id for t in app.listing("all")}
+    app.fire(filter_threads, name="tag", value="")
+    app.fire(filter_threads, name="status", value="")
+    app.fire(type_query, value=title.upper(), type="input")
+    app.fire(search_threads, values={"q": title.upper()})
+    assert threads[5].id in {t.id for t in app.queries.listing("all")}
     assert app.state_view()["listing"]["query"] == title.upper()
-    app.fire(app.set_since, value="2025-1")
-    app.fire(app.set_since, value="2026-01-01")
+    app.fire(set_since, value="2025-1")
+    app.fire(set_since, value="2026-01-01")
     assert app.state_view()["listing"]["since"] == "2026-01-01"
-    assert all(t.created >= "2026-01-01" for t in app.listing("all"))
+    assert all(t.created >= "2026-01-01" for t in app.queries.listing("all"))
     app.dispatch(_role(app, "clear-date").click_event())
     assert app.state_view()["listing"]["since"] == ""
     # the list's state is remembered when a thread is opened
@@ -243,7 +274,7 @@ def test_infinite_list_loads_more_while_scrolling():
     more = next(a for a in app.page().affordances if a.kind == "More")
     app.dispatch(more.click_event())
     assert app.state_view()["listing"]["shown"] == 2 * PAGE_SIZE
-    app.fire(app.sort_threads, value="replies")
+    app.fire(sort_threads, value="replies")
     assert app.state_view()["listing"]["shown"] == PAGE_SIZE
 
 
@@ -253,9 +284,9 @@ def test_votes_one_per_member_and_undoable():
     app = site.new_app()
     thread = _thread(site, "solved")
     app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
-    app.fire(app.upvote, post=thread.accepted)
+    app.fire(upvote, post=thread.accepted)
     assert app.state_view()["replies"][thread.accepted]["upvoters"] == []
-    assert "vote" in app.flash.lower(), "a guest is asked to sign in"
+    assert "vote" in app.ui.flash.lower(), "a guest is asked to sign in"
     user = _newcomer(site)
     _signin(app, site, user)
     app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
@@ -268,7 +299,7 @@ def test_votes_one_per_member_and_undoable():
     assert state["replies"][post.id]["upvoters"] == [user] and state["thread"]["accepted_voted"]
     assert state["replies"][post.id]["votes"] == post.votes + 1
     assert state["members"][post.author]["reputation"] == rep + 10
-    app.fire(app.upvote, post=post.id)  # once per member
+    app.fire(upvote, post=post.id)  # once per member
     assert app.state_view()["replies"][post.id]["votes"] == post.votes + 1
     undo = app.page().affordance(f"upvote:{post.id}")
     assert undo.handler == "withdraw_vote"
@@ -278,9 +309,27 @@ def test_votes_one_per_member_and_undoable():
     assert state["replies"][post.id]["votes"] == post.votes
     assert state["members"][post.author]["reputation"] == rep
     locked = _thread(site, "locked")
-    app.fire(app.upvote, post=locked.id)
-    app.fire(app.upvote, post="P-nope")
+    app.fire(upvote, post=locked.id)
+    app.fire(upvote, post="P-nope")
     assert app.state_view()["threads"][locked.id]["upvoters"] == [] and not app.errors
+
+
+def test_a_vote_moves_reputation_by_its_transition_alone():
+    site = _site()
+    forum = ForumApp.context_of(site.spec)
+    thread = _thread(site, "solved")
+    post = forum.state.replies[thread.accepted]
+    rep = forum.state.members[post.author].reputation
+    upvote(forum, post=post.id)  # a guest: asked to sign in, nothing counted
+    assert post.votes == next(p.votes for p in site.spec.entities["posts"] if p.id == post.id)
+    assert not post.upvoters and "vote" in forum.ui.flash.lower()
+    forum.state.auth.user = _newcomer(site)
+    upvote(forum, post=post.id)
+    upvote(forum, post=post.id)  # once per member
+    assert post.upvoters == {forum.state.auth.user}
+    assert forum.state.members[post.author].reputation == rep + REP_PER_VOTE
+    withdraw_vote(forum, post=post.id)
+    assert not post.upvoters and forum.state.members[post.author].reputation == rep
 
 
 def test_only_the_thread_author_accepts_an_answer():
@@ -291,12 +340,12 @@ def test_only_the_thread_author_accepts_an_answer():
     _signin(app, site, replies[0].author)  # a replier, not the author
     app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
     assert not any(a.attr_map().get("role") == "accept" for a in app.page().affordances)
-    app.fire(app.accept_answer, reply=replies[0].id)
+    app.fire(accept_answer, reply=replies[0].id)
     state = app.state_view()
     assert state["threads"][thread.id]["accepted"] == "" and not state["thread"]["mine"]
     _signin(app, site, thread.author)
     app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
-    app.fire(app.sort_replies, value="votes")
+    app.fire(sort_replies, value="votes")
     top = max(replies, key=lambda p: p.votes)
     accept = _role(app, "accept")
     assert accept.attr_map()["rank"] == 1 and accept.attr_map()["post"] == top.id
@@ -306,7 +355,7 @@ def test_only_the_thread_author_accepts_an_answer():
     assert state["threads"][thread.id]["accepted"] == top.id
     assert state["thread"]["solved"] and state["thread"]["accepted_votes_rank"] == 1
     assert state["members"][top.author]["reputation"] == rep + 15
-    app.fire(app.unaccept_answer, reply=top.id)
+    app.fire(unaccept_answer, reply=top.id)
     state = app.state_view()
     assert state["threads"][thread.id]["accepted"] == ""
     assert state["members"][top.author]["reputation"] == rep
@@ -320,20 +369,20 @@ def test_reply_edit_and_delete_own_reply():
     app = site.new_app()
     thread = _thread(site, "unanswered")
     app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
-    app.fire(app.post_reply, values={"reply": "Guest reply here!"})
+    app.fire(post_reply, values={"reply": "Guest reply here!"})
     assert app.state_view()["thread"]["replies"] == 0, "guests cannot reply"
     assert "Sign in to reply" in _html(app) or "Log in" in _html(app)
     user = _newcomer(site)
     _signin(app, site, user)
     app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
-    app.fire(app.set_field, form="reply", name="body", value="Too short", type="input")
-    app.fire(app.post_reply, values={})
+    app.fire(set_field, form="reply", name="body", value="Too short", type="input")
+    app.fire(post_reply, values={})
     assert app.state_view()["feedback"]["reply_errors"] == {"body": "reply_short"}
     text = "<b>Restart</b> the sync service & try again"
-    app.fire(app.set_field, form="reply", name="body", value=text, type="input")
-    app.fire(app.post_reply, values={})
+    app.fire(set_field, form="reply", name="body", value=text, type="input")
+    app.fire(post_reply, values={})
     state = app.state_view()
-    pid = app.my_reply(thread.id).id
+    pid = app.queries.my_reply(thread.id).id
     assert state["replies"][pid] | {"id": pid} == {
         "id": pid,
         "thread": thread.id,
@@ -351,19 +400,19 @@ def test_reply_edit_and_delete_own_reply():
     html = _html(app)
     assert "<b>Restart</b>" not in html
     assert "&lt;b&gt;Restart&lt;/b&gt; the sync service &amp;" in html
-    app.fire(app.post_reply, values={"reply": "A second one."})
+    app.fire(post_reply, values={"reply": "A second one."})
     assert app.state_view()["thread"]["replies"] == 1, "one reply per member and thread"
 
-    app.fire(app.ui_toggle, key=f"actions:{pid}")
-    app.fire(app.ui_toggle, key=f"edit:{pid}")
+    app.fire(UI_TOGGLE, key=f"actions:{pid}")
+    app.fire(UI_TOGGLE, key=f"edit:{pid}")
     assert any(a.sid == "field:edit_reply.body" for a in app.page().affordances)
-    app.fire(app.type_edit, reply=pid, value="Edited: restart it.", type="input")
-    app.fire(app.edit_reply, values={"edit_body": "Edited: restart it."})
+    app.fire(type_edit, reply=pid, value="Edited: restart it.", type="input")
+    app.fire(edit_reply, values={"edit_body": "Edited: restart it."})
     reply = app.state_view()["replies"][pid]
     assert reply["body"] == "Edited: restart it." and reply["edited"]
     assert f"edit:{pid}" not in app.ui.open
 
-    app.fire(app.ui_toggle, key=f"actions:{pid}")
+    app.fire(UI_TOGGLE, key=f"actions:{pid}")
     app.dispatch(_role(app, "delete").click_event())
     app.dispatch(_role(app, "confirm-delete").click_event())
     state = app.state_view()
@@ -385,7 +434,7 @@ def test_others_replies_and_accepted_answers_cannot_be_deleted():
     _signin(app, site, accepted.author)
     app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
     for pid in (accepted.id, other.id):
-        app.fire(app.delete_reply, reply=pid)
+        app.fire(delete_reply, reply=pid)
     assert app.state_view()["thread"]["replies"] == thread.replies and not app.errors
 
 
@@ -396,7 +445,7 @@ def test_sync_validation_updates_only_the_error_region_while_typing():
     app.dispatch(AppEvent(type="nav", path="/new"))
     app.mount_payload()
     typing = {"sid": "field:new_thread.title", "type": "input"}
-    title = app.set_field.bind(form="new_thread", name="title")
+    title = set_field.bind(form="new_thread", name="title")
     patch = app.fire(title, value="Short", **typing)
     assert set(patch.regions) == {"err:field:new_thread.title"}
     assert "15" in patch.regions["err:field:new_thread.title"]
@@ -409,9 +458,9 @@ def test_async_validation_waits_for_submit():
     app = site.new_app()
     _signin(app, site, _newcomer(site))
     app.dispatch(AppEvent(type="nav", path="/new"))
-    app.fire(app.set_field, form="new_thread", name="title", value="Short", type="input")
+    app.fire(set_field, form="new_thread", name="title", value="Short", type="input")
     assert app.state_view()["feedback"]["new_thread_errors"] == {}
-    app.fire(app.start_thread, values={})
+    app.fire(start_thread, values={})
     assert set(app.state_view()["feedback"]["new_thread_errors"]) == {"title", "category", "body"}
 
 
@@ -422,11 +471,11 @@ def test_new_thread_is_a_new_record_listed_first():
     _signin(app, site, user)
     app.dispatch(AppEvent(type="nav", path="/new"))
     category = site.spec.entities["categories"][0].slug
-    app.fire(app.set_choice, name="category", value=category)
-    app.fire(app.set_choice, name="tag", value="no-such-tag")
-    app.fire(app.toggle_format, editor="body", style="bold", on=True)
+    app.fire(set_choice, name="category", value=category)
+    app.fire(set_choice, name="tag", value="no-such-tag")
+    app.fire(toggle_format, editor="body", style="bold", on=True)
     body = "Exports stopped including attachments after the update to 5.1 yesterday."
-    patch = app.fire(app.start_thread, values={"title": "Exports lose attachments", "body": body})
+    patch = app.fire(start_thread, values={"title": "Exports lose attachments", "body": body})
     state = app.state_view()
     tid = state["thread"]["id"]
     assert patch.route == f"/t/{tid}" and app.known_route(patch.route) and state["thread"]["mine"]
@@ -440,7 +489,7 @@ def test_new_thread_is_a_new_record_listed_first():
     )
     assert made["author"] == user and made["bold"] and not made["italic"]
     app.dispatch(AppEvent(type="nav", path=f"/c/{category}"))
-    assert app.listing(category)[0].id == tid
+    assert app.queries.listing(category)[0].id == tid
     app.dispatch(AppEvent(type="nav", path=f"/u/{user}"))
     assert app.state_view()["profile"]["posts"] == 1
     assert app.state_view()["profile"]["threads"] == 1
@@ -496,7 +545,7 @@ def test_state_is_built_from_the_model_and_secrets_never_reach_it():
     assert set(state["replies"]) == {p.id for p in entities["posts"]}
     assert set(state["members"]) == {u.username for u in entities["users"]}
     app.dispatch(AppEvent(type="nav", path="/signin"))
-    app.fire(app.set_field, form="signin", name="password", value="s3cret-pass-99", type="input")
+    app.fire(set_field, form="signin", name="password", value="s3cret-pass-99", type="input")
     assert "s3cret-pass-99" not in json.dumps(app.state_view())
     assert app.state_view()["forms"]["signin"]["password_given"] is True
     assert all(u.password not in json.dumps(app.state_view()) for u in entities["users"])
@@ -523,7 +572,7 @@ def test_transitions_report_what_fired():
     app.take_fired()
     _signin(app, site, _newcomer(site))
     assert app.take_fired() == ("nav", "sign_in")
-    app.fire(app.sign_out)
+    app.fire(sign_out)
     assert app.take_fired() == ("sign_out",)
 
 
@@ -552,17 +601,17 @@ def test_bad_events_are_ignored_and_unknown_routes_are_404():
     app = site.new_app()
     before = app.state_view()
     for transition, args in (  # what the page never offers: ignored
-        (app.accept_answer, {"reply": "P0000000"}),
-        (app.delete_reply, {"reply": ""}),
-        (app.edit_reply, {"values": {"edit_body": "x" * 50}}),
-        (app.start_thread, {"values": {"title": "x" * 40}}),
-        (app.set_field, {"form": "reply", "name": "nope", "value": "x", "type": "input"}),
-        (app.type_edit, {"reply": "P0000000", "value": "x", "type": "input"}),
-        (app.set_choice, {"name": "category", "value": "<b>"}),
-        (app.sort_replies, {"value": "random"}),
-        (app.report_post, {"post": "nothing"}),
-        (app.follow_thread, {"thread": "nothing"}),
-        (app.turn_page, {"page": -1}),
+        (accept_answer, {"reply": "P0000000"}),
+        (delete_reply, {"reply": ""}),
+        (edit_reply, {"values": {"edit_body": "x" * 50}}),
+        (start_thread, {"values": {"title": "x" * 40}}),
+        (set_field, {"form": "reply", "name": "nope", "value": "x", "type": "input"}),
+        (type_edit, {"reply": "P0000000", "value": "x", "type": "input"}),
+        (set_choice, {"name": "category", "value": "<b>"}),
+        (sort_replies, {"value": "random"}),
+        (report_post, {"post": "nothing"}),
+        (follow_thread, {"thread": "nothing"}),
+        (turn_page, {"page": -1}),
     ):
         app.fire(transition, **args)
     assert not app.errors
@@ -603,17 +652,17 @@ def test_a_failed_dialog_change_closes_the_dialog_and_can_be_retried():
     mine = next(p for p in site.spec.entities["posts"] if p.thread_id == thread.id)
     _signin(app, site, mine.author)
     app.dispatch(AppEvent(type="nav", path=f"/t/{thread.id}"))
-    app.fire(app.ui_modal, name=f"edit:{mine.id}")
-    app.fire(app.type_edit, reply=mine.id, value="Better text, with the fix.", type="input")
+    app.fire(UI_MODAL, name=f"edit:{mine.id}")
+    app.fire(type_edit, reply=mine.id, value="Better text, with the fix.", type="input")
     app._inject_error = lambda: True  # the server refuses the next change
     values = {"edit_body": "Better text, with the fix."}
-    app.fire(app.edit_reply, values=values)
+    app.fire(edit_reply, values=values)
     del app._inject_error
     state = app.state_view()
     assert state["server"]["error"] and state["ui"]["modal"] == "", "the Retry is not hidden"
     assert state["replies"][mine.id]["body"] == mine.body
     assert any(a.sid == "retry" for a in app.page().affordances)
-    app.fire(app.retry)
+    app.fire(retry)
     assert app.state_view()["replies"][mine.id]["body"] == "Better text, with the fix."
 
 
@@ -623,11 +672,11 @@ def test_regions_nested_in_a_re_sent_region_are_sent_with_it():
     _signin(app, site, _newcomer(site))
     app.dispatch(AppEvent(type="nav", path="/new"))
     app.mount_payload()
-    app.fire(app.start_thread, values={"title": "Short"})
+    app.fire(start_thread, values={"title": "Short"})
     category = site.spec.entities["categories"][0].slug
-    patch = app.fire(app.set_choice, name="category", value=category)
+    patch = app.fire(set_choice, name="category", value=category)
     # `main` is re-sent, so the unchanged title error must come along (or it would vanish)
     assert "main" in patch.regions and "15" in patch.regions["err:field:new_thread.title"]
     app.dispatch(AppEvent(type="nav", path="/threads"))
-    patch = app.fire(app.filter_threads, name="status", value="solved")
+    patch = app.fire(filter_threads, name="status", value="solved")
     assert {"main", "threads"} <= set(patch.regions)

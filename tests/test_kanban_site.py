@@ -10,6 +10,7 @@ import pytest
 from webfactory_env.adversarial import AppDriver
 from webfactory_env.core.seeding import stable_digest
 from webfactory_env.sitegen import AppEvent, generate_site
+from webfactory_env.sitegen.families.kanban.app import KanbanApp
 from webfactory_env.sitegen.families.kanban.content import (
     ARCHIVED_CARDS,
     CARDS_PER_BOARD,
@@ -19,7 +20,7 @@ from webfactory_env.sitegen.families.kanban.content import (
     TODAY,
     WITH_FILES,
 )
-from webfactory_env.sitegen.families.kanban.model import PAGE_SIZE
+from webfactory_env.sitegen.families.kanban.queries import PAGE_SIZE, route_card
 from webfactory_env.sitegen.families.kanban.rules import (
     check_board_name,
     check_comment,
@@ -27,7 +28,37 @@ from webfactory_env.sitegen.families.kanban.rules import (
     check_title,
     validate_invite,
 )
+from webfactory_env.sitegen.families.kanban.transitions.cards import (
+    add_comment,
+    archive_card,
+    assign_card,
+    attach_file,
+    choose_column,
+    create_card,
+    delete_card,
+    move_card,
+    restore_card,
+    save_card,
+    set_card_field,
+    set_label,
+    set_priority,
+    write_comment,
+)
+from webfactory_env.sitegen.families.kanban.transitions.workspace import (
+    create_board,
+    filter_calendar,
+    invite_member,
+    next_wizard_step,
+    pick_board_member,
+    search_board,
+    set_field,
+    set_filter,
+    set_sort,
+    show_month,
+    turn_page,
+)
 from webfactory_env.sitegen.variation import Variation
+from webfactory_env.sitegen.widgets import UI_MODAL
 from webfactory_env.tasks import compile_for_site
 from webfactory_env.testing import check_family, check_family_in_browser
 
@@ -207,23 +238,23 @@ def test_filters_sort_and_search_on_a_board():
     board = _board(site)
     app.dispatch(AppEvent(type="nav", path=f"/board/{board.id}"))
     total = app.state_view()["board"]["count"]
-    app.fire(app.set_filter, board=board.id, name="label", value="Blocked")
-    shown = app.visible(app.model.boards[board.id])
+    app.fire(set_filter, board=board.id, name="label", value="Blocked")
+    shown = app.queries.visible(app.model.boards[board.id])
     assert shown and all(c.labels["Blocked"] for c in shown)
     assert app.state_view()["views"][board.id]["label"] == "Blocked"
-    app.fire(app.set_filter, board=board.id, name="label", value="")
-    app.fire(app.set_sort, board=board.id, value="due-asc")
-    dues = [c.due for c in app.visible(app.model.boards[board.id])]
+    app.fire(set_filter, board=board.id, name="label", value="")
+    app.fire(set_sort, board=board.id, value="due-asc")
+    dues = [c.due for c in app.queries.visible(app.model.boards[board.id])]
     assert dues == sorted(dues) and app.state_view()["board"]["count"] == total
     ranks = [a.attr_map() for a in app.page().affordances if a.kind == "Item"]
     review = [a for a in ranks if a["column"] == "review"]
     assert [a["rank"] for a in review] == list(range(1, len(review) + 1))
-    app.fire(app.search_board, board=board.id, value=shown[0].title[:6].upper(), type="input")
-    assert shown[0] in app.visible(app.model.boards[board.id])
+    app.fire(search_board, board=board.id, value=shown[0].title[:6].upper(), type="input")
+    assert shown[0] in app.queries.visible(app.model.boards[board.id])
     # what the page never offers is ignored
-    app.fire(app.set_filter, board=board.id, name="label", value="Nonexistent")
-    app.fire(app.set_sort, board=board.id, value="DROP TABLE")
-    app.fire(app.set_filter, board="b-nope", name="label", value="Blocked")
+    app.fire(set_filter, board=board.id, name="label", value="Nonexistent")
+    app.fire(set_sort, board=board.id, value="DROP TABLE")
+    app.fire(set_filter, board="b-nope", name="label", value="Blocked")
     view = app.state_view()["views"][board.id]
     assert view["label"] == "" and view["sort"] == "due-asc"
 
@@ -233,20 +264,20 @@ def test_create_card_validates_then_creates():
     board = _board(site)
     app.dispatch(AppEvent(type="nav", path=f"/board/{board.id}"))
     taken = next(c.title for c in site.spec.entities["cards"] if c.board_id == board.id)
-    app.fire(app.set_field, form="new_card", name="title", value=taken, type="input")
+    app.fire(set_field, form="new_card", name="title", value=taken, type="input")
     assert app.state_view()["feedback"]["new_card_errors"] == {}, "async: no error yet"
-    app.fire(app.set_field, form="new_card", name="due", value="2020-01-01")
-    app.fire(app.create_card, board=board.id, values={"title": taken})
+    app.fire(set_field, form="new_card", name="due", value="2020-01-01")
+    app.fire(create_card, board=board.id, values={"title": taken})
     errors = app.state_view()["feedback"]["new_card_errors"]
     assert errors == {"title": "title_taken", "due": "due_past"}
     assert _new_records(app, "cards", site) == []
     me = app.state_view()["user"]["id"]
-    app.fire(app.set_field, form="new_card", name="column", value="review")
-    app.fire(app.set_field, form="new_card", name="priority", value="urgent")
-    app.fire(app.set_field, form="new_card", name="priority", value="whenever")  # ignored
-    app.fire(app.set_field, form="new_card", name="assignee", value=me)
-    app.fire(app.set_field, form="new_card", name="due", value="2026-03-20")
-    app.fire(app.create_card, board=board.id, values={"title": "  Plan the offsite  "})
+    app.fire(set_field, form="new_card", name="column", value="review")
+    app.fire(set_field, form="new_card", name="priority", value="urgent")
+    app.fire(set_field, form="new_card", name="priority", value="whenever")  # ignored
+    app.fire(set_field, form="new_card", name="assignee", value=me)
+    app.fire(set_field, form="new_card", name="due", value="2026-03-20")
+    app.fire(create_card, board=board.id, values={"title": "  Plan the offsite  "})
     (card,) = _new_records(app, "cards", site)
     assert (card["title"], card["column"], card["priority"], card["due"], card["board"]) == (
         "Plan the offsite",
@@ -265,7 +296,7 @@ def test_a_new_card_is_unassigned_unless_someone_is_chosen():
     site, app = _app()
     board = _board(site)
     app.dispatch(AppEvent(type="nav", path=f"/board/{board.id}"))
-    app.fire(app.create_card, board=board.id, values={"title": "Order new chairs"})
+    app.fire(create_card, board=board.id, values={"title": "Order new chairs"})
     (card,) = _new_records(app, "cards", site)
     assert card["assignee"] == "" and card["priority"] == "medium" and card["column"] == "todo"
     app.dispatch(AppEvent(type="nav", path=f"/card/{card['id']}"))
@@ -279,14 +310,29 @@ def test_sync_validation_follows_typing_through_the_error_region():
     app.dispatch(AppEvent(type="nav", path=f"/board/{board.id}"))
     app.mount_payload()
     sid = "field:new_card.title"
-    patch = app.fire(app.set_field, form="new_card", name="title", value="x", sid=sid, type="input")
+    patch = app.fire(set_field, form="new_card", name="title", value="x", sid=sid, type="input")
     assert app.state_view()["feedback"]["new_card_errors"] == {"title": "title_short"}
     assert set(patch.regions) == {f"err:{sid}"}
     patch = app.fire(
-        app.set_field, form="new_card", name="title", value="Long enough", sid=sid, type="input"
+        set_field, form="new_card", name="title", value="Long enough", sid=sid, type="input"
     )
     assert app.state_view()["feedback"]["new_card_errors"] == {}
     assert set(patch.regions) == {f"err:{sid}"}
+
+
+def test_a_card_moves_by_its_transition_alone_on_its_own_page():
+    site, _ = _app()
+    card = _card(site, "todo")
+    elsewhere = KanbanApp.context_of(site.spec)  # not on the card's page: nothing moves
+    move_card(elsewhere, card=card.id, values={"column": "done"})
+    assert elsewhere.state.cards[card.id].column == "todo"
+    kanban = KanbanApp.context_of(site.spec, route=f"/card/{card.id}")
+    choose_column(kanban, card=card.id, value="done")
+    assert kanban.state.cards[card.id].column == "todo", "moves on Move, not before"
+    move_card(kanban, card=card.id)
+    moved = kanban.state.cards[card.id]
+    assert moved.column == "done" and moved.activity[-1] == ("log_moved", "done")
+    assert kanban.ui.flash
 
 
 def test_card_edits_take_effect_and_bad_values_are_ignored():
@@ -295,49 +341,49 @@ def test_card_edits_take_effect_and_bad_values_are_ignored():
     file = site.spec.entities["files"][0].name
     app.dispatch(AppEvent(type="nav", path=f"/card/{card.id}"))
     me = app.state_view()["user"]["id"]
-    app.fire(app.choose_column, card=card.id, value="review")
+    app.fire(choose_column, card=card.id, value="review")
     assert app.state_view()["cards"][card.id]["column"] == "todo", "moves on Move, not before"
-    app.fire(app.move_card, card=card.id, type="submit")
+    app.fire(move_card, card=card.id, type="submit")
     for transition, value in (
-        (app.assign_card, me),
-        (app.set_priority, "urgent"),
-        (app.attach_file, file),
+        (assign_card, me),
+        (set_priority, "urgent"),
+        (attach_file, file),
     ):
         app.fire(transition, card=card.id, value=value)
-    app.fire(app.set_label, card=card.id, label="Blocked", value="true")
+    app.fire(set_label, card=card.id, label="Blocked", value="true")
     got = app.state_view()["cards"][card.id]
     assert (got["column"], got["assignee"], got["priority"]) == ("review", me, "urgent")
     assert got["labels"]["Blocked"] is True and file in got["attachments"]
     before = app.state_view()["cards"][card.id]
     for transition, value in (
-        (app.choose_column, "limbo"),
-        (app.assign_card, "m-nobody"),
-        (app.set_priority, "asap"),
-        (app.attach_file, "../../etc/passwd"),
-        (app.set_label.bind(label="Blocked"), "maybe"),
+        (choose_column, "limbo"),
+        (assign_card, "m-nobody"),
+        (set_priority, "asap"),
+        (attach_file, "../../etc/passwd"),
+        (set_label.bind(label="Blocked"), "maybe"),
     ):
         app.fire(transition, card=card.id, value=value)
-    app.fire(app.move_card, card=card.id, type="submit")
-    app.fire(app.set_label, card=card.id, label="NoSuchLabel", value="true")
-    app.fire(app.choose_column, card="c-nothing", value="done")
+    app.fire(move_card, card=card.id, type="submit")
+    app.fire(set_label, card=card.id, label="NoSuchLabel", value="true")
+    app.fire(choose_column, card="c-nothing", value="done")
     assert app.state_view()["cards"][card.id] == before
     gone = next(m for m in site.spec.entities["members"] if not m.active)
-    app.fire(app.assign_card, card=card.id, value=gone.id)
+    app.fire(assign_card, card=card.id, value=gone.id)
     assert app.state_view()["cards"][card.id]["assignee"] == me, "deactivated: not assignable"
     # title, description and due date are drafts until saved
-    app.fire(app.set_card_field, card=card.id, field="title", value="Renamed card", type="input")
-    app.fire(app.set_card_field, card=card.id, field="description", value="New notes", type="input")
-    app.fire(app.set_card_field, card=card.id, field="due", value="2026-04-01")
+    app.fire(set_card_field, card=card.id, field="title", value="Renamed card", type="input")
+    app.fire(set_card_field, card=card.id, field="description", value="New notes", type="input")
+    app.fire(set_card_field, card=card.id, field="due", value="2026-04-01")
     assert app.state_view()["cards"][card.id]["title"] == card.title
-    app.fire(app.save_card, card=card.id, values={"title": "Renamed card"})
+    app.fire(save_card, card=card.id, values={"title": "Renamed card"})
     got = app.state_view()["cards"][card.id]
     assert (got["title"], got["description"], got["due"]) == (
         "Renamed card",
         "New notes",
         "2026-04-01",
     )
-    app.fire(app.set_card_field, card=card.id, field="title", value="", type="input")
-    app.fire(app.save_card, card=card.id, type="submit")
+    app.fire(set_card_field, card=card.id, field="title", value="", type="input")
+    app.fire(save_card, card=card.id, type="submit")
     assert app.state_view()["feedback"]["card_errors"] == {f"{card.id}:title": "required"}
     assert app.state_view()["cards"][card.id]["title"] == "Renamed card"
 
@@ -353,7 +399,7 @@ def test_assign_to_me_is_the_assignee_choice_in_one_click():
     app.dispatch(button.click_event())
     assert app.take_fired() == ("assign_card",)
     assert app.state_view()["cards"][card.id]["assignee"] == me.id
-    app.fire(app.assign_card, card=card.id, value="")
+    app.fire(assign_card, card=card.id, value="")
     assert app.state_view()["cards"][card.id]["assignee"] == "", "or nobody"
 
 
@@ -361,16 +407,16 @@ def test_comment_then_delete_with_confirmation():
     site, app = _app()
     card = _card(site, "todo")
     app.dispatch(AppEvent(type="nav", path=f"/card/{card.id}"))
-    n = len(app.comments_on(card.id))
-    app.fire(app.add_comment, card=card.id, values={"comment": "   "})
-    assert len(app.comments_on(card.id)) == n
-    app.fire(app.write_comment, card=card.id, value="On it.", type="input")
-    app.fire(app.add_comment, card=card.id, values={"comment": "On it."})
+    n = len(app.queries.comments_on(card.id))
+    app.fire(add_comment, card=card.id, values={"comment": "   "})
+    assert len(app.queries.comments_on(card.id)) == n
+    app.fire(write_comment, card=card.id, value="On it.", type="input")
+    app.fire(add_comment, card=card.id, values={"comment": "On it."})
     state = app.state_view()
     (mine,) = _new_records(app, "comments", site)
     me = state["user"]["id"]
     assert (mine["card"], mine["author"], mine["text"]) == (card.id, me, "On it.")
-    assert len(app.comments_on(card.id)) == n + 1
+    assert len(app.queries.comments_on(card.id)) == n + 1
     assert card.id not in state["forms"]["comments"], "the comment box is cleared"
     delete = app.page().affordance(f"delete:{card.id}")
     assert delete is not None and app.page().affordance(f"confirm-delete:{card.id}") is None
@@ -395,11 +441,11 @@ def test_archive_asks_first_and_restore_brings_the_card_back():
     assert not app.state_view()["cards"][card.id]["archived"], "the dialog asks first"
     app.dispatch(app.page().affordance(f"confirm-archive:{card.id}").click_event())
     assert app.state_view()["card"]["archived"]
-    assert card.id not in {c.id for c in app.visible(app.model.boards[card.board_id])}
-    app.fire(app.choose_column, card=card.id, value="done")  # archived: read-only
-    app.fire(app.move_card, card=card.id, type="submit")
+    assert card.id not in {c.id for c in app.queries.visible(app.model.boards[card.board_id])}
+    app.fire(choose_column, card=card.id, value="done")  # archived: read-only
+    app.fire(move_card, card=card.id, type="submit")
     assert app.state_view()["cards"][card.id]["column"] == "review"
-    app.fire(app.restore_card, card=card.id)
+    app.fire(restore_card, card=card.id)
     assert not app.state_view()["cards"][card.id]["archived"]
 
 
@@ -416,14 +462,14 @@ def test_archived_board_is_read_only():
     assert kinds <= {"Link"}, "nothing on a card of an archived board can be changed"
     before = app.state_view()["cards"][card.id]
     for transition, value in (
-        (app.choose_column, "todo"),
-        (app.set_priority, "low"),
-        (app.archive_card, None),
-        (app.delete_card, None),
+        (choose_column, "todo"),
+        (set_priority, "low"),
+        (archive_card, None),
+        (delete_card, None),
     ):
         app.fire(transition, card=card.id, value=value)
-    app.fire(app.move_card, card=card.id, type="submit")
-    app.fire(app.create_card, board=board.id, values={"title": "Sneaky"})
+    app.fire(move_card, card=card.id, type="submit")
+    app.fire(create_card, board=board.id, values={"title": "Sneaky"})
     assert app.state_view()["cards"][card.id] == before
     assert _new_records(app, "cards", site) == []
 
@@ -447,7 +493,7 @@ def test_my_tasks_pages_and_infinite_list_show_the_same_cards():
         assert len(seen[mode]) == state["count"]
     assert seen["pages"] == seen["infinite"]
     site, app = _app(difficulty="hard", list_mode="pages")
-    app.fire(app.turn_page, page=99)
+    app.fire(turn_page, page=99)
     assert app.state_view()["my_tasks"]["page"] == 1
 
 
@@ -455,34 +501,32 @@ def test_calendar_filters_by_board_and_pages_months():
     site, app = _app()
     board = _board(site)
     app.dispatch(AppEvent(type="nav", path="/calendar"))
-    app.fire(app.filter_calendar, value=board.id)
+    app.fire(filter_calendar, value=board.id)
     agenda = [a.attr_map() for a in app.page().affordances if a.kind == "Item"]
     assert agenda and all(a["board"] == board.name and a["due"] >= TODAY for a in agenda)
     assert [a["due"] for a in agenda] == sorted(a["due"] for a in agenda)
     assert app.state_view()["calendar"]["next"] == [a["title"] for a in agenda]
-    app.fire(app.filter_calendar, value=_board(site, archived=True).id)  # no
+    app.fire(filter_calendar, value=_board(site, archived=True).id)  # no
     assert app.state_view()["calendar"]["board"] == board.id
     app.dispatch(app.page().affordance("calendar:next-month").click_event())
     for month in ("2026-13", "1999-01", "next"):  # ignored
-        app.fire(app.show_month, month=month)
+        app.fire(show_month, month=month)
     assert app.state_view()["calendar"]["month"] == "2026-04"
 
 
 def test_invite_a_teammate():
     site, app = _app(difficulty="hard", form_mode="modal")
     app.dispatch(AppEvent(type="nav", path="/members"))
-    app.fire(app.ui_modal, name="invite")
+    app.fire(UI_MODAL, name="invite")
     taken = site.spec.entities["members"][1].email
-    app.fire(app.invite_member, values={"name": "Jordan", "email": taken.upper()})
+    app.fire(invite_member, values={"name": "Jordan", "email": taken.upper()})
     assert app.state_view()["feedback"]["invite_errors"] == {
         "name": "name",
         "email": "email_taken",
     }
     assert app.state_view()["ui"]["modal"] == "invite"
-    app.fire(app.set_field, form="invite", name="role", value="observer")
-    app.fire(
-        app.invite_member, values={"name": "Jordan Avery", "email": "Jordan.Avery@example.org "}
-    )
+    app.fire(set_field, form="invite", name="role", value="observer")
+    app.fire(invite_member, values={"name": "Jordan Avery", "email": "Jordan.Avery@example.org "})
     state = app.state_view()
     assert state["invites"] == {
         "jordan.avery@example.org": {
@@ -493,7 +537,7 @@ def test_invite_a_teammate():
         }
     }
     assert state["ui"]["modal"] == "" and state["forms"]["invite"]["email"] == ""
-    app.fire(app.invite_member, values={"name": "J A", "email": "JORDAN.avery@example.org"})
+    app.fire(invite_member, values={"name": "J A", "email": "JORDAN.avery@example.org"})
     assert app.state_view()["feedback"]["invite_errors"]["email"] == "email_taken"
 
 
@@ -501,16 +545,16 @@ def test_new_board_wizard():
     site, app = _app()
     app.dispatch(AppEvent(type="nav", path="/boards/new"))
     taken = _board(site).name
-    app.fire(app.next_wizard_step, step=1, values={"name": taken, "description": ""})
+    app.fire(next_wizard_step, step=1, values={"name": taken, "description": ""})
     assert app.state_view()["wizard"]["step"] == 1
     assert app.state_view()["feedback"]["board_errors"] == {"name": "board_taken"}
-    app.fire(app.next_wizard_step, step=1, values={"name": "Partner program"})
-    app.fire(app.set_field, form="new_board", name="template", value="basic")
-    app.fire(app.next_wizard_step, step=2, type="submit")
+    app.fire(next_wizard_step, step=1, values={"name": "Partner program"})
+    app.fire(set_field, form="new_board", name="template", value="basic")
+    app.fire(next_wizard_step, step=2, type="submit")
     assert app.state_view()["wizard"]["step"] == 3
     other = next(m for m in site.spec.entities["members"] if m.teammate)
-    app.fire(app.pick_board_member, member=other.id, value="true")
-    patch = app.fire(app.create_board, type="submit")
+    app.fire(pick_board_member, member=other.id, value="true")
+    patch = app.fire(create_board, type="submit")
     state = app.state_view()
     (made,) = _new_records(app, "boards", site)
     assert (made["name"], made["template"], made["visibility"]) == (
@@ -521,7 +565,7 @@ def test_new_board_wizard():
     assert made["members"] == sorted([other.id, state["user"]["id"]]), "you are always on it"
     assert state["wizard"]["step"] == 4 and patch.route == f"/board/{made['id']}"
     assert state["board"]["columns"] == ["todo", "in_progress", "done"]
-    app.fire(app.next_wizard_step, step=3, type="submit")  # nothing to advance once created
+    app.fire(next_wizard_step, step=3, type="submit")  # nothing to advance once created
     assert app.state_view()["wizard"]["step"] == 4
 
 
@@ -531,11 +575,11 @@ def test_unknown_routes_and_events_never_crash():
         assert app.render(route).status == 404
     card = _card(site, "todo")
     for transition, args in (  # values the page never offers: ignored
-        (app.choose_column, {"card": card.id}),
-        (app.save_card, {"card": card.id, "values": {"title": "x" * 5000}}),
-        (app.pick_board_member, {"member": "m-x", "value": "maybe"}),
-        (app.set_field, {"form": "new_board", "name": "members", "value": "z"}),
-        (app.turn_page, {"page": -1}),
+        (choose_column, {"card": card.id}),
+        (save_card, {"card": card.id, "values": {"title": "x" * 5000}}),
+        (pick_board_member, {"member": "m-x", "value": "maybe"}),
+        (set_field, {"form": "new_board", "name": "members", "value": "z"}),
+        (turn_page, {"page": -1}),
     ):
         app.fire(transition, **args)
     assert not app.errors
@@ -554,7 +598,7 @@ def test_injected_error_keeps_dialog_closed_until_retry():
     board = _board(site)
     for card in [c for c in site.spec.entities["cards"] if c.board_id == board.id]:
         app.dispatch(AppEvent(type="nav", path=f"/card/{card.id}"))
-        app.fire(app.ui_modal, name="delete-card")
+        app.fire(UI_MODAL, name="delete-card")
         confirm = app.page().affordance(f"confirm-delete:{card.id}")
         assert confirm is not None
         app.dispatch(confirm.click_event())
@@ -587,8 +631,8 @@ def test_generated_text_is_escaped():
         html = "".join(app.render(route).regions.values())
         assert "<script>" not in html
     app.dispatch(AppEvent(type="nav", path=f"/card/{cards[1].id}"))
-    app.fire(app.write_comment, card=cards[1].id, value=evil, type="input")
-    app.fire(app.add_comment, card=cards[1].id, type="submit")
+    app.fire(write_comment, card=cards[1].id, value=evil, type="input")
+    app.fire(add_comment, card=cards[1].id, type="submit")
     html = "".join(app.render(f"/card/{cards[1].id}").regions.values())
     assert "<script>" not in html and "&lt;script&gt;" in html
 
@@ -598,8 +642,8 @@ def test_transitions_report_what_fired():
     card = _card(site, "todo")
     app.take_fired()
     app.dispatch(AppEvent(type="nav", path=f"/card/{card.id}"))
-    app.fire(app.choose_column, card=card.id, value="done")
-    app.fire(app.move_card, card=card.id, type="submit")
+    app.fire(choose_column, card=card.id, value="done")
+    app.fire(move_card, card=card.id, type="submit")
     assert app.take_fired() == ("nav", "choose_column", "move_card")
     assert app.take_fired() == ()
 
@@ -663,7 +707,7 @@ def _play(task: str, steps: int, seed: int = 0):
 
 def test_moving_another_card_is_no_success():
     site, compiled, d = _play("kanban_move_and_comment", 3)  # search, type, open
-    target = d.app.route_card()
+    target = route_card(d.app.context())
     other = next(c for c in d.app.model.cards.values() if c.column == "review" and c is not target)
     d.navigate(f"/card/{other.id}")
     d.act(d.app.page().affordance("choice:card.column"), "select", "done")
@@ -678,7 +722,7 @@ def test_editing_a_card_needs_the_attachment_too():
     plan = compile_for_site("kanban_edit_card", site).plan
     attach = plan[-1].subgoal
     _, _, d = _play("kanban_edit_card", sum(step.subgoal != attach for step in plan))
-    assert d.app.route_card().title == "Ready for QA sign-off", "saved"
+    assert route_card(d.app.context()).title == "Ready for QA sign-off", "saved"
     assert not d.success, "but the file is not attached yet"
 
 

@@ -15,7 +15,7 @@ import webfactory_env
 from webfactory_env.actions import DONE_VERBS, VERB_INDEX, VERBS
 from webfactory_env.core.dom import FLAG_NAMES
 from webfactory_env.core.errors import ConfigError
-from webfactory_env.observation import text_token_ids
+from webfactory_env.observation import CONTEXT_PARTS, text_token_ids
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
@@ -24,14 +24,21 @@ from webfactory_env.policies.pointer import PointerConfig, PointerNet  # noqa: E
 
 
 # ------------------------------------------------------------------- pure, no browser
-def _synthetic(n: int = 8, k: int = 4, s: int = 3, g: int = 10, target: int = 5) -> dict:
-    """One observation: element `target` shows the words of slot 1, which the goal names."""
+def _synthetic(
+    n: int = 8, k: int = 4, s: int = 3, g: int = 10, target: int = 5, where: str = "text"
+) -> dict:
+    """One observation: element `target` shows the words of slot 1, which the goal names,
+    in its own text or (`where`) in a part of its context (`CONTEXT_PARTS`)."""
     rng = np.random.default_rng(0)
     text = rng.integers(100, 4000, (1, n, k))
     slots = np.zeros((1, s, k), np.int64)
     slots[0, 1, :2] = [7, 8]
     slots[0, 0, :1] = [9]
-    text[0, target, :2] = [7, 8]
+    context = np.zeros((1, n, len(CONTEXT_PARTS), k), np.int64)
+    if where == "text":
+        text[0, target, :2] = [7, 8]
+    else:
+        context[0, target, CONTEXT_PARTS.index(where), :2] = [7, 8]
     goal = np.zeros((1, g), np.int64)
     goal[0, :5] = [11, 12, 7, 8, 13]
     return {
@@ -41,6 +48,7 @@ def _synthetic(n: int = 8, k: int = 4, s: int = 3, g: int = 10, target: int = 5)
         "bbox": rng.random((1, n, 4)).astype(np.float32),
         "flags": rng.integers(0, 2, (1, n, len(FLAG_NAMES))).astype(np.uint8),
         "mask": np.ones((1, n), np.uint8),
+        "context": context,
         "goal": goal,
         "slots": slots,
         "task_id": np.array([[3]]),
@@ -52,13 +60,16 @@ def _tensors(obs: dict) -> dict:
 
 
 @pytest.mark.slow
-def test_behaviour_cloning_points_at_the_row_that_shows_the_goal_value():
+@pytest.mark.parametrize("where", ["text", "label", "row"])
+def test_behaviour_cloning_points_at_the_row_that_shows_the_goal_value(where):
+    """Whether the element shows the goal's value itself, is labelled with it or sits in
+    the row that shows it, cloning learns to point at it wherever it is on the page."""
     torch.manual_seed(0)
     net = PointerNet(PointerConfig(dim=32))
     opt = torch.optim.Adam(net.parameters(), lr=3e-3)
     rng = np.random.default_rng(0)
     targets = rng.integers(8, size=32)  # the target row moves from level to level
-    pages = [_synthetic(target=int(t)) for t in targets]
+    pages = [_synthetic(target=int(t), where=where) for t in targets]
     batch = _tensors({k: np.concatenate([p[k] for p in pages]) for k in pages[0]})
     actions = torch.tensor([[VERB_INDEX["click"], int(t), 0] for t in targets])
     for _ in range(60):
@@ -68,12 +79,28 @@ def test_behaviour_cloning_points_at_the_row_that_shows_the_goal_value():
         opt.step()
     hits = 0
     for target in range(8):  # fresh pages, every position
-        obs = _synthetic(target=target)
+        obs = _synthetic(target=target, where=where)
         obs["text"][0, :, 2:] = rng.integers(100, 4000, (8, 2))
         with torch.no_grad():
             out = net(_tensors(obs))
         hits += int(out.element[0, :, VERB_INDEX["click"]].argmax()) == target
     assert hits == 8
+
+
+def test_the_pointer_reads_an_elements_context():
+    """Changing only one element's label (from a stray word to a goal word) changes how
+    that element scores: the network reads the context, not only the element's words."""
+    torch.manual_seed(0)
+    net = PointerNet(PointerConfig(dim=16))
+    obs = _synthetic()
+    label = CONTEXT_PARTS.index("label")
+    obs["context"][0, 3, label, 0] = 999
+    labelled = {**obs, "context": obs["context"].copy()}
+    labelled["context"][0, 3, label, 0] = 11  # a goal word
+    with torch.no_grad():
+        before, after = net(_tensors(obs)), net(_tensors(labelled))
+    click = VERB_INDEX["click"]
+    assert float(after.element[0, 3, click]) != pytest.approx(float(before.element[0, 3, click]))
 
 
 def test_word_ids_are_the_same_in_another_process():
@@ -209,3 +236,53 @@ def test_the_pointer_policy_acts_through_maskable_ppo_in_both_action_modes(make_
         if mode == "discrete":
             assert info["action_error"] is None
     assert len(VERBS) == 10
+
+
+# -------------------------------------------------------------- the learning benchmark
+def _benchmark():
+    import runpy
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "learning.py"
+    return SimpleNamespace(**runpy.run_path(str(path)))
+
+
+def test_the_learning_benchmark_covers_every_family_and_kind_of_question():
+    from webfactory_env.sitegen.registry import families
+    from webfactory_env.tasks.library import library, library_tasks
+
+    bench = _benchmark()
+    tasks = bench.TASKS
+    assert len(tasks) >= 12
+    assert {family for family, _ in tasks.values()} == {f for f in families() if library_tasks(f)}
+    assert all(library()[name].family == family for name, (family, _) in tasks.items())
+    travel = {"trip_reference_after_2fa", "cancel_refundable_trip", "cheapest_oneway_fare"}
+    assert travel <= set(tasks)
+    for kind in (bench.LABEL_VALUE, bench.ROW_QUESTION):
+        assert len({family for family, k in tasks.values() if k == kind}) >= 2, kind
+    assert set(bench.COLUMNS) == {"clone", "bc_ppo", "ppo", "random"}
+    assert bench.BUDGET["levels"] >= 50
+
+
+def test_the_benchmark_speaks_the_task_lists_difficulty():
+    """One vocabulary: the benchmark called `shop_track_parcel` medium (4 oracle steps)
+    where the task list says easy; now it prints the task list's word beside the length."""
+    from webfactory_env.tasks.library import library
+
+    bench = _benchmark()
+    assert library()["shop_track_parcel"].difficulty == "easy"
+    assert bench.describe("shop_track_parcel", levels=2) == "shop, easy, 4 oracle steps"
+    assert library()["cancel_refundable_trip"].difficulty in bench.describe(
+        "cancel_refundable_trip", levels=1
+    )
+
+
+def test_benchmark_figures_carry_a_95_percent_interval():
+    bench = _benchmark()
+    lo, hi = bench.wilson(0, 50)
+    assert lo == 0.0 and 0.06 < hi < 0.08  # none of 50 still leaves room up to 7 %
+    lo, hi = bench.wilson(25, 50)
+    assert lo == pytest.approx(1 - hi) and 0.35 < lo < 0.38
+    row = {"success": 0.9, "ci95": [0.79, 0.96]}
+    assert bench.cell(row) == "0.90 [0.79, 0.96]" and bench.cell(None) == "—"

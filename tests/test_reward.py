@@ -96,6 +96,16 @@ def test_invalid_action_penalty():
     assert out.components == {"step": SPEC.step_penalty, "invalid": SPEC.invalid_penalty}
 
 
+def test_a_repeat_without_effect_costs_what_an_invalid_action_does():
+    sim = _sim()
+    out = sim.step(ActionRecord(True, "nav:/shop", repeat=True), _state())
+    assert out.components == {"step": SPEC.step_penalty, "repeat": SPEC.invalid_penalty}
+    invalid = _sim().step(ActionRecord(False), _state())
+    assert out.reward == pytest.approx(invalid.reward)
+    # A repeat never stands in the way of the progress it makes.
+    assert sim.step(ActionRecord(True, "nav:/shop"), _state("/shop")).newly == ("goto-shop",)
+
+
 def test_subgoals_pay_only_after_their_prerequisites():
     sim = _sim()
     # the cart page before anything is in the cart: its subgoal waits for "add"

@@ -9,7 +9,22 @@ import pytest
 
 from webfactory_env.core.errors import ConfigError, UnknownNameError
 from webfactory_env.sitegen import AppEvent, generate_site
+from webfactory_env.sitegen.families.shop.app import ShopApp
 from webfactory_env.sitegen.families.shop.rules import validate_shipping
+from webfactory_env.sitegen.families.shop.transitions import (
+    add_to_cart,
+    add_to_wishlist,
+    choose_payment,
+    move_to_cart,
+    place_order,
+    remove_from_cart,
+    set_field,
+    set_filter,
+    set_sort,
+    staff_force_order,
+    turn_page,
+)
+from webfactory_env.sitegen.html import Renderer
 
 SEEDS = range(0, 60)
 SHIPPING = {  # a shipping address the checkout accepts
@@ -90,7 +105,7 @@ def test_generated_text_is_escaped():
         html = "".join(app.render(route).regions.values())
         assert "<script>" not in html
         assert "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#x27;&amp;" in html
-    app.fire(app.set_field, form="shipping", name="full_name", value=evil, type="input")
+    app.fire(set_field, form="shipping", name="full_name", value=evil, type="input")
     html = "".join(app.render("/checkout").regions.values())
     assert "<script>" not in html and "&lt;script&gt;" in html
 
@@ -100,28 +115,43 @@ def _shop(seed: int = 11):
     return site, site.new_app()
 
 
+def _context(seed: int = 11):
+    """The shop's start state and queries, with no app and no browser."""
+    site = generate_site("shop", seed)
+    return site, ShopApp.context_of(site.spec)
+
+
 def test_filters_and_sort_change_the_listing():
-    site, app = _shop()
-    app.dispatch(AppEvent(type="nav", path="/shop"))
-    app.fire(app.set_filter, name="color", value="Red")
-    app.fire(app.set_sort, value="price-asc")
-    listing = app.listing()
+    _, shop = _context()
+    set_filter(shop, name="color", value="Red")
+    set_sort(shop, value="price-asc")
+    listing = shop.queries.listing()
     assert listing and all(p.color == "Red" for p in listing)
     assert [p.price_cents for p in listing] == sorted(p.price_cents for p in listing)
-    state = app.state_view()
-    assert state["listing"] == {
+    assert shop.state.listing.filters == {"color": "Red", "category": ""}
+    # values the page never offers are ignored, not trusted
+    set_filter(shop, name="color", value="Plaid")
+    set_sort(shop, value="DROP TABLE")
+    assert shop.state.listing.filters["color"] == "Red"
+    assert shop.state.listing.sort == "price-asc"
+    with pytest.raises(TypeError):  # an argument the transition does not declare
+        set_filter(shop, name="colour", value="Red")
+
+
+def test_the_listing_s_facts_reach_the_view():
+    _, app = _shop()
+    app.dispatch(AppEvent(type="nav", path="/shop"))
+    app.fire(set_filter, name="color", value="Red")
+    app.fire(set_sort, value="price-asc")
+    count = len(app.queries.listing())
+    assert app.state_view()["listing"] == {
         "filters": {"color": "Red", "category": ""},
         "sort": "price-asc",
-        "count": len(listing),
+        "count": count,
         "page": 1,
         "pages": 1,
-        "shown": len(listing),
+        "shown": count,
     }
-    # values the page never offers are ignored, not trusted
-    app.fire(app.set_filter, name="color", value="Plaid")
-    app.fire(app.set_sort, value="DROP TABLE")
-    assert app.state_view()["listing"]["filters"]["color"] == "Red"
-    assert app.state_view()["listing"]["sort"] == "price-asc"
 
 
 def test_pagination():
@@ -130,41 +160,38 @@ def test_pagination():
     app.dispatch(AppEvent(type="nav", path="/shop"))
     assert app.state_view()["listing"]["pages"] == 4
     first = [a.sid for a in app.page().affordances if a.kind == "Item"]
-    app.fire(app.turn_page, page=2)
+    app.fire(turn_page, page=2)
     page = app.page()
     second = [a for a in page.affordances if a.kind == "Item"]
     assert len(first) == len(second) == 12 and not set(first) & {a.sid for a in second}
     assert [a.attr_map()["rank"] for a in second] == list(range(13, 25))
-    app.fire(app.turn_page, page=9)  # no such page: ignored
+    app.fire(turn_page, page=9)  # no such page: ignored
     assert app.state_view()["listing"]["page"] == 2
-    app.fire(app.set_sort, value="price-asc")
+    app.fire(set_sort, value="price-asc")
     assert app.state_view()["listing"]["page"] == 1
 
 
 def test_cart_checkout_and_order():
-    site, app = _shop()
+    site, shop = _context()
     products = site.spec.entities["products"]
     buyable = next(p for p in products if p.stock > 0)
-    sold_out = [p for p in products if p.stock == 0]
-    app.fire(app.add_to_cart, sku=buyable.sku)
-    for p in sold_out:
-        app.fire(app.add_to_cart, sku=p.sku)
-    assert app.state_view()["cart"]["items"] == {buyable.sku: 1}
-    patch = app.fire(
-        app.place_order,
-        values={"full_name": "Al", "address_line1": "Main", "city": "X1", "postal_code": "123"},
-    )
-    errors = app.state_view()["feedback"]["checkout_errors"]
+    add_to_cart(shop, sku=buyable.sku)
+    for p in products:
+        if p.stock == 0:
+            add_to_cart(shop, sku=p.sku)
+    assert shop.state.cart.items == {buyable.sku: 1}
+    bad = {"full_name": "Al", "address_line1": "Main", "city": "X1", "postal_code": "123"}
+    assert place_order(shop, values=bad) is None
+    errors = shop.state.feedback.checkout_errors
     assert set(errors) == {"full_name", "address_line1", "city", "postal_code"}
-    assert patch.route is None and app.state_view()["order"]["status"] == "none"
-    patch = app.fire(app.place_order, values=SHIPPING)
-    state = app.state_view()
-    order = state["order"]
-    assert order["status"] == "placed" and order["items"] == {buyable.sku: 1}
-    assert order["shipping"] == SHIPPING and order["payment"] == "cod"
-    assert state["orders"][order["id"]] == order, "the new order is an entity, keyed by id"
-    assert state["cart"]["items"] == {} and patch.route == f"/order/{order['id']}"
-    assert app.known_route(patch.route)
+    assert shop.queries.placed() == []
+    route = place_order(shop, values=SHIPPING)
+    (order,) = shop.queries.placed()
+    assert order.status == "placed" and order.items == {buyable.sku: 1}
+    assert order.shipping == SHIPPING and order.payment == "cod"
+    assert shop.state.orders[order.id] is order, "the new order is an entity, keyed by id"
+    assert shop.state.cart.items == {} and route == f"/order/{order.id}"
+    assert shop.queries.entity_page_kind(route) == "order"
 
 
 def test_an_order_page_states_the_order_s_state_and_nothing_else():
@@ -180,26 +207,18 @@ def test_an_order_page_states_the_order_s_state_and_nothing_else():
         assert "is placed" not in text
         assert app.copy(f"status.{o['status']}") in text
     buyable = next(p for p in site.spec.entities["products"] if p.stock > 0)
-    app.fire(app.add_to_cart, sku=buyable.sku)
-    patch = app.fire(app.place_order, values=SHIPPING)
+    app.fire(add_to_cart, sku=buyable.sku)
+    patch = app.fire(place_order, values=SHIPPING)
     app.route = patch.route
     new_id = app.state_view()["order"]["id"]
     assert f"Order {new_id} is placed." in "".join(app.page().regions.values())
 
 
 def test_empty_cart_cannot_order():
-    _, app = _shop()
-    app.fire(
-        app.place_order,
-        values={
-            "full_name": "Alice Nguyen",
-            "address_line1": "1 A St",
-            "city": "Rome",
-            "postal_code": "00100",
-        },
-    )
-    assert app.state_view()["order"]["status"] == "none"
-    assert "_cart" in app.state_view()["feedback"]["checkout_errors"]
+    _, shop = _context()
+    assert place_order(shop, values=SHIPPING) is None
+    assert shop.queries.placed() == []
+    assert "_cart" in shop.state.feedback.checkout_errors
 
 
 def test_shipping_validation_rules():
@@ -220,9 +239,9 @@ def test_patches_only_carry_changed_regions():
     app.mount_payload()
     patch = app.dispatch(AppEvent(type="nav", path="/shop"))
     assert set(patch.regions) == {"main"} and patch.route == "/shop" and patch.history == "push"
-    patch = app.fire(app.set_sort, value="rating-desc")
+    patch = app.fire(set_sort, value="rating-desc")
     assert set(patch.regions) == {"main"} and patch.route is None
-    patch = app.fire(app.set_field, form="shipping", name="city", value="Rome", type="input")
+    patch = app.fire(set_field, form="shipping", name="city", value="Rome", type="input")
     assert patch.empty  # typing never re-renders the field being typed into
 
 
@@ -236,11 +255,11 @@ def test_unknown_handler_bad_argument_and_app_exception_become_errors_not_crashe
         assert app.errors[-1]["kind"] == "bad_argument", arg
     assert app.take_fired() == () and app.state_view()["cart"]["items"] == {}
 
-    def boom(self, ev):
+    def boom(shop, *, value):
         raise RuntimeError("kaput")
 
-    monkeypatch.setattr(type(app).set_sort, "fn", boom)
-    patch = app.fire(app.set_sort, value="price-asc")
+    monkeypatch.setattr(set_sort, "fn", boom)
+    patch = app.fire(set_sort, value="price-asc")
     assert "Something went wrong" in patch.regions["main"]
     assert app.errors[-1]["kind"] == "app_exception" and "kaput" in app.errors[-1]["message"]
 
@@ -258,8 +277,8 @@ def test_the_state_declares_what_goals_may_pin():
 
 def test_secrets_never_reach_the_view():
     _, app = _shop()
-    app.fire(app.choose_payment, value="card")
-    typing = app.set_field.bind(form="payment")
+    app.fire(choose_payment, value="card")
+    typing = set_field.bind(form="payment")
     app.fire(typing, name="card_number", value="4242 4242 4242 4242", type="input")
     app.fire(typing, name="cvc", value="987", type="input")
     payment = app.state_view()["forms"]["payment"]
@@ -268,22 +287,21 @@ def test_secrets_never_reach_the_view():
 
 
 def test_removing_from_the_cart_is_remembered():
-    site, app = _shop()
+    site, shop = _context()
     mugs = [p for p in site.spec.entities["products"] if p.product_type == "mug" and p.stock]
     for p in mugs[:2]:
-        app.fire(app.add_to_cart, sku=p.sku)
-    app.fire(app.remove_from_cart, sku=mugs[0].sku)
-    cart = app.state_view()["cart"]
-    assert cart["items"] == {mugs[1].sku: 1} and cart["removed"] == [mugs[0].sku]
-    app.dispatch(AppEvent(type="nav", path="/cart"))
-    assert mugs[0].title in "".join(app.page().regions.values()), "the page shows it too"
+        add_to_cart(shop, sku=p.sku)
+    remove_from_cart(shop, sku=mugs[0].sku)
+    assert shop.state.cart.items == {mugs[1].sku: 1} and shop.state.cart.removed == {mugs[0].sku}
+    _, main = ShopApp.PAGES["cart"](shop, Renderer(shop.v), "/cart")
+    assert mugs[0].title in main, "the page shows it too"
 
 
 def test_transitions_report_what_fired():
     _, app = _shop()
     app.take_fired()
     app.dispatch(AppEvent(type="nav", path="/staff"))
-    app.fire(app.staff_force_order)
+    app.fire(staff_force_order)
     assert app.take_fired() == ("nav", "staff_force_order")
     assert app.take_fired() == ()
 
@@ -291,7 +309,7 @@ def test_transitions_report_what_fired():
 def test_saved_products_move_from_the_wishlist_to_the_cart():
     site, app = _shop()
     product = next(p for p in site.spec.entities["products"] if p.stock)
-    app.fire(app.add_to_wishlist, sku=product.sku)
+    app.fire(add_to_wishlist, sku=product.sku)
     app.dispatch(AppEvent(type="nav", path="/wishlist"))
     button = app.page().affordance(f"move-to-cart:{product.sku}")
     assert button is not None and button.handler == "move_to_cart"
@@ -299,3 +317,17 @@ def test_saved_products_move_from_the_wishlist_to_the_cart():
     state = app.state_view()
     assert state["wishlist"] == [] and state["cart"]["items"] == {product.sku: 1}
     assert app.page().affordance(f"move-to-cart:{product.sku}") is None
+
+
+def test_a_saved_product_moves_to_the_cart_by_its_transition_alone():
+    site, shop = _context()
+    sku, other = [p.sku for p in site.spec.entities["products"] if p.stock][:2]
+    add_to_cart(shop, sku=sku)
+    add_to_wishlist(shop, sku=other)
+    assert shop.ui.flash == shop.copy("product.wished")
+    move_to_cart(shop, sku=other)
+    assert shop.state.cart.items == {sku: 1, other: 1} and not shop.state.wishlist
+    move_to_cart(shop, sku=other)  # no longer saved: nothing to move
+    assert shop.state.cart.items == {sku: 1, other: 1}
+    _, main = ShopApp.PAGES["cart"](shop, Renderer(shop.v), "/cart")
+    assert shop.queries.by_sku[other].title in main

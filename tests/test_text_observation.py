@@ -387,7 +387,7 @@ def test_the_calendar_marks_the_chosen_day_for_screen_readers():
 
     site = generate_site("gallery", 0, variation=Variation.plain(date_widget="inline"))
     app = site.new_app()
-    app.values["date"] = "2026-01-14"  # type: ignore[attr-defined]
+    app.model.values["date"] = "2026-01-14"  # type: ignore[attr-defined]
     html = " ".join(app.page().regions.values())
     chosen = re.findall(r'<button[^>]*aria-selected="true"[^>]*>(\d+)</button>', html)
     assert chosen == ["14"]

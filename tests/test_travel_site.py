@@ -12,9 +12,39 @@ import pytest
 from webfactory_env.adversarial import AppDriver
 from webfactory_env.core.seeding import SeedStream, stable_digest
 from webfactory_env.sitegen import AppEvent, generate_site
+from webfactory_env.sitegen.binding import Unavailable
 from webfactory_env.sitegen.families.travel import FAMILY_VERSION, TravelApp
 from webfactory_env.sitegen.families.travel.entities import HUB
 from webfactory_env.sitegen.families.travel.rules import validate_dates, validate_passenger
+from webfactory_env.sitegen.families.travel.transitions.drafts import (
+    pick_place,
+    set_choice,
+    set_field,
+    set_round_trip,
+    set_secret,
+    type_place,
+)
+from webfactory_env.sitegen.families.travel.transitions.trips import (
+    add_flight,
+    book_trip,
+    cancel_trip,
+    choose_fare,
+    filter_flights,
+    filter_hotels,
+    remove_flight,
+    resend_code,
+    save_for_later,
+    search_flights,
+    search_hotels,
+    select_room,
+    sign_in,
+    sign_out,
+    sort_flights,
+    sort_hotels,
+    turn_results_page,
+    update_stay,
+    verify_code,
+)
 from webfactory_env.tasks import compile_for_site
 from webfactory_env.testing import check_family, check_family_in_browser
 
@@ -51,27 +81,27 @@ def _search(app: TravelApp, origin: str, destination: str, depart: str, ret: str
     """Fill and submit the flight search the way the page does (pick from suggestions)."""
     app.dispatch(E(type="nav", path="/flights"))
     if ret:
-        app.fire(app.set_round_trip, value="true")
+        app.fire(set_round_trip, value="true")
     for side, code in (("origin", origin), ("destination", destination)):
-        app.fire(app.type_place, form="flight_search", name=side, value=code, type="input")
-        app.fire(app.pick_place, form="flight_search", name=side, value=code)
-    app.fire(app.set_field, form="flight_search", name="depart_date", value=depart)
+        app.fire(type_place, form="flight_search", name=side, value=code, type="input")
+        app.fire(pick_place, form="flight_search", name=side, value=code)
+    app.fire(set_field, form="flight_search", name="depart_date", value=depart)
     if ret:
-        app.fire(app.set_field, form="flight_search", name="return_date", value=ret)
-    app.fire(app.search_flights, values={})
+        app.fire(set_field, form="flight_search", name="return_date", value=ret)
+    app.fire(search_flights, values={})
 
 
 def _book(app: TravelApp, **fields: str) -> None:
     values = {"first_name": "Sam", "last_name": "Lee", "email": "sam.lee@example.com", **fields}
     app.dispatch(E(type="nav", path="/checkout"))
-    app.fire(app.book_trip, values=values)
+    app.fire(book_trip, values=values)
 
 
 def _sign_in(app: TravelApp) -> None:
-    m = app.member
+    m = app.queries.member
     app.dispatch(E(type="nav", path="/login"))
-    app.fire(app.sign_in, values={"email": m.email, "password": m.password})
-    app.fire(app.verify_code, values={"code": m.sms_code})
+    app.fire(sign_in, values={"email": m.email, "password": m.password})
+    app.fire(verify_code, values={"code": m.sms_code})
 
 
 # ------------------------------------------------------------------ conformance
@@ -222,32 +252,32 @@ def test_no_two_offers_of_a_search_cost_the_same():
         for dest in ("JFK", "EWR", "LGA"):
             for days in (3, 4, 9):
                 _search(app, "SFO", dest, _day(app, days), _day(app, days + 4))
-                prices = [o.price for o in app.results()]
+                prices = [o.price for o in app.queries.results()]
                 assert prices and len(set(prices)) == len(prices), (seed, dest, days)
                 _search(app, "SFO", dest, _day(app, days))
-                prices = [o.price for o in app.results()]
+                prices = [o.price for o in app.queries.results()]
                 assert len(set(prices)) == len(prices), (seed, dest, days)
-    o = app.results()[0]
-    assert app.offer(o.id) == o, "an offer's page prices it as its search did"
+    o = app.queries.results()[0]
+    assert app.queries.offer(o.id) == o, "an offer's page prices it as its search did"
 
 
 def test_otp_is_deterministic_and_never_in_state():
     app = _app(4)
-    assert app.otp_code(1) == app.member.sms_code == _app(4).otp_code(1)
-    assert app.otp_code(1) != _app(5).otp_code(1)
+    assert app.queries.otp_code(1) == app.queries.member.sms_code == _app(4).queries.otp_code(1)
+    assert app.queries.otp_code(1) != _app(5).queries.otp_code(1)
     _sign_in(app)
     assert app.state_view()["auth"]["signed_in"] is True
-    assert app.state_view()["auth"]["member"] == app.member.email
+    assert app.state_view()["auth"]["member"] == app.queries.member.email
     dump = json.dumps(app.state_view())
-    assert app.member.sms_code not in dump and app.member.password not in dump
+    assert app.queries.member.sms_code not in dump and app.queries.member.password not in dump
 
 
 # ------------------------------------------------------------------ flights
 def test_typeahead_suggests_metro_airports_and_picking_sets_the_code():
     app = _app(2)
     app.dispatch(E(type="nav", path="/flights"))
-    typing = app.type_place.bind(form="flight_search", name="destination")
-    picking = app.pick_place.bind(form="flight_search", name="destination")
+    typing = type_place.bind(form="flight_search", name="destination")
+    picking = pick_place.bind(form="flight_search", name="destination")
     app.fire(typing, value="New York", type="input")
     labels = [a.attr_map()["value"] for a in app.page().affordances if a.kind == "Suggestion"]
     assert sorted(labels) == ["EWR", "JFK", "LGA"]
@@ -273,7 +303,7 @@ def test_search_validation_return_before_departure_and_same_city():
     _search(app, "JFK", "LGA", _day(app, 2))
     assert app.state_view()["feedback"]["flight_search_errors"].get("destination") == "same_metro"
     app2 = _app(3)
-    app2.fire(app2.search_flights, values={})
+    app2.fire(search_flights, values={})
     errors = app2.state_view()["feedback"]["flight_search_errors"]
     assert set(errors) == {"origin", "destination", "depart_date"}
     assert validate_dates(
@@ -301,27 +331,29 @@ def test_roundtrip_results_pair_one_airline_and_sort_and_filter():
     _search(app, "SFO", "JFK", _day(app, 3), _day(app, 7))
     state = app.state_view()
     assert state["route"] == "/flights/results" and state["search"]["roundtrip"] == "true"
-    offers = app.results()
+    offers = app.queries.results()
     assert offers and all(
         o.roundtrip and o.legs[0][0].airline == o.legs[1][0].airline for o in offers
     )
-    app.fire(app.sort_flights, value="price-asc")
-    prices = [o.price for o in app.results()]
+    app.fire(sort_flights, value="price-asc")
+    prices = [o.price for o in app.queries.results()]
     assert prices == sorted(prices)
     cards = [a for a in app.page().affordances if a.kind == "Result"]
     assert [a.attr_map()["rank"] for a in cards] == list(range(1, len(cards) + 1))
     assert cards[0].attr_map()["price"] == prices[0]
-    airline = app.airlines[0].code
-    app.fire(app.filter_flights, name="airline", value=airline)
-    app.fire(app.filter_flights, name="stops", value="0")
-    assert app.results() and all(o.airline == airline and o.stops == 0 for o in app.results())
-    app.fire(app.sort_flights, value="duration-asc")
-    durations = [o.duration for o in app.results()]
+    airline = app.queries.airlines[0].code
+    app.fire(filter_flights, name="airline", value=airline)
+    app.fire(filter_flights, name="stops", value="0")
+    assert app.queries.results() and all(
+        o.airline == airline and o.stops == 0 for o in app.queries.results()
+    )
+    app.fire(sort_flights, value="duration-asc")
+    durations = [o.duration for o in app.queries.results()]
     assert durations == sorted(durations)
-    app.fire(app.sort_flights, value="cheap")
-    app.fire(app.filter_flights, name="airline", value="ZZ")
-    app.fire(app.filter_flights, name="stops", value="7")
-    app.fire(app.turn_results_page, page=99)
+    app.fire(sort_flights, value="cheap")
+    app.fire(filter_flights, name="airline", value="ZZ")
+    app.fire(filter_flights, name="stops", value="7")
+    app.fire(turn_results_page, page=99)
     results = app.state_view()["results"]
     assert results["sort"] == "duration-asc"
     assert results["filters"] == {"airline": airline, "stops": "0"}
@@ -331,25 +363,25 @@ def test_roundtrip_results_pair_one_airline_and_sort_and_filter():
 def test_offer_fare_choice_itinerary_and_bad_offer_ids():
     app = _app(6)
     _search(app, "SFO", "JFK", _day(app, 4))
-    offer = app.results()[0]
+    offer = app.queries.results()[0]
     app.dispatch(E(type="nav", path=f"/flights/offer/{offer.id}"))
     state = app.state_view()["offer"]
     assert state["id"] == offer.id and state["price"] == offer.price
-    app.fire(app.choose_fare, offer=offer.id, value="flex")
+    app.fire(choose_fare, offer=offer.id, value="flex")
     state = app.state_view()["offer"]
     assert state["fare"] == "flex" and state["refundable"] and state["checked_bag_fee"] == 0
     assert state["price"] > offer.price
-    app.fire(app.choose_fare, offer=offer.id, value="first")
+    app.fire(choose_fare, offer=offer.id, value="first")
     assert app.state_view()["offer"]["fare"] == "flex"
-    app.fire(app.add_flight, offer=offer.id)
+    app.fire(add_flight, offer=offer.id)
     it = app.state_view()["itinerary"]
     assert it["flights"] == [offer.id] and it["fares"] == {offer.id: "flex"}
     assert it["status"] == "draft" and it["total"] == state["price"]
-    app.fire(app.add_flight, offer="XX999-20260101")
+    app.fire(add_flight, offer="XX999-20260101")
     for bad in ("XX1-2", f"{offer.id}_{offer.id}", "PC100-20269999", "../../etc"):
         assert app.render(f"/flights/offer/{bad}").status == 404
     app.dispatch(E(type="nav", path="/itinerary"))
-    app.fire(app.remove_flight, offer=offer.id)
+    app.fire(remove_flight, offer=offer.id)
     assert app.state_view()["itinerary"]["status"] == "empty"
     assert not app.errors
 
@@ -374,9 +406,9 @@ def test_booking_makes_a_trip_and_survives_the_booking_glitch():
     _book(app)
     assert app.state_view()["feedback"]["passenger_errors"] == {"_itinerary": "itinerary_empty"}
     _search(app, "SFO", "JFK", _day(app, 3))
-    oid = app.results()[0].id
-    app.fire(app.add_flight, offer=oid)
-    app.glitch_pending = True  # the site's first booking request fails with a 503
+    oid = app.queries.results()[0].id
+    app.fire(add_flight, offer=oid)
+    app.queries.glitch_pending = True  # the site's first booking request fails with a 503
     _book(app, first_name="")
     assert app.state_view()["feedback"]["passenger_errors"] == {"first_name": "required"}
     _book(app)
@@ -396,12 +428,34 @@ def test_booking_makes_a_trip_and_survives_the_booking_glitch():
     assert [t for t in app.state_view()["trips"].values() if t["booked_here"]] == [trip]
 
 
+def test_a_flight_is_booked_by_its_transitions_alone_and_a_timeout_is_raised():
+    site = _site(7)
+    travel = TravelApp.context_of(site.spec, route="/flights")
+    for side, code in (("origin", "SFO"), ("destination", "JFK")):
+        type_place(travel, form="flight_search", name=side, value=code)
+        pick_place(travel, form="flight_search", name=side, value=code)
+    day = (travel.today() + dt.timedelta(days=3)).isoformat()
+    set_field(travel, form="flight_search", name="depart_date", value=day)
+    assert search_flights(travel, values={}) == "/flights/results"
+    offer = travel.queries.results()[0]
+    add_flight(travel, offer=offer.id)
+    assert travel.state.itinerary.flights == {offer.id}
+    traveller = {"first_name": "Sam", "last_name": "Lee", "email": "sam.lee@example.com"}
+    travel.queries.glitch_pending = True  # the booking service times out once
+    with pytest.raises(Unavailable):
+        book_trip(travel, values=traveller)
+    route = book_trip(travel, values=traveller)
+    (trip,) = (t for t in travel.state.trips.values() if t.booked_here)
+    assert route == f"/booking/{trip.id}" and trip.flights == {offer.id}
+    assert not travel.state.itinerary.flights
+
+
 @pytest.mark.parametrize("validation", ["sync", "async"])
 def test_field_errors_follow_the_validation_axis(validation):
     app = _app(8, validation=validation)
     app.dispatch(E(type="nav", path="/checkout"))
     sid = "field:passenger.email"
-    typing = app.set_field.bind(form="passenger", name="email")
+    typing = set_field.bind(form="passenger", name="email")
     app.fire(typing, value="sam@", sid=sid, type="input")
     shown = app.state_view()["feedback"]["passenger_errors"]
     assert shown == ({"email": "email"} if validation == "sync" else {})
@@ -413,18 +467,18 @@ def test_field_errors_follow_the_validation_axis(validation):
 # ------------------------------------------------------------------- hotels
 def _hotel_search(app: TravelApp, city: str, checkin: str, checkout: str) -> None:
     app.dispatch(E(type="nav", path="/hotels"))
-    app.fire(app.type_place, form="hotel_search", name="city", value=city[:4], type="input")
-    app.fire(app.pick_place, form="hotel_search", name="city", value=city)
+    app.fire(type_place, form="hotel_search", name="city", value=city[:4], type="input")
+    app.fire(pick_place, form="hotel_search", name="city", value=city)
     for name, value in (("checkin_date", checkin), ("checkout_date", checkout)):
-        app.fire(app.set_field, form="hotel_search", name=name, value=value)
-    app.fire(app.search_hotels, values={})
+        app.fire(set_field, form="hotel_search", name=name, value=value)
+    app.fire(search_hotels, values={})
 
 
 def test_hotel_search_rooms_and_booking():
     app = _app(9)
-    city = app.cities[0]
+    city = app.queries.cities[0]
     app.dispatch(E(type="nav", path="/hotels"))
-    app.fire(app.type_place, form="hotel_search", name="city", value=city.name[:4], type="input")
+    app.fire(type_place, form="hotel_search", name="city", value=city.name[:4], type="input")
     offered = [a.attr_map()["value"] for a in app.page().affordances if a.kind == "Suggestion"]
     assert city.name in offered
     _hotel_search(app, city.name, _day(app, 3), _day(app, 3))
@@ -432,19 +486,19 @@ def test_hotel_search_rooms_and_booking():
     _hotel_search(app, city.name, _day(app, 3), _day(app, 5))
     assert app.route == f"/hotels/in/{city.slug}"
     assert app.state_view()["stay"]["nights"] == 2
-    app.fire(app.filter_hotels, name="stars", value="4")
-    app.fire(app.sort_hotels, value="rating-desc")
-    listing = app.hotel_listing(city.name)
+    app.fire(filter_hotels, name="stars", value="4")
+    app.fire(sort_hotels, value="rating-desc")
+    listing = app.queries.hotel_listing(city.name)
     assert listing and all(h.stars == 4 for h in listing), "a star filter is exact"
     assert [h.rating for h in listing] == sorted((h.rating for h in listing), reverse=True)
     hotel = listing[0]
     app.dispatch(E(type="nav", path=f"/hotel/{hotel.id}"))
-    room = next(r for r in app.rooms_of[hotel.id] if r.available)
-    app.fire(app.select_room, room=room.id)
+    room = next(r for r in app.queries.rooms_of[hotel.id] if r.available)
+    app.fire(select_room, room=room.id)
     it = app.state_view()["itinerary"]
     assert it["rooms"] == {room.id: {"checkin": _day(app, 3), "checkout": _day(app, 5)}}
     assert it["total"] == room.price * 2
-    app.glitch_pending = False
+    app.queries.glitch_pending = False
     _book(app)
     trip = app.state_view()["booking"]
     assert trip["rooms"] == it["rooms"] and trip["flights"] == [] and trip["total"] == it["total"]
@@ -452,54 +506,54 @@ def test_hotel_search_rooms_and_booking():
 
 def test_rooms_need_dates_and_sold_out_hotels_offer_nothing():
     app = _app(10)
-    sold = next(h for h in app.hotels if h.sold_out)
+    sold = next(h for h in app.queries.hotels if h.sold_out)
     app.dispatch(E(type="nav", path=f"/hotel/{sold.id}"))
     assert app.state_view()["hotel"]["available"] is False
     buttons = [a for a in app.page().affordances if a.attr_map().get("role") == "select-room"]
     assert buttons and all(a.attr_map()["disabled"] for a in buttons)
-    other = next(h for h in app.hotels if not h.sold_out)
-    room = app.rooms_of[other.id][0]
+    other = next(h for h in app.queries.hotels if not h.sold_out)
+    room = app.queries.rooms_of[other.id][0]
     app.dispatch(E(type="nav", path=f"/hotel/{other.id}"))
-    app.fire(app.select_room, room=room.id)  # no dates yet
+    app.fire(select_room, room=room.id)  # no dates yet
     assert app.state_view()["itinerary"]["rooms"] == {}
     for name, days in (("checkin_date", 2), ("checkout_date", 4)):
-        app.fire(app.set_field, form="stay", name=name, value=_day(app, days))
-    app.fire(app.update_stay, values={})
-    app.fire(app.select_room, room=room.id)
+        app.fire(set_field, form="stay", name=name, value=_day(app, days))
+    app.fire(update_stay, values={})
+    app.fire(select_room, room=room.id)
     assert list(app.state_view()["itinerary"]["rooms"]) == [room.id]
 
 
 # ------------------------------------------------------------ member area
 def test_login_two_factor_and_trip_cancellation():
     app = _app(12)
-    m = app.member
+    m = app.queries.member
     app.dispatch(E(type="nav", path="/trips"))
     assert not [a for a in app.page().affordances if a.kind == "Item"]  # the login wall
     app.dispatch(E(type="nav", path="/login"))
-    app.fire(app.sign_in, values={"email": m.email, "password": "wrong"})
+    app.fire(sign_in, values={"email": m.email, "password": "wrong"})
     assert app.state_view()["feedback"]["login_errors"] == {"_login": "credentials"}
-    patch = app.fire(app.sign_in, values={"email": m.email.upper(), "password": m.password})
+    patch = app.fire(sign_in, values={"email": m.email.upper(), "password": m.password})
     assert patch.route == "/login/verify" and app.state_view()["auth"]["stage"] == "otp"
     assert app.state_view()["auth"]["member"] == "", "nobody is signed in before the code"
     assert m.sms_code in "".join(app.page().regions.values())  # the simulated phone's text
-    app.fire(app.resend_code)
-    assert app.otp_code(2) in "".join(app.page().regions.values())
-    app.fire(app.verify_code, values={"code": m.sms_code})
+    app.fire(resend_code)
+    assert app.queries.otp_code(2) in "".join(app.page().regions.values())
+    app.fire(verify_code, values={"code": m.sms_code})
     assert app.state_view()["feedback"]["otp_errors"] == {"code": "code"}  # a newer code
-    patch = app.fire(app.verify_code, values={"code": app.otp_code(2)})
+    patch = app.fire(verify_code, values={"code": app.queries.otp_code(2)})
     assert patch.route == "/trips" and app.state_view()["auth"]["signed_in"]
     trip = next(t for t in app.spec.entities["trips"] if t.cancellable)
     locked = next(t for t in app.spec.entities["trips"] if not t.cancellable)
     app.dispatch(E(type="nav", path=f"/trips/{locked.reference}"))
-    app.fire(app.cancel_trip, trip=locked.reference, values={})
+    app.fire(cancel_trip, trip=locked.reference, values={})
     assert app.state_view()["trips"][locked.reference]["status"] == locked.status
     app.dispatch(E(type="nav", path=f"/trips/{trip.reference}"))
-    app.fire(app.set_choice, form="cancel_trip", name="reason", value="other")
-    app.fire(app.cancel_trip, trip=trip.reference, values={})
+    app.fire(set_choice, form="cancel_trip", name="reason", value="other")
+    app.fire(cancel_trip, trip=trip.reference, values={})
     state = app.state_view()
     assert state["trip"]["status"] == "cancelled" == state["trips"][trip.reference]["status"]
     assert state["trips"][trip.reference]["cancel_reason"] == "other"
-    app.fire(app.sign_out)
+    app.fire(sign_out)
     assert app.state_view()["auth"] == {
         **app.state_view()["auth"],
         "member": "",
@@ -511,8 +565,8 @@ def test_bookings_made_while_signed_in_join_the_members_trips():
     app = _app(14)
     _sign_in(app)
     _search(app, "SFO", "JFK", _day(app, 5))
-    app.fire(app.add_flight, offer=app.results()[0].id)
-    app.glitch_pending = False
+    app.fire(add_flight, offer=app.queries.results()[0].id)
+    app.queries.glitch_pending = False
     _book(app)
     ref = app.state_view()["booking"]["id"]
     app.dispatch(E(type="nav", path="/trips"))
@@ -543,7 +597,7 @@ def _offers_by_price(seed: int):
     """The round trips `book_flight_roundtrip` searches, cheapest first."""
     app = _app(seed)
     _search(app, "SFO", "JFK", _next(app, 0), _next(app, 4))
-    return sorted(app.results(), key=lambda o: o.price)
+    return sorted(app.queries.results(), key=lambda o: o.price)
 
 
 def _book_offer(d: AppDriver, oid: str, **who: str) -> None:
@@ -589,8 +643,8 @@ def test_transitions_report_what_fired():
     app = _app(0)
     app.take_fired()
     app.dispatch(E(type="nav", path="/flights"))
-    app.fire(app.set_round_trip, value="true")
-    app.fire(app.save_for_later, key="nope")
+    app.fire(set_round_trip, value="true")
+    app.fire(save_for_later, key="nope")
     assert app.take_fired() == ("nav", "set_round_trip", "save_for_later")
     assert app.take_fired() == ()
 
@@ -598,7 +652,7 @@ def test_transitions_report_what_fired():
 def test_secrets_never_reach_the_view():
     app = _app(1)
     app.dispatch(E(type="nav", path="/login"))
-    app.fire(app.set_secret, form="login", value="hunter2!x", type="input")
+    app.fire(set_secret, form="login", value="hunter2!x", type="input")
     login = {"email": "", "password_given": True, "password_ok": False}  # not the member's
     assert app.state_view()["forms"]["login"] == login
     assert "hunter2" not in json.dumps(app.state_view())
@@ -659,8 +713,9 @@ def test_unknown_routes_bad_events_and_escaping():
     )
     bad = dataclasses.replace(site, spec=spec).new_app()
     assert isinstance(bad, TravelApp)
-    for route in ("/", f"/hotel/{hotels[0].id}", f"/hotels/in/{bad.by_city[hotels[0].city].slug}"):
+    city = bad.queries.by_city[hotels[0].city]
+    for route in ("/", f"/hotel/{hotels[0].id}", f"/hotels/in/{city.slug}"):
         html = "".join(bad.render(route).regions.values())
         assert "<script>" not in html and "&lt;script&gt;" in html
-    bad.fire(bad.type_place, form="flight_search", name="origin", value=evil, type="input")
+    bad.fire(type_place, form="flight_search", name="origin", value=evil, type="input")
     assert "<script>" not in "".join(bad.render("/flights").regions.values())

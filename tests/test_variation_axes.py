@@ -47,8 +47,7 @@ from typing import Any
 import pytest
 
 from webfactory_env.sitegen import AppEvent, Patch, Site, generate_site
-from webfactory_env.sitegen.app import DEBOUNCE_MS, SiteApp
-from webfactory_env.sitegen.binding import BoundTransition
+from webfactory_env.sitegen.app import DEBOUNCE_MS, SiteApp, retry
 from webfactory_env.sitegen.registry import BUILTIN_FAMILIES
 from webfactory_env.sitegen.spec import Affordance, PageView
 from webfactory_env.sitegen.theme import theme_css
@@ -130,14 +129,15 @@ def _send(app: SiteApp, event: AppEvent) -> Patch:
     return _settled(app, app.dispatch(event))
 
 
-def _fire(app: SiteApp, bound: BoundTransition, **args: Any) -> Patch:
-    return _settled(app, app.fire(bound, **args))
+def _fire(app: SiteApp, handler: str, /, **args: Any) -> Patch:
+    """Fire the family's transition `handler` as a page element bound to it would."""
+    return _settled(app, app.fire(app.transitions()[handler], **args))
 
 
 def _settled(app: SiteApp, patch: Patch) -> Patch:
     """Like a person: when an injected error refuses the change, press Retry."""
     if app.failed is not None:
-        patch = app.fire(app.retry)
+        patch = app.fire(retry)
     assert not app.errors, app.errors
     return patch
 
@@ -147,7 +147,7 @@ def _enter(family: str, site: Site, app: SiteApp) -> tuple[str, ...]:
     ent = site.spec.entities
     if family == "shop":
         sku = next(p.sku for p in ent["products"] if p.stock > 0)
-        _fire(app, app.add_to_cart, sku=sku, type="click")
+        _fire(app, "add_to_cart", sku=sku, type="click")
         return ("/cart", "/checkout")
     if family == "travel":
         (origin, dest), _ = Counter((f.origin, f.destination) for f in ent["flights"]).most_common(
@@ -156,26 +156,26 @@ def _enter(family: str, site: Site, app: SiteApp) -> tuple[str, ...]:
         _send(app, E(type="nav", path="/flights"))
         for side, code in (("origin", origin), ("destination", dest)):
             place = {"form": "flight_search", "name": side, "value": code}
-            _fire(app, app.type_place, **place, type="input")
-            _fire(app, app.pick_place, **place)
+            _fire(app, "type_place", **place, type="input")
+            _fire(app, "pick_place", **place)
         day = (dt.date.fromisoformat(site.spec.today) + dt.timedelta(days=10)).isoformat()
-        _fire(app, app.set_field, form="flight_search", name="depart_date", value=day)
-        _fire(app, app.search_flights, values={})
+        _fire(app, "set_field", form="flight_search", name="depart_date", value=day)
+        _fire(app, "search_flights", values={})
         return ("/flights/results",)
     if family == "account":
         user = next(u for u in ent["users"] if u.security == "password")
         login = {"form": "login", "type": "input"}
-        _fire(app, app.set_field, name="username", value=user.username, **login)
-        _fire(app, app.set_secret, name="password", value=user.password, **login)
+        _fire(app, "set_field", name="username", value=user.username, **login)
+        _fire(app, "set_secret", name="password", value=user.password, **login)
         values = {"username": user.username, "password": user.password}
-        _fire(app, app.sign_in, values=values)
+        _fire(app, "sign_in", values=values)
         return ("/account", "/profile", "/settings", "/history")
     if family == "forum":
         post = ent["posts"][0]
         user = next(u for u in ent["users"] if u.username == post.author)
         _send(app, E(type="nav", path="/signin"))
         values = {"username": user.username, "password": user.password}
-        _fire(app, app.sign_in, values=values)
+        _fire(app, "sign_in", values=values)
         return (f"/t/{post.thread_id}", "/new")
     return ()
 

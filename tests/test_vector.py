@@ -13,7 +13,9 @@ import numpy as np
 import pytest
 
 import webfactory_env  # noqa: F401
+from webfactory_env.executor.browser import NO_FRAMES
 from webfactory_env.executor.browser_server import BrowserServer
+from webfactory_env.executor.watchdog import cmdline
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -151,6 +153,9 @@ def test_make_vec_gives_workers_that_share_one_chromium_and_see_what_one_env_see
         obs, info = envs.reset(seed=5)
         assert list(info["level_seed"]) == [5, 6, 7]
         assert len(_trees(chromium_pids() - before)) == 1  # one browser for three envs
+        # `tokens` envs never read a pixel: their shared Chromium draws no frames.
+        assert envs.server is not None and envs.server.browser_pid is not None
+        assert NO_FRAMES in cmdline(envs.server.browser_pid)
         masks = envs.action_masks()
         assert masks.shape == (3, 10 + 128 + 16) and masks.dtype == bool
         assert masks[:, 8:10].all()  # done verbs offered, as asked
@@ -166,6 +171,24 @@ def test_make_vec_gives_workers_that_share_one_chromium_and_see_what_one_env_see
         for key, value in alone.items():  # the second worker's first observation
             assert np.array_equal(obs[key][1], value), key
     finally:
+        single.close()
+
+
+def test_a_vector_env_of_text_observations_passes_every_character_the_page_shows():
+    """A text observation holds what the page shows (a `·` in a title, accents, arrows),
+    beyond the characters Gymnasium's shared memory keeps for a `Text` space."""
+    from webfactory_env.vector import WebTaskVectorEnv
+
+    envs = WebTaskVectorEnv(2, obs_mode="text")
+    single = gym.make("WebTask-v0", obs_mode="text")
+    try:
+        obs, _ = envs.reset(seed=5)
+        alone, _ = single.reset(seed=6)
+        assert obs[1] == alone and "·" in alone
+        _, _, terminated, truncated, _ = envs.step(np.array([[0, 0, 0]] * 2))
+        assert not (terminated | truncated).any()
+    finally:
+        envs.close()
         single.close()
 
 

@@ -163,7 +163,7 @@ def shop_executor():
 @pytest.mark.browser
 def test_fill_and_submit_with_drift_and_redaction(shop_executor, caplog):
     app = shop_executor.session.app
-    sku = app.products[0].sku
+    sku = app.queries.products[0].sku
     app.model.cart.items[sku] = 1
     app.touch()
     with caplog.at_level(logging.DEBUG):

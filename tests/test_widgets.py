@@ -10,6 +10,7 @@ from webfactory_env.core.predicates import Eq, Ref
 from webfactory_env.sitegen import generate_site
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.binding import FormField, SortOrder, transition
+from webfactory_env.sitegen.families.shop import transitions as shop_t
 from webfactory_env.sitegen.html import Renderer
 from webfactory_env.sitegen.spec import Option
 from webfactory_env.sitegen.variation import Variation
@@ -435,16 +436,40 @@ def test_inline_date_picker_shows_its_days_without_opening():
     _check_html_matches(r, html)
 
 
+def test_a_calendar_drawn_again_is_the_same_calendar_and_still_once_per_page():
+    """A month grid is drawn once per site and replayed: the next page shows the same HTML
+    and days; a picker drawn twice on one page is still refused; another value shows."""
+
+    def page(value: str, twice: bool = False) -> tuple[str, Renderer]:
+        r = _r(date_widget="inline")
+        kwargs = dict(label="Due", bind=SET.bind(name="due"), month="2026-02", is_open=False)
+        html = w.date_picker(r, sid="d", value=value, today="2026-02-01", **kwargs)
+        if twice:
+            w.date_picker(r, sid="d2", value=value, today="2026-02-01", **kwargs)
+        return html, r
+
+    first, r1 = page("2026-02-03")
+    again, r2 = page("2026-02-03")
+    assert again == first and r2.affordances == r1.affordances
+    _check_html_matches(r2, again)
+    with pytest.raises(ValueError, match="rendered twice on one page"):
+        page("2026-02-03", twice=True)
+    other, r3 = page("2026-02-14")
+    assert other != first and 'aria-selected="true"' in other
+    _check_html_matches(r3, other)
+
+
 def test_newsletter_promo_is_a_distractor_form_only_when_the_axis_asks():
     from webfactory_env.sitegen.copy import Copy
 
     copy = Copy("shop", Variation.plain(), 0)
     app = generate_site("shop", 0).new_app()
     app.model.forms.newsletter["email"] = "me@example.com"
-    field = app.set_field.bind(form="newsletter", name="email")
-    promo = {"field": field, "submit": app.join_newsletter.bind()}
+    field = shop_t.set_field.bind(form="newsletter", name="email")
+    promo = {"field": field, "submit": shop_t.join_newsletter.bind()}
     assert w.newsletter_promo(_r(), copy, **promo) == ""
     r = _r(distractors="some")
+    r.state = app.model  # the state the page is drawn from: the field shows its draft
     html = w.newsletter_promo(r, copy, **promo)
     _check_html_matches(r, html)
     assert html.startswith('<aside class="promo distractor">')

@@ -11,14 +11,12 @@ figure is a median over `repeats` runs on the shop listing page (seed 0), after 
 the machine's load average is recorded with them because on a busy machine every figure
 moves.
 
-Every figure is taken three times: `tokens`, `tokens` in a browser that draws no frames
-(`BrowserConfig(pixels=False)`), and `tokens+pixels`. Then what a trainer sees: a random
-policy that samples each action dimension uniformly among the valid entries of
-`action_masks()` (done verbs always allowed, so episodes end often and resets count), on
-`buy_red_mug` with a new level seed each episode: its step median, its reset median and
-its steps per second with the resets included; and the same policy on
-`WebTaskVectorEnv`s of 1, 2, 4 and 8 envs sharing one Chromium (aggregate steps per
-second, resets included).
+Every median is taken three times: `tokens` as a new user gets it (a browser that draws
+no frames), `tokens` in a browser that draws them (`BrowserConfig(pixels=True)`) and
+`tokens+pixels`. Then what trainers run (`bench_throughput`): a random masked policy on
+`WebTaskVectorEnv`s of 1, 2 and 4 envs per obs mode, with the task's own done rule and
+episodes capped at 20 steps, beside the CPU per step of our Python, the Playwright driver
+and Chromium; and the reset to a new level of each family, in CPU per process.
 """
 
 from __future__ import annotations
@@ -34,26 +32,35 @@ import gymnasium as gym
 import numpy as np
 
 from webfactory_env.actions import VERB_INDEX
-from webfactory_env.agents.random_agent import RandomAgent, sample_masked
+from webfactory_env.bench_throughput import (
+    PIXELS,
+    TRAINER_ENVS,
+    format_resets,
+    format_trainer,
+    reset_table,
+    trainer_table,
+)
 from webfactory_env.core.errors import ConfigError
+from webfactory_env.executor import shared_browser
 from webfactory_env.executor.browser import BrowserConfig
 
 FLOOR = "floor: mouse.click + evaluate"
 CDP_ROUND_TRIP = "reference: CDP round trip"
-# What every table runs: a name, the obs mode, whether the browser draws frames
-# (`BrowserConfig.pixels`; a tokens env never reads them).
-RUNS = (
-    ("tokens", "tokens", True),
-    ("tokens, pixels=False", "tokens", False),
-    ("tokens+pixels", "tokens+pixels", True),
+# What every median runs: a name, the obs mode, whether the browser draws frames
+# (`BrowserConfig.pixels`; None: the env's default, which for `tokens` draws nothing).
+RUNS: tuple[tuple[str, str, bool | None], ...] = (
+    ("tokens", "tokens", None),
+    ("tokens, frames drawn", "tokens", True),
+    ("tokens+pixels", "tokens+pixels", None),
 )
-PIXELS = (128, 128)  # the screenshot size the targets are stated for
-VECTOR_ENVS = (1, 2, 4, 8)
 POLICY: dict[str, Any] = {
     "task": "buy_red_mug",
     "done_actions": "always",
     "screenshot_size": PIXELS,
 }
+# How long a run takes: timed repeats per median, steps per trainer-table cell, resets per
+# family. `quick` gives every table in a few minutes; its figures are rougher.
+SIZES = {"full": (50, 300, 30), "quick": (7, 80, 10)}
 
 
 def median_ms(fn: Callable[[], object], repeats: int, warmup: int = 3) -> float:
@@ -67,7 +74,7 @@ def median_ms(fn: Callable[[], object], repeats: int, warmup: int = 3) -> float:
     return statistics.median(times)
 
 
-def measure_mode(name: str, mode: str, pixels: bool, repeats: int) -> dict[str, float]:
+def measure_mode(name: str, mode: str, pixels: bool | None, repeats: int) -> dict[str, float]:
     """Medians for one of `RUNS` (rows named after `name`); the first also measures the
     floor."""
     browser = BrowserConfig(pixels=pixels)
@@ -141,72 +148,13 @@ def after_reset(env: Any, seeds: Iterator[int], repeats: int, *steps: str) -> li
     return [statistics.median(t) for t in times]
 
 
-def random_policy(mode: str, steps: int, seed: int = 0, pixels: bool = True) -> dict[str, float]:
-    """The masked random policy on one env (in this process) for `steps` steps: medians of
-    its steps and resets, and steps per second with the resets included."""
-    env = gym.make("WebTask-v0", obs_mode=mode, browser=BrowserConfig(pixels=pixels), **POLICY)
-    agent = RandomAgent(env, seed=seed, allow_done=True)
-    step_ms, reset_ms, episodes = [], [], 0
-    try:
-        env.reset(seed=seed)
-        start = time.perf_counter()
-        for _ in range(steps):
-            action = agent.act()
-            t0 = time.perf_counter()
-            _, _, terminated, truncated, _ = env.step(action)
-            t1 = time.perf_counter()
-            step_ms.append((t1 - t0) * 1000)
-            if terminated or truncated:
-                episodes += 1
-                env.reset()  # the next level seed from the env's own generator
-                reset_ms.append((time.perf_counter() - t1) * 1000)
-        elapsed = time.perf_counter() - start
-    finally:
-        env.close()
-    return {
-        "step_ms": statistics.median(step_ms),
-        "reset_ms": statistics.median(reset_ms) if reset_ms else float("nan"),
-        "steps_per_s": steps / elapsed,
-        "episodes": episodes,
-    }
-
-
-def vector_scaling(
-    mode: str, counts: Sequence[int], steps: int, pixels: bool = True
-) -> dict[int, float]:
-    """Aggregate steps per second of the masked random policy on `WebTaskVectorEnv`s of
-    each size in `counts` (one shared Chromium; resets in the same step, so included)."""
-    from webfactory_env.vector import WebTaskVectorEnv
-
-    out = {}
-    browser = BrowserConfig(pixels=pixels)
-    for n in counts:
-        envs = WebTaskVectorEnv(
-            n, autoreset_mode="SameStep", obs_mode=mode, browser=browser, **POLICY
-        )
-        rng = np.random.default_rng(n)
-        nvec = np.asarray(envs.single_action_space.nvec)  # type: ignore[attr-defined]
-        try:
-            envs.reset(seed=0)
-            for _ in range(3):  # every worker's first steps warm its page
-                envs.step(sample_masked(envs.action_masks(), nvec, rng))
-            rounds = max(1, steps // n)
-            start = time.perf_counter()
-            for _ in range(rounds):
-                envs.step(sample_masked(envs.action_masks(), nvec, rng))
-            out[n] = n * rounds / (time.perf_counter() - start)
-        finally:
-            envs.close()
-    return out
-
-
 def parse_envs(text: str) -> tuple[int, ...]:
-    """`--envs`: "1,2,4,8" → (1, 2, 4, 8); "0" or "" → () (no scaling table)."""
+    """`--envs`: "1,2,4" → (1, 2, 4); "0" or "" → () (no trainer table)."""
     try:
         counts = tuple(int(part) for part in text.split(",") if part.strip())
     except ValueError:
         raise ConfigError(
-            f"--envs takes comma-separated env counts like 1,2,4,8 (got {text!r})"
+            f"--envs takes comma-separated env counts like 1,2,4 (got {text!r})"
         ) from None
     if any(n < 0 for n in counts):
         raise ConfigError(f"--envs takes counts of at least 1, or 0 to skip (got {text!r})")
@@ -214,28 +162,25 @@ def parse_envs(text: str) -> tuple[int, ...]:
 
 
 def run(
-    repeats: int = 50, envs: Sequence[int] = VECTOR_ENVS, policy_steps: int | None = None
+    repeats: int = 50,
+    envs: Sequence[int] = TRAINER_ENVS,
+    trainer_steps: int = 300,
+    resets: int = 30,
 ) -> dict[str, Any]:
-    """Every figure, plus the load average before and after and the CPU count. The random
-    policy takes `policy_steps` steps (default: 10 × repeats, at least 40) per run."""
+    """Every figure, plus the load average before and after and the CPU count."""
     before = os.getloadavg()
-    steps = policy_steps or max(40, 10 * repeats)
     medians: dict[str, float] = {}
     for name, mode, pixels in RUNS:
         medians.update(measure_mode(name, mode, pixels, repeats))
-    policy = {name: random_policy(mode, steps, pixels=px) for name, mode, px in RUNS}
-    vector = (
-        {name: vector_scaling(mode, envs, steps, px) for name, mode, px in RUNS} if envs else {}
-    )
+    reset_cpu = reset_table(resets) if resets else {}
+    shared_browser().close()  # idle from here on: the trainer tables launch their own
+    trainer = trainer_table(trainer_steps, envs) if envs else {}
     return {
         "median_ms": medians,
         "floor_ms": medians[FLOOR],
         "repeats": repeats,
-        "random_policy": policy,
-        "vector_steps_per_s": {
-            mode: {str(n): v for n, v in by.items()} for mode, by in vector.items()
-        },
-        "policy_steps": steps,
+        "reset_cpu": reset_cpu,
+        "trainer": trainer,
         "loadavg": {"before": list(before), "after": list(os.getloadavg())},
         "cpus": os.cpu_count(),
     }
@@ -247,23 +192,19 @@ def table(result: dict[str, Any]) -> str:
     width = max(len(k) for k in medians)
     lines = [f"{'operation':<{width}}  median ms  × floor"]
     lines += [f"{k:<{width}}  {ms:9.2f}  {ms / floor:7.2f}" for k, ms in medians.items()]
-    lines += ["", f"random masked policy, done allowed ({result['policy_steps']} steps, one env):"]
-    lines.append(f"{'obs mode':<22}  step ms  × floor  reset ms  steps/s (resets included)")
-    for mode, p in result["random_policy"].items():
-        lines.append(
-            f"{mode:<22}  {p['step_ms']:7.2f}  {p['step_ms'] / floor:7.2f}  {p['reset_ms']:8.2f}"
-            f"  {p['steps_per_s']:7.1f}  ({p['episodes']} episodes)"
-        )
-    vector = result["vector_steps_per_s"]
-    if vector:
-        counts = list(next(iter(vector.values())))
-        lines += ["", "WebTaskVectorEnv, one shared Chromium: aggregate steps/s (resets included)"]
-        lines.append(f"{'envs':<22}" + "".join(f"{n:>8}" for n in counts))
-        for mode, by in vector.items():
-            lines.append(f"{mode:<22}" + "".join(f"{by[n]:8.1f}" for n in counts))
+    if result["reset_cpu"]:
+        lines += ["", *format_resets(result["reset_cpu"])]
+    if result["trainer"]:
+        lines += ["", *format_trainer(result["trainer"])]
+    lines.append("")
+    lines.append(load_line(result))
+    return "\n".join(lines)
+
+
+def load_line(result: dict[str, Any]) -> str:
     load = result["loadavg"]
-    lines.append(
+    return (
         f"{result['repeats']} repeats; load average (1 min) before / after: "
         f"{load['before'][0]:.2f} / {load['after'][0]:.2f} on {result['cpus']} CPUs"
+        " (wall-time figures move with the load; CPU per step and per reset barely do)"
     )
-    return "\n".join(lines)

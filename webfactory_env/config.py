@@ -8,6 +8,7 @@ argument, what it got and what it takes; nothing else reaches the env.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -99,7 +100,7 @@ class EnvConfig(BaseModel):
     @model_validator(mode="after")
     def _frames(self) -> EnvConfig:
         """A browser that draws nothing (`BrowserConfig(pixels=False)`) takes no screenshot."""
-        if self.browser is None or self.browser.pixels:
+        if self.browser is None or self.browser.pixels is not False:
             return self
         wants = (
             f"obs_mode={self.obs_mode!r}"
@@ -168,10 +169,32 @@ class EnvConfig(BaseModel):
             self.done_actions,
         )
 
+    @property
+    def draws(self) -> bool:
+        """Whether the env's browser draws frames: when asked to (`BrowserConfig.pixels`),
+        else only if the env can be asked for pixels. A `tokens` or `text` env never reads
+        one, and drawing them is most of what Chromium spends on a step."""
+        if self.browser is not None and self.browser.pixels is not None:
+            return self.browser.pixels
+        return (
+            "pixels" in self.obs_mode
+            or self.render_mode == "rgb_array"
+            or self.end_screenshot == "full"
+        )
+
+    def with_frames(self) -> EnvConfig:
+        """This config with a browser that draws frames."""
+        browser = dataclasses.replace(self.browser or BrowserConfig(), pixels=True)
+        return self.model_copy(update={"browser": browser})
+
+    def browser_config(self) -> BrowserConfig:
+        """The env's `browser`, with its frame choice made (`draws`)."""
+        return dataclasses.replace(self.browser or BrowserConfig(), pixels=self.draws)
+
     def session(self) -> SessionConfig:
         return SessionConfig(
             viewport=self.viewport,
-            browser=self.browser or BrowserConfig(),
+            browser=self.browser_config(),
             step_timeout_ms=self.step_timeout_ms,
         )
 

@@ -55,16 +55,16 @@ class WebTaskEnv(gym.Env):
 
     ## Observation Space
     A `Dict` of fixed-shape arrays: per visible element `tag`, `role`, hashed `text` word
-    ids, `bbox` (viewport fractions), `flags`, padding `mask`; the goal: `goal` (word ids of
-    the text `goal_source` picks, by default `info["instruction"]`), `slots` (word ids of
+    ids, `bbox` (viewport fractions), `flags`, padding `mask`, `context` (words of its row,
+    label, heading); the goal: `goal` (words of `goal_source`'s text), `slots` (words of
     each value slot), `task_id`; in `discrete` mode the `menu`, (verb, element, slot) per
     action; in pixel modes an RGB `screenshot`. `obs_mode`: tokens, pixels, tokens+pixels,
     text (goal, values, last action's result, the page as an indexed tree).
 
     ## Rewards
-    `step_penalty` a step, `invalid_penalty` per invalid action, `subgoal_reward` once per
-    subgoal after its prerequisites, `undo_penalty` when credited progress is undone,
-    `success_reward` when the goal holds (`docs/ground-truth.md`). See `RewardSpec`.
+    `RewardSpec`: `step_penalty` a step, `invalid_penalty` per invalid action or no-op repeat,
+    `subgoal_reward` once per subgoal after its prerequisites, `undo_penalty` when credited
+    progress is undone, `success_reward` when the goal holds (`docs/ground-truth.md`).
 
     ## Starting State / Episode End
     The start page of level seed N (`reset(seed=N)`; `options`: `family`, `task`,
@@ -73,12 +73,7 @@ class WebTaskEnv(gym.Env):
     on success or a done verb; truncated after `max_steps` or a browser failure (`reason`).
 
     ## Arguments
-    `EnvConfig` validates them (one `ConfigError` line per mistake), says what each does:
-    `family`, `task`, `difficulty`, `obs_mode`, `max_elements`, `max_tokens`, `vocab_size`,
-    `screenshot_size`, `viewport`, `max_steps`, `max_values`, `reward`, `render_mode`,
-    `browser`, `variation`, `action_mode`, `max_chars`, `max_actions`, `step_timeout_ms`,
-    `instruction_style` (`goal`, `goal+hints`, `recipe`), `goal_source`, `goal_tokens`,
-    `done_actions`, `end_screenshot` (`lazy`, `full`, `none`: see `EpisodeArtifacts`).
+    `EnvConfig` validates them and says what each does (the browser draws only for pixels).
 
     ## Version History
     - v0: first release; goals pinned to entities with provenance since compiler 0.3.
@@ -188,8 +183,7 @@ class WebTaskEnv(gym.Env):
         out = ep.conclude(action, decoded, dom_before, op, refused, ran)
         obs = self._observation(ran, out.record)
         info = self._info(record=out.record)
-        info["action_error"] = out.error
-        info["success"] = out.outcome.success
+        info.update(action_error=out.error, success=out.outcome.success)
         info["subgoals_newly"] = list(out.outcome.newly)
         if ep.ended:
             # Artifacts while the page is still alive, before anyone tears it down.
@@ -242,6 +236,12 @@ class WebTaskEnv(gym.Env):
 
     def screenshot_png(self) -> bytes:
         return self.session.screenshot_png()
+
+    def draw_frames(self) -> None:
+        """Draw frames for a wrapper that stores screenshots (before the first reset)."""
+        if self._session is not None and not self._session.draws:
+            raise ConfigError("screenshots need browser=BrowserConfig(pixels=True) in gym.make")
+        self.config = self.config.with_frames()
 
     def end_on_crash(self, message: str) -> dict[str, Any] | None:
         """The browser failed after `step` returned (a trace recorder's screenshot): end a

@@ -141,9 +141,9 @@ def check_site(site: Site) -> None:
 
 
 def _snapshot(app: SiteApp) -> bytes:
-    """Everything a page could change by being drawn: the family's state (secrets too),
-    the UI state, the one-navigation message (pickled: many times cheaper than a copy)."""
-    return pickle.dumps((app.model, app.ui, app.flash))
+    """Everything a page could change by being drawn: the family's state (secrets too) and
+    the UI state with its one-navigation message (pickled: many times cheaper than a copy)."""
+    return pickle.dumps((app.model, app.ui))
 
 
 def check_transitions(family: str) -> None:

@@ -36,7 +36,6 @@ from gymnasium.vector import AsyncVectorEnv, AutoresetMode
 
 from webfactory_env.config import EnvConfig
 from webfactory_env.core.errors import ConfigError
-from webfactory_env.executor.browser import BrowserConfig
 from webfactory_env.executor.browser_server import BrowserServer
 
 log = logging.getLogger(__name__)
@@ -68,8 +67,10 @@ class WebTaskVectorEnv(AsyncVectorEnv):
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ConfigError(f"num_envs must be a positive integer (got {num_envs!r})")
         env_kwargs.pop("max_episode_steps", None)  # Gymnasium's; the env has max_steps
-        EnvConfig.parse(env_kwargs)  # a mistake is one clear error here, not one per worker
-        browser = env_kwargs.get("browser") or BrowserConfig()
+        # A mistake is one clear error here, not one per worker; the shared Chromium draws
+        # frames only if the envs can be asked for pixels (`EnvConfig.draws`).
+        config = EnvConfig.parse(env_kwargs)
+        browser = config.browser_config()
         self.server: BrowserServer | None = None
         if share_browser and not (browser.cdp_endpoint or browser.server_endpoint):
             self.server = BrowserServer(browser)
@@ -77,7 +78,13 @@ class WebTaskVectorEnv(AsyncVectorEnv):
         make = functools.partial(make_env, env_kwargs)
         try:
             super().__init__(
-                [make] * num_envs, context=context, daemon=daemon, autoreset_mode=autoreset_mode
+                [make] * num_envs,
+                context=context,
+                daemon=daemon,
+                autoreset_mode=autoreset_mode,
+                # A text observation holds any character a page shows; Gymnasium's shared
+                # memory only those of its Text space's sampling charset: pipe it instead.
+                shared_memory=config.obs_mode != "text",
             )
         except BaseException:
             self._stop_server()

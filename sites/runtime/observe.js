@@ -6,7 +6,7 @@
   // What an accessibility tree gives a screen-reader user, per visible element: its role,
   // its name (whole, up to maxText characters, cut with "…"), its value, its states (as
   // flag bits), its containers (landmarks, forms, lists and their items, tables and their
-  // rows) and, inside a table, the name of its column.
+  // rows) and, inside a table, the name of its column; outside one, what labels its value.
   function roleOf(el) {
     const explicit = el.getAttribute("role");
     if (explicit) return explicit;
@@ -158,6 +158,28 @@
     return th ? squash(th.textContent, 200) : "";
   }
 
+  // What names the value `el` shows, outside tables (a cell's is its column): the term
+  // (`dt`) of the definition (`dd`) it is in, the definition of a term, or the text its
+  // aria-labelledby points at; "" when nothing does.
+  function labelOf(el) {
+    const by = el.getAttribute("aria-labelledby");
+    const ref = by && document.getElementById(by);
+    if (ref && !isInteractive(el)) return squash(ref.textContent, 200);
+    const dd = el.closest("dd");
+    if (dd) {
+      let dt = dd.previousElementSibling;
+      while (dt && dt.tagName === "DD") dt = dt.previousElementSibling;
+      return dt && dt.tagName === "DT" ? squash(dt.textContent, 200) : "";
+    }
+    const term = el.closest("dt");
+    if (term) {
+      let def = term.nextElementSibling;
+      while (def && def.tagName === "DT") def = def.nextElementSibling;
+      return def && def.tagName === "DD" ? squash(def.textContent, 200) : "";
+    }
+    return "";
+  }
+
   // Visible, agent-perceivable elements in document order: interactive elements, and
   // elements carrying their own text outside any interactive element. One walk, layout
   // queries only for candidates, visibility checks only for what is in the viewport.
@@ -165,7 +187,7 @@
     const maxElements = opts.maxElements, maxText = opts.maxText || 8000;
     const vw = window.innerWidth, vh = window.innerHeight;
     const out = {tag: [], role: [], text: [], value: [], box: [], flags: [], sid: [], options: [],
-                 secret: [], group: [], column: []};
+                 secret: [], group: [], column: [], label: []};
     // Containers of observed elements only, made when the first one inside is observed.
     const groups = {role: [], name: [], parent: []};
     function groupIndex(ctx) {
@@ -222,6 +244,7 @@
       out.options.push(tag === "SELECT" ? Array.from(el.options, o => squash(o.text, maxText)) : null);
       out.group.push(groupIndex(ctx));
       out.column.push(columnOf(el, heads));
+      out.label.push(labelOf(el));
     }
 
     function visit(parent, inInteractive, ctx) {

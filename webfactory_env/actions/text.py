@@ -7,6 +7,7 @@ that reads its arguments, and the parser, its error messages and the LLM agent's
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -108,6 +109,12 @@ def unquote(raw: str) -> str:
             out.append(ch)
             i += 1
     return "".join(out)
+
+
+def quote_text(text: str) -> str:
+    """`text` as a string argument of a text action (`unquote` reads it back): a JSON
+    string literal is one, whatever quotes, backslashes or newlines it holds."""
+    return json.dumps(text, ensure_ascii=False)
 
 
 def parse_call(text: str) -> tuple[str, CallArgs] | str:

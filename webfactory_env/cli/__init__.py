@@ -1,8 +1,9 @@
 """The `webfactory` command line (see shared/CLI.md for the contract).
 
 One module per group of commands: `sites` (generate, serve, schema, axes, executor),
-`tasks` (tasks list, compile, fmt), `episodes` (run, demo, replay, view, trace-schema) and
-`evaluation` (suites, eval, dataset, bench); `common` holds what they share.
+`tasks` (tasks list, compile, fmt), `episodes` (run, demo, replay, view, trace-schema),
+`evaluation` (suites, eval, dataset, bench) and `rl` (openenv serve); `common` holds what
+they share.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from webfactory_env.__about__ import __version__
-from webfactory_env.cli import episodes, evaluation, sites, tasks
+from webfactory_env.cli import episodes, evaluation, rl, sites, tasks
 from webfactory_env.cli.episodes import run_episode
 from webfactory_env.core.errors import WebfactoryError
 
@@ -39,6 +40,7 @@ COMMANDS = (
     evaluation.add_bench,
     evaluation.add_dataset,
     evaluation.add_eval,
+    rl.add_openenv,
 )
 
 

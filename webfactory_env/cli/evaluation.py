@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -31,13 +33,22 @@ def add_suites(command: Command) -> None:
 
 def add_bench(command: Command) -> None:
     """Declare `webfactory bench`."""
-    c = command("bench", "speed benchmarks: step and reset medians next to the browser floor")
+    c = command(
+        "bench",
+        "speed benchmarks: medians next to the browser floor, CPU per reset of each family,"
+        " and what trainers run (steps/s and CPU per step of each process)",
+    )
     c.add_argument("--json", action="store_true", help="print JSON with the medians in ms")
-    c.add_argument("--repeats", type=int, default=50, help="timed runs per figure (median)")
+    c.add_argument(
+        "--quick",
+        action="store_true",
+        help="every table in a few minutes, with fewer repeats, steps and resets",
+    )
+    c.add_argument("--repeats", type=int, help="timed runs per median (default 50; quick 7)")
     c.add_argument(
         "--envs",
-        default="1,2,4,8",
-        help="vector env sizes for the scaling table, comma-separated (0: skip the table)",
+        default="1,2,4",
+        help="vector env sizes for the trainer table, comma-separated (0: skip the table)",
     )
     c.set_defaults(func=cmd_bench)
 
@@ -102,9 +113,19 @@ def add_eval(command: Command) -> None:
 def cmd_bench(args: argparse.Namespace) -> int:
     from webfactory_env import bench
 
-    if args.repeats < 1:
+    repeats, steps, resets = bench.SIZES["quick" if args.quick else "full"]
+    repeats = repeats if args.repeats is None else args.repeats
+    if repeats < 1:
         raise usage("--repeats must be at least 1")
-    result = bench.run(args.repeats, bench.parse_envs(args.envs))
+    envs = bench.parse_envs(args.envs)
+    load = os.getloadavg()
+    print(
+        f"webfactory bench: load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
+        f" on {os.cpu_count()} CPUs",
+        file=sys.stderr,
+        flush=True,
+    )
+    result = bench.run(repeats, envs, trainer_steps=steps, resets=resets)
     print(json.dumps(result, indent=2) if args.json else bench.table(result))
     return 0
 

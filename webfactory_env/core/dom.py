@@ -77,11 +77,13 @@ class DomSnapshot:
     can_back: bool
     # The page's structure, as an accessibility tree shows it: containers (landmarks, forms,
     # dialogs, lists and their items, tables and their rows, cards) as (role, name, parent
-    # index or -1), each element's innermost container (-1: none), and the name of the
-    # table column it is in ("" outside tables).
+    # index or -1), each element's innermost container (-1: none), the name of the table
+    # column it is in ("" outside tables) and, outside tables, what labels its value (a
+    # definition's term, a term's definition, its aria-labelledby text).
     groups: tuple[tuple[str, str, int], ...] = ()
     group_of: tuple[int, ...] = ()
     columns: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> DomSnapshot:
@@ -106,6 +108,7 @@ class DomSnapshot:
             groups=_groups(data.get("groups")),
             group_of=tuple(int(g) for g in el.get("group", ())),
             columns=tuple(str(c) for c in el.get("column", ())),
+            labels=tuple(str(c) for c in el.get("label", ())),
         )
 
     def __len__(self) -> int:
@@ -165,6 +168,43 @@ class DomSnapshot:
 
     def column(self, index: int) -> str:
         return self.columns[index] if 0 <= index < len(self.columns) else ""
+
+    def label(self, index: int) -> str:
+        """What names the value element `index` shows: its table column, or the label the
+        page gives it elsewhere ("Reputation" for the "5243" beside it); "" when none."""
+        column = self.column(index)
+        if column:
+            return column
+        return self.labels[index] if 0 <= index < len(self.labels) else ""
+
+    def container_heading(self, index: int) -> str:
+        """The title of the part of the page element `index` is in: its innermost named
+        container that is not an entry (a table's caption, a form's legend, a region's
+        label), else the text of the last heading before it; "" when none."""
+        group = self.group_of[index] if 0 <= index < len(self.group_of) else -1
+        seen: set[int] = set()
+        while 0 <= group < len(self.groups) and group not in seen:
+            role, name, parent = self.groups[group]
+            if name and role not in ITEM_ROLES:
+                return name
+            seen.add(group)
+            group = parent
+        heading = self.heading_of(index)
+        return self.texts[heading] if heading >= 0 else ""
+
+    def same_page(self, other: DomSnapshot) -> bool:
+        """Whether `other` shows what this snapshot shows: the same page, scrolled alike,
+        with the same elements, words, values, boxes and states."""
+        return (
+            self.route == other.route
+            and self.scroll_y == other.scroll_y
+            and self.title == other.title
+            and self.texts == other.texts
+            and self.values == other.values
+            and self.flags == other.flags
+            and self.boxes == other.boxes
+            and self.options == other.options
+        )
 
     @property
     def can_scroll_down(self) -> bool:

@@ -127,6 +127,7 @@ class Episode:
         self.errors: list[dict[str, Any]] = []
         self.artifacts: EpisodeArtifacts | None = None
         self.state = self.full_state()
+        self._last: act.Decoded | str | None = None  # the last valid action
         app.take_fired()
         self.sim = RewardSimulator(task, spec)
         self.sim.reset(self.state)
@@ -181,9 +182,20 @@ class Episode:
             }
         before, self.state = self.state, self.full_state()
         fired = self.app.take_fired()
-        outcome = self.sim.step(
-            ActionRecord(valid=valid, sid=sid, done=done, transitions=fired), self.state
+        # A repeat without effect: neither the page nor the state moved (compared only for
+        # a repeat, the state last: it is the costly part).
+        page = ran.result.dom if ran.result is not None else None
+        repeat = (
+            valid
+            and not done
+            and decoded == self._last
+            and page is not None
+            and page.same_page(dom_before)
+            and before == self.state
         )
+        self._last = decoded if valid else None
+        acted = ActionRecord(valid=valid, sid=sid, done=done, transitions=fired, repeat=repeat)
+        outcome = self.sim.step(acted, self.state)
         terminated = outcome.terminated
         truncated = not terminated and (self.steps >= self.max_steps or ran.crash is not None)
         self.ended = terminated or truncated

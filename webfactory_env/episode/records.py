@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Iterator, Mapping
@@ -168,6 +169,12 @@ def _acted_box(decoded: act.Decoded | str, dom: DomSnapshot) -> list[int] | None
     return [int(v) for v in dom.boxes[decoded.index]]
 
 
+@functools.cache
+def _dtype_name(dtype: np.dtype[Any]) -> bytes:
+    """`str(dtype)`, encoded: numpy builds that name in Python, on every call."""
+    return str(dtype).encode()
+
+
 def observation_digest(obs: Mapping[str, np.ndarray] | str) -> str:
     """SHA-256 over every observation array, in key order (or over the text observation)."""
     h = hashlib.sha256()
@@ -177,7 +184,7 @@ def observation_digest(obs: Mapping[str, np.ndarray] | str) -> str:
     for key in sorted(obs):
         arr = np.ascontiguousarray(obs[key])
         h.update(key.encode())
-        h.update(str(arr.dtype).encode())
+        h.update(_dtype_name(arr.dtype))
         h.update(str(arr.shape).encode())
         h.update(arr.tobytes())
     return h.hexdigest()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import dataclasses
 import logging
 import os
 import shutil
@@ -96,15 +97,27 @@ class BrowserConfig:
 
     `pixels=False` launches Chromium without a compositor thread (`NO_FRAMES`): pages lay
     out, run scripts and take input as before, but never draw a frame, so screenshots
-    are impossible. Drawing is about two thirds of Chromium's CPU per step, which a
-    `tokens` or `text` env never reads (`webfactory bench` shows both)."""
+    are impossible. Drawing is most of Chromium's CPU per step, which a `tokens` or `text`
+    env never reads (`webfactory bench` shows both). `pixels=None` (the default) leaves it
+    to the user of the browser: an env draws only when it can be asked for pixels (see
+    `EnvConfig.draws`); a session, server or tool opened directly draws. Envs of one
+    process share a browser that draws if any of them needs it."""
 
     executable: str | None = None
     headless: bool = True
     extra_args: tuple[str, ...] = field(default_factory=tuple)
     cdp_endpoint: str | None = None
-    pixels: bool = True
+    pixels: bool | None = None
     server_endpoint: str | None = None
+
+    @property
+    def draws(self) -> bool:
+        """Whether a browser launched with this config draws frames."""
+        return self.pixels is not False
+
+    def launch_key(self) -> BrowserConfig:
+        """This config without its frame choice: the browsers it may share."""
+        return dataclasses.replace(self, pixels=None)
 
 
 def find_chromium(explicit: str | None = None) -> str:
@@ -161,7 +174,7 @@ def launch_args(config: BrowserConfig) -> list[str]:
             features += [f for f in arg[len(_DISABLE) :].split(",") if f and f not in features]
         else:
             args.append(arg)
-    if not config.pixels:
+    if not config.draws:
         args.append(NO_FRAMES)
     args.append(_DISABLE + ",".join(features))
     return args
@@ -207,6 +220,9 @@ class SharedBrowser:
         # Contexts of envs garbage-collected where Playwright cannot be called (another
         # thread, or inside Playwright's own dispatcher): closed on the next `acquire`.
         self._orphans: list[BrowserContext] = []
+        # Browsers that drew no frames, replaced by one that does: closed with their last
+        # context (`close_orphans`).
+        self._retired: list[Browser] = []
 
     # ------------------------------------------------------------------ users
     def join(self) -> None:
@@ -297,13 +313,40 @@ class SharedBrowser:
         else:
             self._orphans.append(context)
 
+    def retired(self, context: BrowserContext) -> bool:
+        """`context` lives in a browser replaced by one that draws (see `acquire`)."""
+        try:
+            return context.browser in self._retired
+        except Exception:  # Playwright's objects are gone with their connection
+            return False
+
     def close_orphans(self) -> None:
-        """Close the contexts `close_context` had to leave for later."""
+        """Close the contexts `close_context` had to leave for later, and the browsers
+        replaced by one that draws once their last context is gone."""
         while self._orphans:
             context = self._orphans.pop()
             if not self.dead:
                 with contextlib.suppress(Exception):
                     self.bounded(context.close, CLOSE_TIMEOUT_MS, what="closing a context")
+        for browser in [b for b in self._retired if not b.contexts]:
+            self._retired.remove(browser)
+            if not self.dead:
+                with contextlib.suppress(Exception):  # already gone: nothing to clean
+                    self.bounded(browser.close, CLOSE_TIMEOUT_MS, what="closing a browser")
+
+    def _serves(self, config: BrowserConfig) -> bool:
+        """The running browser does what `config` asks: the same launch, and frames if it
+        wants them (a browser that draws serves an env that needs none too)."""
+        running = self._config
+        if running is None or running.launch_key() != config.launch_key():
+            return False
+        return running.draws or not config.draws or self.remote
+
+    def _upgrade(self, config: BrowserConfig) -> bool:
+        """`config` differs from the running browser's only in wanting frames."""
+        running = self._config
+        same = running is not None and running.launch_key() == config.launch_key()
+        return same and not self.remote and config.draws
 
     def _claim(self) -> None:
         """This thread becomes the browser's (or already is); any other is refused. Under a
@@ -332,9 +375,14 @@ class SharedBrowser:
         if self.dead or not self.processes.driver_alive():
             self._discard_driver()  # killed, or died on its own: start again from scratch
         self.close_orphans()
-        if self._browser is not None and self._browser.is_connected() and config == self._config:
+        if self._browser is not None and self._browser.is_connected() and self._serves(config):
             return self._browser
-        if self._browser is not None:
+        if self._browser is not None and self._browser.is_connected() and self._upgrade(config):
+            # Frames wanted from a browser that draws none: a new one that draws, while the
+            # old one lives on for its contexts (they move to the new one at their next load).
+            self._retired.append(self._browser)
+            self._browser = None
+        elif self._browser is not None:
             self._close_browser()
         if self._playwright is None:
             self._start_driver()
@@ -416,6 +464,7 @@ class SharedBrowser:
         log.warning("the Playwright driver or Chromium was killed or died; starting both again")
         self.processes.kill()
         self._orphans.clear()
+        self._retired = []
         self._browser = None
         if self._playwright is not None:
             with contextlib.suppress(Exception):  # its pipe is closed: stop() just cleans up
@@ -426,10 +475,12 @@ class SharedBrowser:
 
     def _close_browser(self) -> None:
         self._orphans.clear()  # closed with their browser
-        browser, self._browser = self._browser, None
-        if browser is not None and not self.dead:
-            with contextlib.suppress(Exception):  # already gone: nothing to clean
-                self.bounded(browser.close, CLOSE_TIMEOUT_MS, what="closing the browser")
+        browsers, self._retired = [self._browser, *self._retired], []
+        self._browser = None
+        for browser in browsers:
+            if browser is not None and not self.dead:
+                with contextlib.suppress(Exception):  # already gone: nothing to clean
+                    self.bounded(browser.close, CLOSE_TIMEOUT_MS, what="closing the browser")
 
     def close(self) -> None:
         """Close the browser and stop the driver (both start again on the next acquire)."""
@@ -467,6 +518,7 @@ class SharedBrowser:
         self._thread = None
         self._claim_lock = threading.Lock()  # the parent's may have been held at the fork
         self._orphans = []
+        self._retired = []
         self.processes = Processes()
         self.dead = False
         self.users = 0

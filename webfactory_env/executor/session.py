@@ -334,7 +334,8 @@ class PageSession:
         self._shared.close_orphans()  # contexts of envs collected since the last reset
         self.changes += 1
         every = self.config.recycle_every
-        if self.crashed or not self._alive() or (every and self.loads >= every):
+        stale = self.crashed or not self._alive() or self._shared.retired(self._context)
+        if stale or (every and self.loads >= every):
             self.reopen()
         self.loads += 1
         try:
@@ -497,14 +498,15 @@ class PageSession:
     # -------------------------------------------------------------- screenshots
     @property
     def draws(self) -> bool:
-        """Whether this browser draws frames (`BrowserConfig.pixels`): screenshots need it."""
-        return self.config.browser.pixels
+        """Whether this session may take screenshots (`BrowserConfig.pixels` not False)."""
+        return self.config.browser.draws
 
     def _need_frames(self) -> None:
         if not self.draws:
             raise ConfigError(
-                "this browser draws no frames (BrowserConfig(pixels=False)), so it takes no"
-                " screenshots; use a browser with pixels=True"
+                "this browser draws no frames, so it takes no screenshots (a tokens or text"
+                " env gets such a browser unless it is made with"
+                " browser=BrowserConfig(pixels=True))"
             )
 
     def screenshot_png(self) -> bytes:

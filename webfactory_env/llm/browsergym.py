@@ -62,9 +62,11 @@ class BrowserGymAdapter(gym.Wrapper[dict[str, Any], str, Any, str]):
 
     def __init__(self, env: gym.Env[Any, Any], *, screenshot: bool = False) -> None:
         super().__init__(env)
-        base = env.unwrapped
+        base: Any = env.unwrapped
         if getattr(getattr(base, "action_config", None), "mode", None) != "text":
             raise TypeError("BrowserGymAdapter wraps a WebTask-v0 made with action_mode='text'")
+        if screenshot:  # someone will look: the browser must draw, whatever the obs mode
+            base.draw_frames()
         self.screenshot = screenshot
         self._base: Any = base
         self.action_space = spaces.Text(max_length=2000, min_length=0)

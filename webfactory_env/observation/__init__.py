@@ -4,6 +4,7 @@ Imports only `core`; the env imports it."""
 
 from webfactory_env.observation.compose import encode_observation, observation_space
 from webfactory_env.observation.encode import (
+    CONTEXT_PARTS,
     FLAG_COLUMNS,
     ROLES,
     TAGS,
@@ -20,6 +21,7 @@ from webfactory_env.observation.goal import (
 from webfactory_env.observation.text import StepContext, render_observation, render_text
 
 __all__ = [
+    "CONTEXT_PARTS",
     "FLAG_COLUMNS",
     "GOAL_KEYS",
     "MENU_KEY",

@@ -4,7 +4,10 @@ Per observed element: a tag id, a role id, hashed word ids of its visible text a
 its box normalised by the viewport, and state flags (one column per bit of `FLAG_COLUMNS`,
 in `core.dom.FLAG_NAMES` order: what the element affords, and the states a screen reader
 announces: disabled, checked or not, selected, expanded or collapsed, current); a padding
-mask marks real rows. Word
+mask marks real rows. Its context (`CONTEXT_PARTS`, one row of word ids each) says where it
+stands, as the text view's nesting does: the words of its entry (the list item, table row
+or card it is in), its label (a cell's column, a definition's term, a term's definition)
+and the title of its part of the page (a named container, else the heading above it). Word
 ids come from BLAKE2b, so they are identical in every process whatever PYTHONHASHSEED is.
 No semantic id or instrumentation reaches these arrays.
 """
@@ -102,6 +105,8 @@ FLAG_COLUMNS = (
     domflags.EXPANDED,
     domflags.CURRENT,
 )
+# The rows of the `context` array, per element.
+CONTEXT_PARTS = ("row", "label", "heading")
 _TAG_ID = {t: i for i, t in enumerate(TAGS)}
 _ROLE_ID = {r: i for i, r in enumerate(ROLES)}
 _WORD = re.compile(r"[0-9a-z\u00c0-\uffff]+")
@@ -157,6 +162,7 @@ def dom_space(config: ObservationConfig) -> dict[str, spaces.Space]:
         "bbox": spaces.Box(0.0, 1.0, (n, 4), np.float32),
         "flags": spaces.Box(0, 1, (n, len(FLAG_COLUMNS)), np.uint8),
         "mask": spaces.Box(0, 1, (n,), np.uint8),
+        "context": spaces.Box(0, config.vocab_size - 1, (n, len(CONTEXT_PARTS), k), np.int64),
     }
 
 
@@ -198,13 +204,20 @@ def encode_dom(dom: DomSnapshot, config: ObservationConfig) -> dict[str, np.ndar
     bbox = np.zeros((n, 4), np.float32)
     flags = np.zeros((n, len(FLAG_COLUMNS)), np.uint8)
     mask = np.zeros(n, np.uint8)
+    context = np.zeros((n, len(CONTEXT_PARTS), k), np.int64)
     m = min(len(dom), n)
+    rows = _entry_words(dom, m, k, config.vocab_size)
     for i in range(m):
         tag[i] = _TAG_ID.get(dom.tags[i], 1)
         role[i] = _ROLE_ID.get(dom.roles[i], 1)
         words = dom.texts[i] if not dom.values[i] else f"{dom.texts[i]} {dom.values[i]}"
         ids = text_token_ids(words, k, config.vocab_size)
         text[i, : len(ids)] = ids
+        row = rows.get(dom.item_of(i), [])  # the rows of CONTEXT_PARTS, in its order
+        context[i, 0, : len(row)] = row
+        for c, part in ((1, dom.label(i)), (2, dom.container_heading(i))):
+            ids = text_token_ids(part, k, config.vocab_size)
+            context[i, c, : len(ids)] = ids
     if m:  # whole columns at once: the same float32 arithmetic, element by element
         vw, vh = dom.viewport
         scale = np.array([vw, vh, vw, vh], np.float32)
@@ -213,4 +226,23 @@ def encode_dom(dom: DomSnapshot, config: ObservationConfig) -> dict[str, np.ndar
         bits = np.asarray(dom.flags[:m], np.int64)[:, None] & _FLAG_BITS
         flags[:m] = bits != 0
         mask[:m] = 1
-    return {"tag": tag, "role": role, "text": text, "bbox": bbox, "flags": flags, "mask": mask}
+    return {
+        "tag": tag,
+        "role": role,
+        "text": text,
+        "bbox": bbox,
+        "flags": flags,
+        "mask": mask,
+        "context": context,
+    }
+
+
+def _entry_words(dom: DomSnapshot, m: int, k: int, vocab_size: int) -> dict[int, list[int]]:
+    """Per entry (list item, table row, card) of the first `m` elements: the ids of its
+    first `k` words, its elements' texts and values in page order."""
+    texts: dict[int, list[str]] = {}
+    for i in range(m):
+        item = dom.item_of(i)
+        if item >= 0:
+            texts.setdefault(item, []).extend(t for t in (dom.texts[i], dom.values[i]) if t)
+    return {item: text_token_ids(" ".join(words), k, vocab_size) for item, words in texts.items()}

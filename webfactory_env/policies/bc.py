@@ -135,7 +135,7 @@ def clone(
     return CloneStats(epochs, n, loss_value, greedy_accuracy(net, tensors, actions))
 
 
-ELEMENT_KEYS = ("tag", "role", "text", "bbox", "flags", "mask")
+ELEMENT_KEYS = ("tag", "role", "text", "bbox", "flags", "mask", "context")
 
 
 def trim(batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:

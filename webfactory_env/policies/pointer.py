@@ -5,10 +5,14 @@ Framework-free torch: `PointerNet(obs) -> (PointerOutput)` on a dict of batched 
 shaped like `WebTask-v0`'s `tokens` observation. SB3 (`policies.sb3`) and BC (`policies.bc`)
 wrap it.
 
-Per element: word, tag and role embeddings, flags and box, plus content features: the
-share of its words that appear in the goal, the best share of a value slot's words it
-shows, how specific its goal words are on this page (and its neighbours' in page order),
-and its rank among the rows of its role (all, and those showing goal words).
+Per element: word, tag and role embeddings, flags and box, the words of its context
+(its entry, its label, its part of the page's title: `observation.CONTEXT_PARTS`), plus
+content features: the share of its words that appear in the goal, the best share of a value
+slot's words it shows, the same two for each part of its context (the "8720" labelled
+"Reputation" when the goal asks for a reputation; the "Log out" in the row that shows the
+device the goal names), how specific its goal words are on this page (and its neighbours'
+in page order), and its rank among the rows of its role (all, and those showing goal
+words).
 Elements are modulated by the goal (FiLM), mixed by one self-attention layer, and pooled
 by attention with the goal as query into a context vector. Slots: their words and the
 goal words around where they appear in the goal. The action is factored as
@@ -26,7 +30,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from webfactory_env.actions import VERB_INDEX, VERBS
-from webfactory_env.observation import FLAG_COLUMNS, ROLES, TAGS
+from webfactory_env.observation import CONTEXT_PARTS, FLAG_COLUMNS, ROLES, TAGS
 from webfactory_env.observation.goal import TASK_IDS
 
 N_VERBS = len(VERBS)
@@ -38,6 +42,7 @@ POINTING = tuple(
     for v in ("click", "type", "select", "submit", "press_enter", "done_success", "done_fail")
 )
 NEG = -1e8
+N_CONTEXT = len(CONTEXT_PARTS)
 
 
 @dataclass(frozen=True)
@@ -103,6 +108,24 @@ def _as_rows(actions: torch.Tensor) -> torch.Tensor:
     return rows[:, None, :]
 
 
+def _matches(
+    words: torch.Tensor, goal_bag: torch.Tensor, slot_bag: torch.Tensor, slot_on: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """For word ids `words` (B, N, K): which are goal words (B, N, K), the share of each
+    row's words in the goal (B, N), and the best share of a slot's words it shows (B, N)."""
+    b, n = words.shape[:2]
+    on = words > 0
+    in_goal = goal_bag.gather(1, words.reshape(b, -1)).reshape(words.shape)
+    goal_share = in_goal.float().sum(-1) / on.float().sum(-1).clamp(min=1)
+    s_count = slot_bag.shape[1]
+    if not s_count:
+        return in_goal, goal_share, goal_share * 0
+    flat = words.reshape(b, 1, -1).expand(-1, s_count, -1)
+    shown = slot_bag.gather(2, flat).reshape(b, s_count, n, -1).float().sum(-1)
+    slot_share = shown / slot_on.float().sum(-1)[..., None].clamp(min=1)  # (B, S, N)
+    return in_goal, goal_share, slot_share.max(1).values.clamp(max=1.0)
+
+
 def _masked_mean(x: torch.Tensor, mask: torch.Tensor, dim: int) -> torch.Tensor:
     m = mask.to(x.dtype).unsqueeze(-1)
     return (x * m).sum(dim) / m.sum(dim).clamp(min=1.0)
@@ -110,7 +133,7 @@ def _masked_mean(x: torch.Tensor, mask: torch.Tensor, dim: int) -> torch.Tensor:
 
 class PointerNet(nn.Module):
     """See the module docstring. Input: a dict with `tag`, `role`, `text`, `bbox`,
-    `flags`, `mask`, `goal`, `slots`, `task_id` (batched; floats or ints)."""
+    `flags`, `mask`, `context`, `goal`, `slots`, `task_id` (batched; floats or ints)."""
 
     def __init__(self, config: PointerConfig = PointerConfig()) -> None:
         super().__init__()
@@ -122,7 +145,9 @@ class PointerNet(nn.Module):
         self.tasks = nn.Embedding(TASK_IDS, d) if config.task_embedding else None
         self.goal_pos = nn.Embedding(1024, d)
         self.element_in = nn.Sequential(
-            nn.Linear(3 * d + len(FLAG_COLUMNS) + 4 + 6, 2 * d), nn.ReLU(), nn.Linear(2 * d, d)
+            nn.Linear((3 + N_CONTEXT) * d + len(FLAG_COLUMNS) + 4 + 6 + 2 * N_CONTEXT, 2 * d),
+            nn.ReLU(),
+            nn.Linear(2 * d, d),
         )
         self.goal_in = nn.Sequential(nn.Linear(2 * d, d), nn.ReLU(), nn.Linear(d, d))
         self.film = nn.Linear(d, 2 * d)
@@ -145,23 +170,23 @@ class PointerNet(nn.Module):
         d = self.config.dim
 
         # Content matches, by word id: which element words are goal words, and how much
-        # of each slot's string an element shows (bags of word ids, gathered per word).
+        # of each slot's string an element shows (bags of word ids, gathered per word);
+        # the same for the words of each part of its context.
+        context = obs["context"].long()  # (B, N, C, K)
         words_on = text > 0
         vocab = self.config.vocab_size
         goal_bag = torch.zeros(b, vocab, dtype=torch.bool, device=text.device)
         goal_bag.scatter_(1, goal, True)
         goal_bag[:, 0] = False
-        in_goal = goal_bag.gather(1, text.reshape(b, -1)).reshape(text.shape)
-        goal_share = in_goal.float().sum(-1) / words_on.float().sum(-1).clamp(min=1)
         slot_on = slots > 0  # (B, S, K)
-        s_count = slots.shape[1]
-        slot_bag = torch.zeros(b, s_count, vocab, dtype=torch.bool, device=text.device)
+        slot_bag = torch.zeros(b, slots.shape[1], vocab, dtype=torch.bool, device=text.device)
         slot_bag.scatter_(2, slots, True)
         slot_bag[:, :, 0] = False
-        flat = text.reshape(b, 1, -1).expand(-1, s_count, -1)
-        shown = slot_bag.gather(2, flat).reshape(b, s_count, n, -1).float().sum(-1)
-        slot_share = shown / slot_on.float().sum(-1)[..., None].clamp(min=1)  # (B, S, N)
-        best_slot = slot_share.max(1).values.clamp(max=1.0) if s_count else goal_share * 0
+        in_goal, goal_share, best_slot = _matches(text, goal_bag, slot_bag, slot_on)
+        context_matches = [
+            torch.stack(_matches(context[:, :, c], goal_bag, slot_bag, slot_on)[1:], -1)
+            for c in range(N_CONTEXT)
+        ]
 
         # How specific an element's goal words are (1 / how many words on the page are
         # that word): "Denver" once beats "trip" on every card; and the same for its
@@ -190,9 +215,15 @@ class PointerNet(nn.Module):
         order = torch.stack([1 / (1 + rank_all), (goal_share > 0).float() / (1 + rank_goal)], -1)
 
         word_vec = _masked_mean(self.words(text), words_on, 2)  # (B, N, D)
+        context_vecs = [
+            _masked_mean(self.words(context[:, :, c]), context[:, :, c] > 0, 2)
+            for c in range(N_CONTEXT)
+        ]
         feats = torch.cat(
             [
                 word_vec,
+                *context_vecs,
+                *context_matches,
                 self.tags(obs["tag"].long()),
                 self.roles(obs["role"].long()),
                 obs["flags"].float(),

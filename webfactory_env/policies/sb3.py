@@ -34,7 +34,7 @@ except ImportError as exc:  # pragma: no cover
         "pip install -e '.[train]'"
     ) from exc
 
-NEEDED = ("tag", "role", "text", "bbox", "flags", "mask", *GOAL_KEYS)
+NEEDED = ("tag", "role", "text", "bbox", "flags", "mask", "context", *GOAL_KEYS)
 
 
 def _shapes(space: spaces.Dict) -> tuple[int, int, int]:

@@ -14,7 +14,9 @@ stray setting, a second order) is held against it.
 
 Per step the reward is the sum of:
 - `step_penalty`, always;
-- `invalid_penalty` when the action was invalid (it then changes nothing);
+- `invalid_penalty` when the action was invalid (it then changes nothing), and the same
+  when it repeated the step before and changed neither the page nor the site's state (the
+  thirteenth click on "Search" costs what an invalid action does, not a bare step);
 - `subgoal_reward` for each subgoal credited for the first time: its predicate holds over
   clean state, it did not hold at reset (or has been false since), and every prerequisite
   in the compiled DAG is credited; a subgoal pays once per episode. A step that only
@@ -59,13 +61,15 @@ class RewardSpec(BaseModel):
 @dataclass(frozen=True)
 class ActionRecord:
     """What the simulator needs to know about the step's action: whether it was valid,
-    the element it used, whether it ended the episode, and the app transitions it set off
-    (`SiteApp.take_fired`)."""
+    the element it used, whether it ended the episode, the app transitions it set off
+    (`SiteApp.take_fired`), and whether it was a repeat without effect (the same action as
+    the step before, leaving the page and the site's state as they were)."""
 
     valid: bool
     sid: str | None = None
     done: bool = False
     transitions: tuple[str, ...] = ()
+    repeat: bool = False
 
 
 @dataclass(frozen=True)
@@ -177,6 +181,8 @@ class RewardSimulator:
         parts = {"step": spec.step_penalty}
         if not action.valid:
             parts["invalid"] = spec.invalid_penalty
+        elif action.repeat:
+            parts["repeat"] = spec.invalid_penalty
         tainted_now = self._track(action, state)
         holds = self._holding(state, action)
         became_true = {gid for gid, h in holds.items() if h and not self._held[gid]}

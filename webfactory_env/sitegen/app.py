@@ -1,18 +1,21 @@
 """The running site: authoritative state, event dispatch, and the documents that serve it.
 
 A `SiteApp` owns one site's mutable state: an instance of its family's declared state
-model (`State`, see `sitegen.state`). The browser sends it `AppEvent`s, each handled by
-one *transition* (an event = a transition = a method declared with `@transition`, whose
-keyword parameters are the typed arguments `dispatch` decodes from the event, see
-`sitegen.binding`); it answers with a `Patch` of re-rendered regions, only those whose
-HTML changed since they were last sent. Rewards and the task compiler read `state_view()`
+model (`State`, see `sitegen.state`), with the family's queries over it (`Queries`). The
+browser sends it `AppEvent`s, each handled by one *transition* of the family's table (a
+function over a `Context` declared with `@transition`, whose keyword parameters are the
+typed arguments `dispatch` decodes from the event, see `sitegen.binding`); it answers with
+a `Patch` of re-rendered regions, only those whose HTML changed since they were last sent.
+Pages are functions of the same context. Rewards and the task compiler read `state_view()`
 directly, with no browser, and learn from `take_fired()` which transitions an action set
 off (provenance).
 
 The base class also owns what every family shares: UI state (open menus and pickers,
-active tabs, the open dialog, how much of an infinite list is loaded), the server
-behaviour axes (logical latency, injected errors with a Retry button), theme CSS, and the
-page frame (top bar or sidebar navigation).
+active tabs, the open dialog, how much of an infinite list is loaded, the one-navigation
+message), the server behaviour axes (logical latency, injected errors with a Retry
+button), theme CSS, and the page frame (top bar or sidebar navigation). A family's app
+derives from it directly and only declares its state, queries, transitions, pages and
+routes.
 """
 
 from __future__ import annotations
@@ -27,43 +30,56 @@ from typing import Any, ClassVar
 from webfactory_env.core.domains import Vocabulary, declare
 from webfactory_env.core.resources import read_family_text, read_text, runtime_script
 from webfactory_env.core.seeding import hash_to_int
+from webfactory_env.sitegen import ui
 from webfactory_env.sitegen.binding import (
     BadArgument,
     Binding,
-    BoundTransition,
     EventType,
     Transition,
+    Unavailable,
     transition,
-    transitions_of,
+    transitions_in,
 )
+from webfactory_env.sitegen.context import Context, UiState
+from webfactory_env.sitegen.context import Queries as FamilyQueries
 from webfactory_env.sitegen.copy import Copy
 from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.served import Transport
 from webfactory_env.sitegen.spec import AppEvent, PageView, Patch, SiteSpec
 from webfactory_env.sitegen.state import AppState, Schema, schema_of, view_of
 from webfactory_env.sitegen.theme import theme_css
-from webfactory_env.sitegen.ui import UiState, UiTransitions
 from webfactory_env.sitegen.variation import Variation
 
-PageFn = Callable[[Any, Renderer, str], tuple[str, str]]  # (app, renderer, route) -> title, main
+PageFn = Callable[[Any, Renderer, str], tuple[str, str]]  # (ctx, renderer, route) -> title, main
 
 ERROR_RATE = 0.2  # share of changes that fail when the `errors` axis is "some"
 DEBOUNCE_MS = 300
 _PLACEHOLDER = re.compile(r'data-wf-region="([^"]+)"')
 
 
-class SiteApp(UiTransitions):
+@transition("retry", neutral=True)
+def retry(ctx: Context[Any, Any]) -> str | None:
+    """The Retry button: send again the change an injected server error refused. Only the
+    app keeps that change, so `SiteApp.dispatch` does it; this declares the transition."""
+    return None
+
+
+class SiteApp:
     """Base class of every family's app.
 
-    A family sets `State` (its state dataclass), optionally `Facts` (computed, read-only
-    values merged into the view) and `OPEN` (page objects that describe one entity: the
-    open card is `cards[card.id]`), `ROUTES` (its fixed routes), builds `self.state` in
-    `__init__`, and implements `facts`, `_entity_page_kind` (or `_page_kind`),
-    `_render_<kind>` and `header`.
+    A family sets `State` (its state dataclass, started by `State.start(spec)`), `Queries`
+    (its queries class, `Queries(state, spec)`), `TRANSITIONS` (its transition table,
+    `transitions_in(...)`), `PAGES` (page kind -> a function of the context), optionally
+    `Facts` (computed, read-only values merged into the view) and `OPEN` (page objects
+    that describe one entity: the open card is `cards[card.id]`), `ROUTES` (its fixed
+    routes), and implements `facts`, `_entity_page_kind` (or `_page_kind`) and `header`.
     """
 
     family: ClassVar[str] = ""
     State: ClassVar[type[AppState] | None] = None
+    Queries: ClassVar[type[FamilyQueries]] = FamilyQueries
+    # The family's transitions by event name (`transitions_in` its modules).
+    TRANSITIONS: ClassVar[Mapping[str, Transition]] = {}
     # Fixed routes and the kind of page each shows ("/cart": "cart").
     ROUTES: ClassVar[Mapping[str, str]] = {}
     Facts: ClassVar[type | None] = None
@@ -74,14 +90,19 @@ class SiteApp(UiTransitions):
     # answerable field ("login.city": an item's attribute, or a state path) -> the kind of
     # value it holds ("money"), or the `Vocabulary` of every value the family can produce
     ANSWERS: ClassVar[Mapping[str, str | Vocabulary]] = {}
-    # page kind -> the function that draws it (else the method `_render_<kind>`)
+    # page kind -> the function that draws it, `(ctx, r, route) -> (title, main)`
     PAGES: ClassVar[Mapping[str, PageFn]] = {}
     _transitions: ClassVar[dict[str, Transition]] = {}
     model: AppState  # the family's state, an instance of `State`
+    queries: FamilyQueries  # the family's reads over it, an instance of `Queries`
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls._transitions = transitions_of(cls)
+        cls._transitions = {
+            **transitions_in(ui),
+            "retry": retry,
+            **cls.TRANSITIONS,
+        }
         if cls.family:
             declare(cls.family, (v for v in cls.ANSWERS.values() if isinstance(v, Vocabulary)))
 
@@ -102,6 +123,26 @@ class SiteApp(UiTransitions):
         """The transitions declared `back_door`, sorted."""
         return tuple(sorted(n for n, t in cls._transitions.items() if t.back_door))
 
+    @classmethod
+    def context_of(
+        cls, spec: SiteSpec, state: AppState | None = None, *, route: str | None = None
+    ) -> Context[Any, Any]:
+        """A context over `state` (by default the site's start state) with a fresh UI, on
+        `route` (by default the start route): what a test gives a transition or a page,
+        with no app."""
+        assert cls.State is not None, f"{cls.__name__} declares no State"
+        state = cls.State.start(spec) if state is None else state
+        v = Variation(**spec.variation)
+        return Context(
+            state,
+            cls.Queries(state, spec),
+            spec,
+            v,
+            Copy(cls.family, v, spec.seed),
+            UiState(),
+            route or spec.start_route,
+        )
+
     def __init__(self, spec: SiteSpec) -> None:
         self.spec = spec
         self.v = Variation(**self.spec.variation)
@@ -109,7 +150,6 @@ class SiteApp(UiTransitions):
         self.route = self.spec.start_route
         self.ui = UiState()
         self.errors: list[dict[str, Any]] = []
-        self.flash = ""  # a one-navigation message ("Added to your cart")
         self.failed: AppEvent | None = None  # the change an injected error refused
         self.requests = 0  # mutating requests so far: seeds error injection
         self.epoch = 0  # re-renders forced by the `drift` axis (they rename DOM and test ids)
@@ -118,6 +158,25 @@ class SiteApp(UiTransitions):
         self._page_memo: tuple[tuple[Any, ...], PageView] | None = None
         self._view_memo: tuple[tuple[Any, ...], dict[str, Any]] | None = None
         self.fired: list[str] = []  # transitions run since `take_fired` (provenance)
+        # Whether `dispatch` renders the patch a page needs. The task compiler walks a fresh
+        # app and reads a page only when it looks: it renders nothing it never reads.
+        self.patches = True
+        if self.State is not None:
+            self.model = self.State.start(spec)
+            self.queries = self.Queries(self.model, spec)
+
+    def context(self) -> Context[Any, Any]:
+        """What the family's transitions and pages work on now."""
+        return Context(
+            self.model,
+            self.queries,
+            self.spec,
+            self.v,
+            self.copy,
+            self.ui,
+            self.route,
+            self.failed,
+        )
 
     # ------------------------------------------------------------ for subclasses
     def render(self, route: str) -> PageView:
@@ -153,7 +212,7 @@ class SiteApp(UiTransitions):
         return self._page_kind(path) != "not_found"
 
     def _page_kind(self, route: str) -> str:
-        """The kind of page `route` shows ("not_found" for none); `_render_<kind>` draws it.
+        """The kind of page `route` shows ("not_found" for none); `PAGES[kind]` draws it.
         By default a fixed route's kind from `ROUTES`, else `_entity_page_kind`."""
         return self.ROUTES.get(route) or self._entity_page_kind(route)
 
@@ -181,7 +240,7 @@ class SiteApp(UiTransitions):
 
     def renderer(self) -> Renderer:
         salt = f"{self.spec.family}:{self.spec.seed}:{self.epoch}"
-        return Renderer(self.v, salt=salt, queries=self.ui.queries)
+        return Renderer(self.v, salt=salt, queries=self.ui.queries, state=self.model)
 
     def drift_patch(self) -> Patch:
         """Re-render every region with renamed DOM and test ids (the `drift` axis): the
@@ -213,22 +272,12 @@ class SiteApp(UiTransitions):
         )
 
     def render_kind(self, route: str, kind: str) -> PageView:
-        """The page of `kind` at `route`: `_render_<kind>(r, route)` gives its title and main
-        region; a "not_found" page answers 404."""
+        """The page of `kind` at `route`: `PAGES[kind](ctx, r, route)` gives its title and
+        main region; a "not_found" page answers 404."""
         r = self.renderer()
-        page = self.PAGES.get(kind)
-        title, main = page(self, r, route) if page else getattr(self, f"_render_{kind}")(r, route)
+        title, main = self.PAGES.get(kind, not_found)(self.context(), r, route)
         return self.page_view(
             r, route=route, title=title, main=main, status=404 if kind == "not_found" else 200
-        )
-
-    def _render_not_found(self, r: Renderer, route: str) -> tuple[str, str]:
-        from webfactory_env.sitegen.widgets import link
-
-        c = self.copy
-        home = link(r, sid="notfound:/", href="/", text=c("not_found.home"))
-        return c("not_found.title"), (
-            f"<h1>{esc(c('not_found.title'))}</h1><p>{esc(c('not_found.body'))}</p><p>{home}</p>"
         )
 
     def frame(self, r: Renderer) -> str:
@@ -274,7 +323,7 @@ class SiteApp(UiTransitions):
             self._version,
             self.epoch,
             self.route,
-            self.flash,
+            ui.flash,
             self.failed is not None,
             ui.modal,
             tuple(sorted(ui.open)),
@@ -300,7 +349,7 @@ class SiteApp(UiTransitions):
             self.errors.append({"kind": "bad_argument", "handler": name, "message": str(exc)})
             return Patch()
         try:
-            if fn is not SiteApp.retry:  # a retry counts as the change it retries
+            if fn is not retry:  # a retry counts as the change it retries
                 self.fired.append(name)
             if event.type == "change" and not fn.neutral:
                 self.ui.open.clear()  # choosing closes menus and pickers
@@ -314,7 +363,9 @@ class SiteApp(UiTransitions):
                 self.failed = None
             if event.type == "input" and self.v.debounce == "on":
                 latency += DEBOUNCE_MS
-            target = fn.run(self, event, args)
+            target = self._retry() if fn is retry else self._run(fn, event, args)
+            if fn is ui.navigate:
+                self.failed = None  # a page left behind forgets the change it refused
             if target is not None:
                 self.route = target
         except Exception as exc:  # the site's bug must not crash the env: show a 500 page
@@ -324,7 +375,7 @@ class SiteApp(UiTransitions):
 
     def fire(
         self,
-        bound: Binding | BoundTransition | Transition,
+        bound: Binding | Transition,
         *,
         type: EventType | None = None,
         value: str | None = None,
@@ -334,7 +385,7 @@ class SiteApp(UiTransitions):
     ) -> Patch:
         """Dispatch the event a page element bound to `bound` (with `args`) sends: a
         `submit` with `values`, a `change` with `value`, else a `click` (or `type`)."""
-        binding = bound.bind(**args) if not isinstance(bound, Binding) else bound.with_args(**args)
+        binding = bound.bind(**args) if isinstance(bound, Transition) else bound.with_args(**args)
         kind = type or (
             "submit" if values is not None else "change" if value is not None else "click"
         )
@@ -342,6 +393,8 @@ class SiteApp(UiTransitions):
 
     def _patch(self, event: AppEvent, before: str, latency: int) -> Patch:
         self.touch()  # the handler changed state: render afresh
+        if not self.patches:
+            return Patch()
         navigated = self.route != before or event.type == "nav"
         page = self.page()
         changed = {k: v for k, v in page.regions.items() if self._sent.get(k) != v}
@@ -380,16 +433,24 @@ class SiteApp(UiTransitions):
         self._sent["main"] = html
         return Patch(regions={"main": html}, title=self.copy("server_error.title"))
 
-    @transition("retry", neutral=True)
-    def retry(self, ev: AppEvent) -> str | None:
-        """Send again the change an injected server error refused."""
+    def _run(self, fn: Transition, event: AppEvent, args: Mapping[str, Any]) -> str | None:
+        """Run `fn` for `event`. A service that fails this time (`Unavailable`) leaves the
+        event waiting for Retry, as an injected error does."""
+        try:
+            return fn.run(self.context(), event, args)
+        except Unavailable:
+            self.failed = event
+            return None
+
+    def _retry(self) -> str | None:
+        """Send again the change an injected server error refused (the Retry button)."""
         failed, self.failed = self.failed, None
         if failed is None:
             return None
         fn = self._transitions[failed.handler or ""]
         self.fired.append(fn.name)
         self.requests += 1
-        return fn.run(self, failed, fn.decode(failed.arg))
+        return self._run(fn, failed, fn.decode(failed.arg))
 
     # ------------------------- the served site: `sitegen.served.ServedSite` says what each does
     @property
@@ -432,6 +493,17 @@ class SiteApp(UiTransitions):
         boot = json.dumps(self.mount_payload(transport), ensure_ascii=False)
         boot = boot.replace("</", "<\\/").replace("<!--", "<\\!--")
         return bootstrap_document(boot_json=boot)
+
+
+def not_found(ctx: Context[Any, Any], r: Renderer, route: str) -> tuple[str, str]:
+    """The page of a route the site does not have (404)."""
+    from webfactory_env.sitegen.widgets import link
+
+    c = ctx.copy
+    home = link(r, sid="notfound:/", href="/", text=c("not_found.home"))
+    return c("not_found.title"), (
+        f"<h1>{esc(c('not_found.title'))}</h1><p>{esc(c('not_found.body'))}</p><p>{home}</p>"
+    )
 
 
 _SCHEMAS: dict[type, Schema] = {}

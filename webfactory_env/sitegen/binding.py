@@ -1,12 +1,16 @@
 """Transitions with typed arguments, and the bindings that tie a widget to one.
 
-A transition is an app method `(self, ev, *, name: T, ...) -> route | None` declared with
-`@transition(effect=...)`: its keyword parameters are the schema of its argument (`str`,
-`int`, `bool`, a `Literal[...]`, or one of those `| None`). A page binds a widget to it
-with `app.<transition>.bind(**arguments)`, a `Binding`, from which the widget derives the
-handler and argument its element sends, the effect it has (the transition's declared
-effect for those arguments) and, for a transition that edits a form field, the field's
-semantic id, name, form and current value.
+A transition is a function over a family's context (`sitegen.context.Context`: its typed
+state, its queries, the copy and the UI state), `(ctx, *, name: T, ...) -> route | None`,
+declared with `@transition(effect=...)`: its keyword parameters are the schema of its
+argument (`str`, `int`, `bool`, a `Literal[...]`, or one of those `| None`), except the
+event's payload, which it takes by the names `value` (what was typed or chosen), `values`
+(a submitted form) and `path` (a followed link). A family's transition table is every
+transition its modules declare (`transitions_in`). A page binds a widget to one with
+`<transition>.bind(**arguments)`, a `Binding`, from which the widget derives the handler
+and argument its element sends, the effect it has (the transition's declared effect for
+those arguments) and, for a transition that edits a form field, the field's semantic id,
+name, form and current value (read from the state the page is drawn from).
 
 Arguments travel through the page as one canonical string, `name=value` pairs in the
 order of the signature joined by `&` (`%`, `&` and `=` escaped), arguments at their
@@ -21,7 +25,7 @@ import inspect
 import types
 import typing
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal, get_args, get_origin
 
@@ -31,8 +35,15 @@ from webfactory_env.sitegen.spec import AppEvent
 Path = tuple[str, ...]
 EventType = Literal["click", "input", "change", "submit"]
 SortOrder = Literal["asc", "desc"]  # what a sortable table's header sends with its `column`
-# What a widget or a test sends next to a transition's arguments: never a parameter name.
+# What a widget or a test sends next to a transition's arguments: never an argument's name.
 RESERVED = frozenset({"ev", "type", "value", "values", "sid", "path", "back"})
+# The event's payload a transition may take as a keyword parameter of that name.
+PAYLOAD = ("value", "values", "path")
+
+
+class Unavailable(Exception):
+    """Raised by a transition whose service fails this time (a booking that times out
+    once): the page offers Retry, which runs it again."""
 
 
 class BadArgument(ValueError):
@@ -163,15 +174,17 @@ class FormField:
     path: Path | None = None
 
 
-Handler = Callable[..., str | None]
+Handler = Callable[..., str | None]  # (ctx, *, arguments..., payload...) -> route | None
 EffectOf = Callable[..., Predicate | None]
 FieldOf = Callable[..., FormField]
 
 
 class Transition:
-    """What one kind of page event does: the app method that runs it, with what it declares
+    """What one kind of page event does: the function that runs it, with what it declares
     (its effect for given arguments, the field it edits, whether it mutates server data or
-    is neutral). Looked up on an app it is a `BoundTransition`; on the class, itself."""
+    is neutral). Call it with a context and keyword arguments to run it directly (a test,
+    or one transition doing another's work): `add_to_cart(shop, sku="SKU-1")`,
+    `set_filter(shop, name="color", value="Red")`."""
 
     def __init__(
         self,
@@ -199,15 +212,21 @@ class Transition:
 
     @cached_property
     def params(self) -> tuple[Param, ...]:
-        """The transition's keyword parameters: the schema of its argument."""
+        """The transition's keyword parameters but its payload: the schema of its argument."""
         hints = typing.get_type_hints(self.fn)
         out = []
-        for p in inspect.signature(self.fn).parameters.values():
-            if p.kind is inspect.Parameter.KEYWORD_ONLY:
-                if p.name in RESERVED:
-                    raise TypeError(f"{self.name}: {p.name!r} cannot name an argument")
-                out.append(_param(p, hints.get(p.name, str)))
+        for p in _keywords(self.fn):
+            if p.name in PAYLOAD:
+                continue
+            if p.name in RESERVED:
+                raise TypeError(f"{self.name}: {p.name!r} cannot name an argument")
+            out.append(_param(p, hints.get(p.name, str)))
         return tuple(out)
+
+    @cached_property
+    def payload(self) -> tuple[str, ...]:
+        """The parts of the event it takes (`value`, `values`, `path`)."""
+        return tuple(p.name for p in _keywords(self.fn) if p.name in PAYLOAD)
 
     def arguments(self, given: Mapping[str, Any]) -> dict[str, Any]:
         """`given` checked against the signature, with defaults filled in (a page that
@@ -236,44 +255,37 @@ class Transition:
         return self.effect(**self.arguments(args)) if self.effect is not None else None
 
     def bind(self, **args: Any) -> Binding:
-        """This transition with these arguments, for a widget of no particular app."""
+        """This transition with these arguments: what a widget bound to it sends."""
         return Binding(self, args)
 
-    def run(self, app: Any, ev: AppEvent, args: Mapping[str, Any]) -> str | None:
-        return self.fn(app, ev, **args)
+    def run(self, ctx: Any, ev: AppEvent, args: Mapping[str, Any]) -> str | None:
+        """Run it for `ev`, whose argument the dispatcher decoded into `args`."""
+        return self.fn(ctx, **args, **{name: getattr(ev, name) for name in self.payload})
 
-    def __get__(self, app: Any, owner: type | None = None) -> Any:
-        return self if app is None else BoundTransition(self, app)
+    def __call__(self, ctx: Any, /, **given: Any) -> str | None:
+        payload = {name: given.pop(name) for name in PAYLOAD if name in given}
+        unknown = sorted(set(payload) - set(self.payload))
+        if unknown:
+            raise TypeError(f"{self.name} takes no {unknown[0]}")
+        return self.fn(ctx, **self.arguments(given), **payload)
 
 
-@dataclass(frozen=True)
-class BoundTransition:
-    """A transition of one app: call it to run it directly (one transition doing another's
-    work), `bind` it to give a widget what it sends."""
-
-    transition: Transition
-    app: Any = field(repr=False)
-
-    @property
-    def name(self) -> str:
-        return self.transition.name
-
-    def __call__(self, ev: AppEvent, **args: Any) -> str | None:
-        return self.transition.fn(self.app, ev, **self.transition.arguments(args))
-
-    def bind(self, **args: Any) -> Binding:
-        return Binding(self.transition, args, self.app)
+def _keywords(fn: Handler) -> list[inspect.Parameter]:
+    return [
+        p
+        for p in inspect.signature(fn).parameters.values()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY
+    ]
 
 
 @dataclass(frozen=True)
 class Binding:
     """A transition with its arguments (some may be left for the widget to fill in: a
     pager's `page`, a sortable table's `column` and `order`). What a widget needs of the
-    transition derives from it; `app` is where a field's current value is read."""
+    transition derives from it."""
 
     transition: Transition
     args: Mapping[str, Any]
-    app: Any = field(default=None, repr=False, compare=False)
 
     @property
     def handler(self) -> str:
@@ -288,7 +300,7 @@ class Binding:
         return self.transition.effect_for(self.args)
 
     def with_args(self, **more: Any) -> Binding:
-        return Binding(self.transition, {**self.args, **more}, self.app)
+        return Binding(self.transition, {**self.args, **more})
 
     def event(self, type: EventType, **fields: Any) -> AppEvent:
         """The event an element bound here sends (`value`, `values`, `sid` as given)."""
@@ -307,18 +319,16 @@ class Binding:
         f = self.field
         return f"{prefix}:{f.form}.{f.name}"
 
-    @property
-    def current(self) -> Any:
-        """The field's value in the app's state now (None when unknown or secret)."""
+    def current_in(self, state: Any) -> Any:
+        """The field's value in `state` (None when unknown or secret)."""
         path = self.field.path
-        if path is None or self.app is None:
+        if path is None or state is None:
             return None
-        return read_path(self.app.model, path)
+        return read_path(state, path)
 
-    @property
-    def value(self) -> str:
-        """The field's current value as the page shows it."""
-        current = self.current
+    def value_in(self, state: Any) -> str:
+        """The field's value in `state` as the page shows it."""
+        current = self.current_in(state)
         if current is None:
             return ""
         if isinstance(current, bool):
@@ -345,8 +355,8 @@ def transition(
     neutral: bool = False,
     back_door: bool = False,
 ) -> Callable[[Handler], Transition]:
-    """Declare an app method as the transition page events named `name` (by default the
-    method's name) cause.
+    """Declare a function as the transition page events named `name` (by default the
+    function's name) cause.
 
     `effect(**arguments)` declares, once, what it does for those arguments, as a predicate
     template (`Ref("value")` is the event's value): widgets bound to it carry that effect
@@ -377,30 +387,29 @@ def transition(
 
 
 def _check_effect(t: Transition) -> None:
-    """An effect or field template takes exactly the transition's keyword parameters
-    (checked by name when declared; their types are read later, at first use, since an
-    annotation may name something defined after the class)."""
+    """An effect or field template takes exactly the transition's arguments (checked by
+    name when declared; their types are read later, at first use, since an annotation may
+    name something defined further down)."""
     for declared in (t.effect, t.field):
         if declared is None:
             continue
         sig = inspect.signature(declared)
-        mine = [
-            n
-            for n, p in inspect.signature(t.fn).parameters.items()
-            if p.kind is inspect.Parameter.KEYWORD_ONLY
-        ]
+        mine = [p.name for p in _keywords(t.fn) if p.name not in PAYLOAD]
         if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values()):
             theirs = list(sig.parameters)
             if sorted(theirs) != sorted(mine):
                 raise TypeError(f"{t.name}: its effect and field take {mine}, not {theirs}")
 
 
-def transitions_of(cls: type) -> dict[str, Transition]:
-    """Every transition a class declares or inherits, by event name (the later wins)."""
+def transitions_in(*modules: types.ModuleType) -> dict[str, Transition]:
+    """A transition table: every transition the modules declare at their top level, by
+    event name (one imported from elsewhere counts where it is declared, not here)."""
     found: dict[str, Transition] = {}
-    for klass in reversed(cls.__mro__):
-        for attr in vars(klass).values():
-            if isinstance(attr, Transition):
+    for module in modules:
+        for attr in vars(module).values():
+            if isinstance(attr, Transition) and attr.fn.__module__ == module.__name__:
+                if attr.name in found and found[attr.name] is not attr:
+                    raise TypeError(f"two transitions are named {attr.name!r}")
                 found[attr.name] = attr
     return found
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 
 from webfactory_env.core.predicates import Predicate
 from webfactory_env.core.seeding import short_hash
@@ -40,6 +40,15 @@ def attrs(**values: object) -> str:
 
 
 _TESTIDS: dict[tuple[str, str], str] = {}
+_FRAGMENTS: dict[tuple[Hashable, ...], tuple[str, tuple[Affordance, ...]]] = {}
+# The widget style of an element that does not say (`Affordance.ui`).
+_UI_OF_ELEMENT = {
+    "a": "link",
+    "select": "native",
+    "input": "input",
+    "textarea": "input",
+    "editable": "input",
+}
 
 
 class Renderer:
@@ -48,7 +57,8 @@ class Renderer:
     `variation` and `salt` come from the site: widgets read the variation (which widget to
     use, ARIA labels, tooltips...) and `dom_id` turns stable names into non-semantic DOM ids
     that differ from seed to seed, as real sites' generated ids do. `queries` is the text
-    typed into open comboboxes, by semantic id (the app's UI state).
+    typed into open comboboxes, by semantic id (the app's UI state); `state` the family's
+    state the page is drawn from, where a field bound to a transition reads its value.
     """
 
     def __init__(
@@ -56,13 +66,36 @@ class Renderer:
         variation: Variation | None = None,
         salt: str = "",
         queries: Mapping[str, str] | None = None,
+        state: object = None,
     ) -> None:
         self.affordances: list[Affordance] = []
         self.subregions: dict[str, str] = {}
         self.variation = variation or Variation()
         self.salt = salt
         self.queries = queries or {}  # what was typed into each open combobox (UI state)
+        self.state = state
         self._sids: set[str] = set()
+
+    def fragment(self, key: tuple[Hashable, ...], build: Callable[[], str]) -> str:
+        """HTML that depends only on `key` and the site (its salt), with the affordances
+        it records: built once, then replayed. A calendar month, say, is drawn again with
+        every keystroke in the form around it, and the task compiler walks such forms."""
+        full = (self.salt, *key)
+        found = _FRAGMENTS.get(full)
+        if found is None:
+            start = len(self.affordances)
+            html_ = build()
+            if len(_FRAGMENTS) > 2_000:  # bounded: sites come and go
+                _FRAGMENTS.clear()
+            _FRAGMENTS[full] = (html_, tuple(self.affordances[start:]))
+            return html_
+        html_, affordances = found
+        for aff in affordances:
+            if aff.sid in self._sids:
+                raise ValueError(f"semantic id {aff.sid!r} rendered twice on one page")
+            self._sids.add(aff.sid)
+        self.affordances.extend(affordances)
+        return html_
 
     def dom_id(self, name: str) -> str:
         return f"{name.split(':')[0][:4]}-{short_hash(self.salt + '|' + name, 6).lower()}"
@@ -99,13 +132,7 @@ class Renderer:
             raise ValueError(f"semantic id {sid!r} rendered twice on one page")
         self._sids.add(sid)
         if ui is None:
-            ui = {
-                "a": "link",
-                "select": "native",
-                "input": "input",
-                "textarea": "input",
-                "editable": "input",
-            }.get(element, "button")  # type: ignore[assignment]
+            ui = _UI_OF_ELEMENT.get(element, "button")  # type: ignore[assignment]
         self.affordances.append(
             Affordance(
                 sid=sid,
@@ -127,16 +154,21 @@ class Renderer:
                 structural=structural,
             )
         )
-        return attrs(
-            data_testid=self.testid(sid),
-            data_wf_sid=sid,
-            data_wf_h=handler,
-            data_wf_a=arg,
-            data_wf_ev=event,
-            data_wf_v=value if event else None,
-            data_wf_on=on,
-            data_wf_r="1" if redact else None,
-        )
+        # What `attrs` would write, spelled out: every page writes hundreds of these.
+        out = f' data-testid="{esc(self.testid(sid))}" data-wf-sid="{esc(sid)}"'
+        if handler is not None:
+            out += f' data-wf-h="{esc(handler)}"'
+        if arg is not None:
+            out += f' data-wf-a="{esc(arg)}"'
+        if event:
+            out += f' data-wf-ev="{esc(event)}"'
+            if value is not None:
+                out += f' data-wf-v="{esc(value)}"'
+        elif event is not None:
+            out += ' data-wf-ev=""'
+        if on is not None:
+            out += f' data-wf-on="{esc(on)}"'
+        return out + (' data-wf-r="1"' if redact else "")
 
     def testid(self, sid: str) -> str:
         """A `data-testid` as real sites have: readable words plus a build-specific suffix

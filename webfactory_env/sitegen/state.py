@@ -47,7 +47,7 @@ import typing
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal, get_args, get_origin
+from typing import Any, Literal, Self, get_args, get_origin
 
 from webfactory_env.core.typed import VALUE_TYPES
 
@@ -161,6 +161,12 @@ class Record:
 class AppState:
     """Base of every family's state dataclass (see the module docstring)."""
 
+    @classmethod
+    def start(cls, spec: Any) -> Self:
+        """The state a visitor finds on the site `spec` describes (the seed's content that
+        is state: past orders, existing cards). By default, empty."""
+        return cls()
+
     def view(self) -> dict[str, Any]:
         return view_of(self)
 
@@ -193,14 +199,21 @@ def plain(value: Any) -> Any:
     if kind in _LEAVES:  # most of a view: answered before any other test (views are big)
         return value
     shown = _shown(kind)
+    # Leaves are copied inline, not through a call each: a view has thousands of them and
+    # every reset and step builds several views.
+    leaves = _LEAVES
     if shown is not None:
-        return {name: plain(getattr(value, name)) for name in shown}
+        out = {}
+        for name in shown:
+            item = getattr(value, name)
+            out[name] = item if type(item) in leaves else plain(item)
+        return out
     if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
+        return {str(k): v if type(v) in leaves else plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
+        return [v if type(v) in leaves else plain(v) for v in value]
     if isinstance(value, (set, frozenset)):
-        return sorted(plain(v) for v in value)
+        return sorted([v if type(v) in leaves else plain(v) for v in value])
     return value
 
 

@@ -366,6 +366,8 @@ class TraceRecorder(gym.Wrapper[Any, Any, Any, Any]):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.run_id = run_id
+        if screenshots:  # someone will look: the browser must draw, whatever the obs mode
+            env.unwrapped.draw_frames()
         self.screenshots = screenshots
         self.fsync = fsync
         self._file: TextIO | None = None

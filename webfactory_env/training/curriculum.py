@@ -1,4 +1,4 @@
-"""A success-gated curriculum for MaskablePPO: easy tasks first, then medium tasks of
+"""A success-gated curriculum for MaskablePPO: short tasks first, then longer ones of
 several families, once the policy solves the current stage on held-out levels.
 
 `notebooks/curriculum.ipynb` runs it and plots the results; from Python:

@@ -103,6 +103,11 @@ class RLlibConfig:
     lr: float = 5e-4
     gamma: float = 0.95
     seed: int = 0
+    # How long PPO waits for a runner's batch. RLlib's default (60 s) silently drops the
+    # steps of a runner that is slower (a busy machine, a browser relaunched mid-batch), so
+    # an iteration trains on fewer steps than asked; every browser call is bounded by the
+    # env's own watchdog, so a runner cannot hang forever.
+    sample_timeout_s: float = 600.0
     address: str | None = None  # None: a local Ray instance; "auto": the running cluster
     num_cpus: int | None = None  # local instance only; default max(cores, runners + 1)
     # Local instance only: PPO on this env moves little data through the object store.
@@ -276,6 +281,7 @@ def build_algorithm(config: RLlibConfig) -> Any:
             num_env_runners=config.env_runners,
             num_envs_per_env_runner=config.envs_per_runner,
             num_cpus_per_env_runner=1,
+            sample_timeout_s=config.sample_timeout_s,
             **runners,
         )
         .callbacks(on_episode_end=log_success)

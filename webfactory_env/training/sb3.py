@@ -82,8 +82,11 @@ class TrainResult:
     curve: list[dict[str, float]]
     baselines: dict[str, Evaluation]
     final: Evaluation
-    wall_s: float
+    wall_s: float  # the whole run: demonstrations, baselines, cloning, PPO, evaluations
     files: dict[str, Path] = field(default_factory=dict)
+    # Where the wall time went, in seconds: `demos` (recording), `baselines`, `cloning`,
+    # `ppo` (training) and `evaluation` (the learning curve's points).
+    timing: dict[str, float] = field(default_factory=dict)
 
     @property
     def random_success(self) -> float:
@@ -249,6 +252,8 @@ def train(config: TrainConfig) -> TrainResult:
     """Train, record the learning curve, save the model and the curve; see the module doc."""
     import torch
 
+    run_started = time.perf_counter()
+    timing = dict.fromkeys(("demos", "baselines", "cloning", "ppo", "evaluation"), 0.0)
     if config.torch_threads:
         torch.set_num_threads(config.torch_threads)
     out = Path(config.out)
@@ -259,13 +264,17 @@ def train(config: TrainConfig) -> TrainResult:
     seeds: list[Any] = list(config.eval_plan())
     demos = list(config.demos)
     if config.demo_episodes:
+        t0 = time.perf_counter()
         demos.append(record_demos(config, out / "demos"))
+        timing["demos"] = time.perf_counter() - t0
     eval_env = gym.make("WebTask-v0", **config.env_kwargs())
     venv = None
     try:
         baselines: dict[str, Evaluation] = {}
         if config.baselines:
+            t0 = time.perf_counter()
             baselines = random_baselines(eval_env, seeds, seed=config.seed)
+            timing["baselines"] = time.perf_counter() - t0
             for name, ev in baselines.items():
                 say(
                     f"{name:>8} agent: success {ev.success_rate:.2f} "
@@ -273,17 +282,16 @@ def train(config: TrainConfig) -> TrainResult:
                 )
         venv = make_vec_env(config)
         model = make_model(config, venv)
-        bc_s = 0.0
         if demos:
             from webfactory_env.policies.bc import Demonstrations, clone
 
             t0 = time.perf_counter()
             data = Demonstrations.load(demos, gamma=config.gamma)
             stats = clone(model.policy, data, updates=config.bc_updates, seed=config.seed)
-            bc_s = time.perf_counter() - t0
+            timing["cloning"] = time.perf_counter() - t0
             say(
                 f"behaviour cloning: {data.episodes} demonstrations, {len(data)} steps, "
-                f"{stats.accuracy:.2f} of their actions picked ({bc_s:.0f} s)"
+                f"{stats.accuracy:.2f} of their actions picked ({timing['cloning']:.0f} s)"
             )
         curve: list[dict[str, float]] = []
         greedy_runs: list[Evaluation] = []  # the curve's points as evaluations
@@ -326,7 +334,8 @@ def train(config: TrainConfig) -> TrainResult:
             )
         else:
             record(0)  # behaviour cloning alone: one point
-        wall = time.perf_counter() - started + bc_s
+        timing["evaluation"] = eval_time
+        timing["ppo"] = time.perf_counter() - started - eval_time
         files = {"model": out / "model.zip", "curve": csv_path, "summary": out / "summary.json"}
         # The zip carries its env settings: `webfactory eval` makes the same env from them.
         model.webfactory_env = {
@@ -335,10 +344,12 @@ def train(config: TrainConfig) -> TrainResult:
         }
         model.save(files["model"])
         final = greedy_runs[-1]
-        result = TrainResult(config, model, curve, baselines, final, wall, files)
+        result = TrainResult(config, model, curve, baselines, final, 0.0, files, timing)
         png = plot_curve(result, out / "learning_curve.png")
         if png is not None:
             files["plot"] = png
+        result.wall_s = time.perf_counter() - run_started
+        say("time: " + ", ".join(f"{k} {v:.0f} s" for k, v in timing.items() if v))
         files["summary"].write_text(json.dumps(summary(result), indent=2) + "\n")
         say(f"saved {', '.join(str(p) for p in files.values())}")
         return result
@@ -355,6 +366,7 @@ def summary(result: TrainResult) -> dict[str, Any]:
         "final": result.final.to_json(),
         "timesteps": int(result.curve[-1]["timesteps"]),
         "wall_s": round(result.wall_s, 1),
+        "timing_s": {k: round(v, 1) for k, v in result.timing.items()},
         # JSON has no NaN: a figure that was not measured is null.
         "curve": [{k: None if v != v else v for k, v in row.items()} for row in result.curve],
     }

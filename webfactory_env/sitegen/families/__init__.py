@@ -1,4 +1,4 @@
-"""Built-in site families, one package each (content, model, views, app and its data
-files); each registers itself on import.
+"""Built-in site families, one package each of the same shape (content, state, queries,
+transitions, views, app and its data files); each registers itself on import.
 
 Imported by the registry (and tests); families never import each other."""

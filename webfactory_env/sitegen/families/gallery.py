@@ -14,9 +14,10 @@ from webfactory_env.core.predicates import Eq, Ref
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.app import SiteApp
 from webfactory_env.sitegen.binding import FormField, transition
+from webfactory_env.sitegen.context import Context, Queries
 from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.registry import Family, generator_version, register_family
-from webfactory_env.sitegen.spec import AppEvent, Option, PageView, SiteSpec
+from webfactory_env.sitegen.spec import Option, SiteSpec
 from webfactory_env.sitegen.state import AppState, hidden, session, view
 from webfactory_env.sitegen.variation import Variation
 
@@ -73,21 +74,243 @@ class GalleryState(AppState):
     editors: dict[str, dict[str, bool]] = view(lambda: {"bio": {"bold": False, "italic": False}})
 
 
+Gallery = Context[GalleryState, Queries]
+
+
+@transition(
+    "set",
+    effect=lambda name: None if name in SECRET_FIELDS else Eq(("values", name), Ref("value")),
+    field=lambda name: FormField(
+        "gallery", name, ("secrets" if name in SECRET_FIELDS else "values", name)
+    ),
+)
+def set_value(gallery: Gallery, *, name: ValueName, value: str | None = None) -> str | None:
+    """Any widget's value (a secret's never reaches the view)."""
+    state = gallery.state
+    table = state.secrets if name in SECRET_FIELDS else state.values
+    table[name] = (value or "")[:500]
+    return None
+
+
+@transition(
+    "airport_text",
+    effect=lambda: Eq(("values", "airport"), Ref("value")),
+    field=lambda: FormField("gallery", "airport", ("values", "airport_text")),
+)
+def type_airport(gallery: Gallery, *, value: str | None = None) -> str | None:
+    """Typing into the airport typeahead (picking a suggestion sets the airport)."""
+    gallery.state.values["airport_text"] = (value or "")[:40]
+    return None
+
+
+@transition("format", effect=lambda style, on: Eq(("editors", "bio", style), on))
+def set_format(gallery: Gallery, *, style: Literal["bold", "italic"], on: bool) -> str | None:
+    gallery.state.editors["bio"][style] = on
+    return None
+
+
+@transition("count", mutating=True, effect=lambda: Eq(("clicks",), 1))
+def count(gallery: Gallery) -> str | None:
+    """Count a click (its effect: clicked once, from the start state)."""
+    gallery.state.clicks += 1
+    return None
+
+
+@transition("submit", effect=lambda: Eq(("submitted", "note"), Ref("state:values.note")))
+def submit(gallery: Gallery, *, values: dict[str, str] | None = None) -> str | None:
+    gallery.state.submitted = {k: v for k, v in (values or {}).items() if k not in SECRET_FIELDS}
+    return None
+
+
+def gallery_page(gallery: Gallery, r: Renderer, route: str) -> tuple[str, str]:
+    """Every widget, each in its own section."""
+    v = gallery.state.values
+    colors = [Option(c, c) for c in ("Red", "Green", "Blue")]
+    text = v["airport_text"].strip().lower()
+    suggestions = [
+        (code, label)
+        for code, label in AIRPORTS
+        if text and (text in code.lower() or text in label.lower())
+    ]
+    sections = [
+        (
+            "choice",
+            w.choice(
+                r,
+                sid="choice:color",
+                kind="Filter",
+                label="Colour",
+                options=colors,
+                is_open="choice:color" in gallery.ui.open,
+                bind=set_value.bind(name="color"),
+            ),
+        ),
+        (
+            "toggle",
+            w.toggle(
+                r,
+                sid="toggle:agree",
+                kind="Toggle",
+                label="I agree",
+                bind=set_value.bind(name="agree"),
+            ),
+        ),
+        (
+            "typeahead",
+            w.typeahead(
+                r,
+                sid="field:airport",
+                label="Airport",
+                bind=type_airport.bind(),
+                pick=set_value.bind(name="airport"),
+                suggestions=suggestions,
+            ),
+        ),
+        (
+            "date",
+            w.date_picker(
+                r,
+                sid="date:when",
+                name="when",
+                label="When",
+                bind=set_value.bind(name="date"),
+                month=gallery.month_of("when"),
+                is_open="date:when" in gallery.ui.open,
+                today=gallery.spec.today,
+            ),
+        ),
+        (
+            "upload",
+            w.file_upload(
+                r,
+                sid="upload:file",
+                label="Attachment",
+                files=FILES,
+                bind=set_value.bind(name="file"),
+                is_open="upload:file" in gallery.ui.open,
+            ),
+        ),
+        (
+            "rich",
+            w.rich_text(
+                r,
+                sid="editor:bio",
+                label="Bio",
+                bind=set_value.bind(name="bio"),
+                format=set_format.bind(),
+                bold=gallery.state.editors["bio"]["bold"],
+                italic=gallery.state.editors["bio"]["italic"],
+            ),
+        ),
+        (
+            "tabs",
+            w.tabs(
+                r,
+                group="g",
+                items=[("one", "One"), ("two", "Two")],
+                active=gallery.ui.tabs.get("g", "one"),
+                panel=f"<p>Panel {esc(gallery.ui.tabs.get('g', 'one'))}</p>",
+                label="Tabs",
+            ),
+        ),
+        (
+            "accordion",
+            w.accordion(
+                r,
+                group="faq",
+                sections=[("a", "First", "<p>A body</p>"), ("b", "Second", "<p>B body</p>")],
+                open_keys=gallery.ui.open,
+            ),
+        ),
+        (
+            "menu",
+            w.nested_menu(
+                r,
+                name="main",
+                label="Menu",
+                open_keys=gallery.ui.open,
+                items=[
+                    w.MenuItem(
+                        "acct",
+                        "Account",
+                        children=(w.MenuItem("settings", "Settings", href="/other"),),
+                    ),
+                    w.MenuItem("help", "Help", href="/other"),
+                ],
+            ),
+        ),
+        (
+            "button",
+            w.button(
+                r,
+                sid="button:count",
+                text="Count",
+                attrs_={"role": "count"},
+                bind=count.bind(),
+            )
+            + f"<span>Clicked {gallery.state.clicks} times</span>",
+        ),
+        (
+            "modal",
+            w.modal(r, name="m", title="Dialog", body="<p>Hello</p>", close_text="Close")
+            if gallery.ui.modal == "m"
+            else w.modal_opener(r, name="m", text="Open dialog", attrs_={}),
+        ),
+        (
+            "form",
+            w.form(
+                r,
+                name="gallery",
+                bind=submit.bind(),
+                submit_sid="form:gallery",
+                submit_text="Send",
+                label="Gallery form",
+                body=w.text_field(
+                    r, sid="field:note", label="Note", bind=set_value.bind(name="note")
+                )
+                + w.password_field(
+                    r,
+                    sid="field:password",
+                    label="Password",
+                    bind=set_value.bind(name="password"),
+                )
+                + w.otp_field(r, sid="field:code", label="Code", bind=set_value.bind(name="code")),
+            ),
+        ),
+        (
+            "list",
+            w.load_more(
+                r, key="list", has_more=gallery.ui.more.get("list", 1) < 3, text="Loading more"
+            )
+            + f"<p>Batches loaded: {gallery.ui.more.get('list', 1)}</p>",
+        ),
+    ]
+    main = (
+        '<div class="gallery"><h1>Widget gallery</h1>'
+        + "".join(
+            f'<section id="{r.dom_id(name)}"><h2>{esc(name)}</h2>{html}</section>'
+            for name, html in sections
+        )
+        + "</div>"
+    )
+    return "Gallery", main
+
+
+def other_page(gallery: Gallery, r: Renderer, route: str) -> tuple[str, str]:
+    return "Other", "<h1>Other page</h1>" + w.link(r, sid="back:/", href="/", text="Back")
+
+
+def missing_page(gallery: Gallery, r: Renderer, route: str) -> tuple[str, str]:
+    return "Not found", "<h1>Not found</h1>" + w.link(r, sid="back:/", href="/", text="Back")
+
+
 class GalleryApp(SiteApp):
     family = "gallery"
     State = GalleryState
-
-    def __init__(self, spec: SiteSpec) -> None:
-        super().__init__(spec)
-        self.model: GalleryState = GalleryState()
-        self.values = self.model.values  # the widgets read and write it directly
-        self.format = self.model.editors["bio"]
-
-    def known_route(self, path: str) -> bool:
-        return path in ("/", "/other")
-
-    def _page_kind(self, route: str) -> str:
-        return {"/": "gallery", "/other": "other"}.get(route, "not_found")
+    TRANSITIONS = {t.name: t for t in (set_value, type_airport, set_format, count, submit)}
+    PAGES = {"gallery": gallery_page, "other": other_page, "not_found": missing_page}
+    ROUTES = {"/": "gallery", "/other": "other"}
+    model: GalleryState
 
     def header(self, r: Renderer) -> str:
         return (
@@ -96,232 +319,6 @@ class GalleryApp(SiteApp):
             + w.link(r, sid="nav:/other", href="/other", text="Other", region="nav")
             + "</nav>"
         )
-
-    @transition(
-        "set",
-        effect=lambda name: None if name in SECRET_FIELDS else Eq(("values", name), Ref("value")),
-        field=lambda name: FormField(
-            "gallery", name, ("secrets" if name in SECRET_FIELDS else "values", name)
-        ),
-    )
-    def set_value(self, ev: AppEvent, *, name: ValueName) -> str | None:
-        """Any widget's value (a secret's never reaches the view)."""
-        table = self.model.secrets if name in SECRET_FIELDS else self.values
-        table[name] = (ev.value or "")[:500]
-        return None
-
-    @transition(
-        "airport_text",
-        effect=lambda: Eq(("values", "airport"), Ref("value")),
-        field=lambda: FormField("gallery", "airport", ("values", "airport_text")),
-    )
-    def type_airport(self, ev: AppEvent) -> str | None:
-        """Typing into the airport typeahead (picking a suggestion sets the airport)."""
-        self.values["airport_text"] = (ev.value or "")[:40]
-        return None
-
-    @transition("format", effect=lambda style, on: Eq(("editors", "bio", style), on))
-    def set_format(self, ev: AppEvent, *, style: Literal["bold", "italic"], on: bool) -> str | None:
-        self.format[style] = on
-        return None
-
-    @transition("count", mutating=True, effect=lambda: Eq(("clicks",), 1))
-    def count(self, ev: AppEvent) -> str | None:
-        """Count a click (its effect: clicked once, from the start state)."""
-        self.model.clicks += 1
-        return None
-
-    @transition("submit", effect=lambda: Eq(("submitted", "note"), Ref("state:values.note")))
-    def submit(self, ev: AppEvent) -> str | None:
-        sent = {k: v for k, v in (ev.values or {}).items() if k not in SECRET_FIELDS}
-        self.model.submitted = sent
-        return None
-
-    def render(self, route: str) -> PageView:
-        r = self.renderer()
-        if not self.known_route(route):
-            return self.page_view(
-                r,
-                route=route,
-                title="Not found",
-                status=404,
-                main="<h1>Not found</h1>" + w.link(r, sid="back:/", href="/", text="Back"),
-            )
-        if route == "/other":
-            main = "<h1>Other page</h1>" + w.link(r, sid="back:/", href="/", text="Back")
-            return self.page_view(r, route=route, title="Other", main=main)
-        v = self.values
-        colors = [Option(c, c) for c in ("Red", "Green", "Blue")]
-        text = v["airport_text"].strip().lower()
-        suggestions = [
-            (code, label)
-            for code, label in AIRPORTS
-            if text and (text in code.lower() or text in label.lower())
-        ]
-        sections = [
-            (
-                "choice",
-                w.choice(
-                    r,
-                    sid="choice:color",
-                    kind="Filter",
-                    label="Colour",
-                    options=colors,
-                    is_open="choice:color" in self.ui.open,
-                    bind=self.set_value.bind(name="color"),
-                ),
-            ),
-            (
-                "toggle",
-                w.toggle(
-                    r,
-                    sid="toggle:agree",
-                    kind="Toggle",
-                    label="I agree",
-                    bind=self.set_value.bind(name="agree"),
-                ),
-            ),
-            (
-                "typeahead",
-                w.typeahead(
-                    r,
-                    sid="field:airport",
-                    label="Airport",
-                    bind=self.type_airport.bind(),
-                    pick=self.set_value.bind(name="airport"),
-                    suggestions=suggestions,
-                ),
-            ),
-            (
-                "date",
-                w.date_picker(
-                    r,
-                    sid="date:when",
-                    name="when",
-                    label="When",
-                    bind=self.set_value.bind(name="date"),
-                    month=self.month_of("when"),
-                    is_open="date:when" in self.ui.open,
-                    today=self.spec.today,
-                ),
-            ),
-            (
-                "upload",
-                w.file_upload(
-                    r,
-                    sid="upload:file",
-                    label="Attachment",
-                    files=FILES,
-                    bind=self.set_value.bind(name="file"),
-                    is_open="upload:file" in self.ui.open,
-                ),
-            ),
-            (
-                "rich",
-                w.rich_text(
-                    r,
-                    sid="editor:bio",
-                    label="Bio",
-                    bind=self.set_value.bind(name="bio"),
-                    format=self.set_format.bind(),
-                    bold=self.format["bold"],
-                    italic=self.format["italic"],
-                ),
-            ),
-            (
-                "tabs",
-                w.tabs(
-                    r,
-                    group="g",
-                    items=[("one", "One"), ("two", "Two")],
-                    active=self.ui.tabs.get("g", "one"),
-                    panel=f"<p>Panel {esc(self.ui.tabs.get('g', 'one'))}</p>",
-                    label="Tabs",
-                ),
-            ),
-            (
-                "accordion",
-                w.accordion(
-                    r,
-                    group="faq",
-                    sections=[("a", "First", "<p>A body</p>"), ("b", "Second", "<p>B body</p>")],
-                    open_keys=self.ui.open,
-                ),
-            ),
-            (
-                "menu",
-                w.nested_menu(
-                    r,
-                    name="main",
-                    label="Menu",
-                    open_keys=self.ui.open,
-                    items=[
-                        w.MenuItem(
-                            "acct",
-                            "Account",
-                            children=(w.MenuItem("settings", "Settings", href="/other"),),
-                        ),
-                        w.MenuItem("help", "Help", href="/other"),
-                    ],
-                ),
-            ),
-            (
-                "button",
-                w.button(
-                    r,
-                    sid="button:count",
-                    text="Count",
-                    attrs_={"role": "count"},
-                    bind=self.count.bind(),
-                )
-                + f"<span>Clicked {self.model.clicks} times</span>",
-            ),
-            (
-                "modal",
-                w.modal(r, name="m", title="Dialog", body="<p>Hello</p>", close_text="Close")
-                if self.ui.modal == "m"
-                else w.modal_opener(r, name="m", text="Open dialog", attrs_={}),
-            ),
-            (
-                "form",
-                w.form(
-                    r,
-                    name="gallery",
-                    bind=self.submit.bind(),
-                    submit_sid="form:gallery",
-                    submit_text="Send",
-                    label="Gallery form",
-                    body=w.text_field(
-                        r, sid="field:note", label="Note", bind=self.set_value.bind(name="note")
-                    )
-                    + w.password_field(
-                        r,
-                        sid="field:password",
-                        label="Password",
-                        bind=self.set_value.bind(name="password"),
-                    )
-                    + w.otp_field(
-                        r, sid="field:code", label="Code", bind=self.set_value.bind(name="code")
-                    ),
-                ),
-            ),
-            (
-                "list",
-                w.load_more(
-                    r, key="list", has_more=self.ui.more.get("list", 1) < 3, text="Loading more"
-                )
-                + f"<p>Batches loaded: {self.ui.more.get('list', 1)}</p>",
-            ),
-        ]
-        main = (
-            '<div class="gallery"><h1>Widget gallery</h1>'
-            + "".join(
-                f'<section id="{r.dom_id(name)}"><h2>{esc(name)}</h2>{html}</section>'
-                for name, html in sections
-            )
-            + "</div>"
-        )
-        return self.page_view(r, route=route, title="Gallery", main=main)
 
 
 FAMILY = Family(

@@ -251,7 +251,7 @@ def choice(
         name=name,
         label=label,
         options=options,
-        selected=bind.value if selected is None else selected,
+        selected=bind.value_in(r.state) if selected is None else selected,
         attrs={"name": name, **(attrs_ or {})},
         is_open=is_open,
         hint=hint(r, helper),
@@ -276,7 +276,7 @@ def toggle(
     `select Toggle(...) option true|false` flips it if needed."""
     sid = sid or bind.sid("toggle")
     name = name or bind.field.name
-    checked = bind.value == "true" if checked is None else checked
+    checked = bind.value_in(r.state) == "true" if checked is None else checked
     full = {"name": name, "checked": checked, **(attrs_ or {})}
     options = (
         Option("true", "true", aliases=("on", "yes")),

@@ -7,15 +7,15 @@ from typing import Any
 
 from webfactory_env.sitegen.binding import Binding
 from webfactory_env.sitegen.html import Renderer, attrs, esc
-from webfactory_env.sitegen.ui import UiTransitions
+from webfactory_env.sitegen.ui import ui_modal, ui_month, ui_more, ui_query, ui_tab, ui_toggle
 
 # Transitions every app has (`sitegen.ui`): they change UI state, never the family's state.
-UI_TOGGLE = UiTransitions.ui_toggle
-UI_TAB = UiTransitions.ui_tab
-UI_MONTH = UiTransitions.ui_month
-UI_MORE = UiTransitions.ui_more
-UI_MODAL = UiTransitions.ui_modal
-UI_QUERY = UiTransitions.ui_query
+UI_TOGGLE = ui_toggle
+UI_TAB = ui_tab
+UI_MONTH = ui_month
+UI_MORE = ui_more
+UI_MODAL = ui_modal
+UI_QUERY = ui_query
 
 
 def sends(bind: Binding | None) -> dict[str, Any]:

@@ -31,7 +31,7 @@ def date_picker(
     calendar that a button opens (`popover`). The field (`date:<form>.<name>`) and every
     day send the ISO date to the transition `bind` names."""
     target = FieldTarget.of(bind, "date", label, sid, name, form)
-    value = bind.value if value is None else value
+    value = bind.value_in(r.state) if value is None else value
     style = style or r.variation.date_widget
     if style == "text":
         return text_field(
@@ -47,7 +47,13 @@ def date_picker(
         )
 
     def grid() -> str:
-        return _month_grid(r, picker=target.name, month=month, value=value, today=today, bind=bind)
+        key = ("month", target.name, month, value, today, bind.handler, bind.arg)
+        return r.fragment(
+            key,
+            lambda: _month_grid(
+                r, picker=target.name, month=month, value=value, today=today, bind=bind
+            ),
+        )
 
     if style == "inline":
         inst = instrument_fill(r, target, kind="DatePicker", element="group", ui="calendar")

@@ -110,7 +110,7 @@ def text_field(
     the user types without the input being replaced."""
     target = FieldTarget.of(bind, "field", label, sid, name, form)
     sid, name = target.sid, target.name
-    value = bind.value if value is None else value
+    value = bind.value_in(r.state) if value is None else value
     fid = r.dom_id(f"fld:{sid}")
     inst = instrument_fill(
         r,
@@ -178,7 +178,7 @@ def rich_text(
     `style` ("bold", "italic") and `on` (what pressing it makes the style)."""
     target = FieldTarget.of(bind, "editor", label, sid, name, form)
     sid, name = target.sid, target.name
-    value = bind.value if value is None else value
+    value = bind.value_in(r.state) if value is None else value
     eid = r.dom_id(f"rte:{sid}")
     inst = instrument_fill(r, target, kind="Editor", element="editable", value=value)
     tools = []
@@ -229,7 +229,7 @@ def typeahead(
     the app offers (`pick` takes the value picked)."""
     target = FieldTarget.of(bind, "field", label, sid, name, form)
     sid, name = target.sid, target.name
-    text = bind.value if text is None else text
+    text = bind.value_in(r.state) if text is None else text
     fid = r.dom_id(f"ta:{sid}")
     inst = instrument_fill(r, target, kind="Field", element="input", ui="typeahead", value=text)
     items = []
@@ -291,7 +291,7 @@ def file_upload(
     `bind` takes the file chosen."""
     sid = sid or bind.sid("upload")
     name = name or bind.field.name
-    chosen = bind.value if chosen is None else chosen
+    chosen = bind.value_in(r.state) if chosen is None else chosen
     files_of = ChoiceGroup(
         sid=sid,
         kind="FileUpload",

@@ -100,6 +100,7 @@ class CompileRun:
 
     def __post_init__(self) -> None:
         self.app = self.site.new_app()
+        self.app.patches = False  # no page is sent anywhere: render only what the walk reads
         self.schema = self.site.family.schema
         # State views are built afresh for every state and never changed afterwards (the
         # app's contract, tested in tests/test_state_views.py): keeping them costs no copy.

@@ -20,7 +20,7 @@ Pages (`views/`)
     profile, settings (tabs notifications, privacy, security, api), history,
     login_detail (/history/<id>).
 
-State paths (`model/state.py`; `webfactory schema --family account` lists them all)
+State paths (`state.py`; `webfactory schema --family account` lists them all)
     users.<id>.{username, email, display_name, country, birthday, full_name, avatar,
         two_factor, password_changed}                                  entities
     settings.<id>.{security_alerts, product_updates, weekly_digest, sms_alerts,
@@ -37,7 +37,10 @@ State paths (`model/state.py`; `webfactory schema --family account` lists them a
     `account` is the member signed in and `viewed_login` the sign-in whose page is open:
     both stand for their records (`OPEN`). Passwords, codes and the mailbox are hidden.
 
-Transitions (`model/`)
+Queries (`queries.py`: `AccountQueries`, and `facts` of the visitor's page)
+    the member signed in, their devices, keys and sign-ins, the history as filtered.
+
+Transitions (`transitions/`: `drafts`, `auth`, `member`; functions over the context)
     set_field, set_secret; sign_in, verify_code, resend_code, cancel_code, sign_out;
     choose_username, choose_password, create_account, step_back; request_reset,
     restart_reset, open_reset_link, reset_password; save_profile, set_notification,

@@ -25,7 +25,10 @@ State paths (`state.py`, `webfactory schema --family forum` lists them all)
     listing, thread, profile, auth.signed_in                             page facts
     (`thread` is the open thread, `profile` the open member: `OPEN` aliases)
 
-Transitions (`model.py`)
+Queries (`queries.py`: `ForumQueries`, and `facts` of the visitor's page)
+    lists, threads, replies and members as the pages show them; the page facts.
+
+Transitions (`transitions/`: `lists`, `forms`, `posts`; functions over the context)
     type_query, search_threads, filter_threads, sort_threads, set_since, clear_since,
     turn_page, sort_replies, sort_members, set_field, set_choice, toggle_format, sign_in,
     sign_out, upvote, withdraw_vote, accept_answer, unaccept_answer, post_reply,

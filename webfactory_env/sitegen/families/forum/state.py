@@ -9,7 +9,10 @@ thread lists' controls, sort orders and validation messages are view state. Book
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Self
 
+from webfactory_env.sitegen.families.forum.content import Post, Thread, User
+from webfactory_env.sitegen.spec import SiteSpec
 from webfactory_env.sitegen.state import (
     AppState,
     Record,
@@ -172,6 +175,17 @@ class ForumState(AppState):
     browsing: Browsing = view(Browsing)
     feedback: Feedback = view(Feedback)
 
+    @classmethod
+    def start(cls, spec: SiteSpec) -> Self:
+        """The seed's members, threads (oldest first: a thread's place breaks ties between
+        equal timestamps) and replies; no one signed in."""
+        e = spec.entities
+        return cls(
+            members={u.username: _member(u) for u in e["users"]},
+            threads={t.id: _discussion(t) for t in reversed(e["threads"])},
+            replies={p.id: _reply(p) for p in e["posts"]},
+        )
+
 
 # ------------------------------------------------------------------------- facts
 @dataclass
@@ -228,3 +242,44 @@ class ForumFacts:
     listing: ListingFacts
     thread: ThreadFacts
     profile: Member  # the member whose profile is open
+
+
+# ----------------------------------------------------------- from the seed's content
+def _member(u: User) -> Member:
+    return Member(
+        id=u.username,
+        username=u.username,
+        name=u.display_name,
+        role=u.role,
+        joined=u.joined,
+        reputation=u.reputation,
+        posts=u.posts,
+        threads=u.threads,
+    )
+
+
+def _discussion(t: Thread) -> Discussion:
+    return Discussion(
+        id=t.id,
+        title=t.title,
+        category=t.category,
+        tag=t.primary_tag,
+        body=t.body,
+        author=t.author,
+        locked=t.locked,
+        accepted=t.accepted,
+        tags=t.tags,
+        created=t.created,
+        votes=t.votes,
+    )
+
+
+def _reply(p: Post) -> Reply:
+    return Reply(
+        id=p.id,
+        thread=p.thread_id,
+        author=p.author,
+        body=p.body,
+        created=p.created,
+        votes=p.votes,
+    )

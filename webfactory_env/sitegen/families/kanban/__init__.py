@@ -16,7 +16,7 @@ Pages (`views/`: one module per kind)
     boards (/), board (/board/<id>), card (/card/<id>), my_tasks, calendar, search,
     members, member (/member/<id>), new_board (/boards/new).
 
-State paths (`model/state.py`, `webfactory schema --family kanban` lists them all)
+State paths (`state.py`, `webfactory schema --family kanban` lists them all)
     boards.<id>.{name, description, archived, template, visibility, members}   entities
     cards.<id>.{board, title, column, assignee, priority, due, description,
                 labels.<label>, attachments, archived}                        entities
@@ -27,7 +27,10 @@ State paths (`model/state.py`, `webfactory schema --family kanban` lists them al
     user, board, card, member, my_tasks.count, search.count, calendar.next     page facts
     Positions, activity logs, comment dates and ids are bookkeeping (derived).
 
-Transitions (`model/cards.py`, `model/workspace.py`)
+Queries (`queries.py`: `KanbanQueries`, and `facts` of the visitor's page)
+    which cards a board shows, what is overdue, the agenda, the checks of the forms.
+
+Transitions (`transitions/cards.py`, `transitions/workspace.py`: functions over the context)
     cards: create_card, set_card_field, format_text, save_card, choose_column,
     move_card, assign_card, set_priority, set_label, attach_file, write_comment,
     add_comment, archive_card, restore_card, delete_card;

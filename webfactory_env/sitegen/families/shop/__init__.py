@@ -13,14 +13,17 @@ Pages (`views/`)
     home, listing (/shop), product (/product/<sku>), cart, checkout, order (/order/<id>),
     orders, track, staff.
 
-State paths (`model.py`, `webfactory schema --family shop` lists them all)
+State paths (`state.py`, `webfactory schema --family shop` lists them all)
     orders.<id>.{status, items, shipping, payment, card_last4, coupon}   entities
     cart.{items, coupon, removed}, wishlist, newsletter                  session
     forms.{shipping, payment, coupon, track, newsletter}                 drafts
     listing.{filters, sort, page}, feedback.*                            view
     product, viewed_order, order, cart.{count, subtotal_cents, ...}      page facts
 
-Transitions (`model.py`)
+Queries (`queries.py`: `ShopQueries`, and `facts` of the visitor's page)
+    the listing as filtered and sorted, the cart's totals, the product or order on a route.
+
+Transitions (`transitions.py`: functions over the context, `add_to_cart(shop, sku=...)`)
     set_filter, set_sort, turn_page, add_to_cart, remove_from_cart, add_to_wishlist,
     set_field, choose_payment, apply_coupon, track_parcel, join_newsletter, place_order,
     staff_force_order (the back door).

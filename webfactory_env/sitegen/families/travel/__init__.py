@@ -21,7 +21,7 @@ Pages (`views/`)
     checkout, booking (/booking/<ref>), login, verify (/login/verify), trips,
     trip (/trips/<ref>).
 
-State paths (`model/state.py`; `webfactory schema --family travel` lists them all)
+State paths (`state.py`; `webfactory schema --family travel` lists them all)
     trips.<ref>.{status, flights, passengers, rooms, guests, fares, traveller, seat,
         cancel_reason}                                                  entities
     itinerary.{flights, rooms}, auth.member, saved, extras, newsletter   session
@@ -33,9 +33,12 @@ State paths (`model/state.py`; `webfactory schema --family travel` lists them al
     `trip` is the member's trip whose page is open and `booking` the last trip booked
     here: both stand for `trips[<ref>]` (`OPEN`). Paths of version 1 that tasks may
     still write (`itinerary.status = "booked"`, `itinerary.lead`) compile to their new
-    spelling with a deprecation warning (`model/state.py`, `RENAMED`).
+    spelling with a deprecation warning (`state.py`, `RENAMED`).
 
-Transitions (`model/transitions.py`)
+Queries (`queries.py`: `TravelQueries`, and `facts` of the visitor's page)
+    offers of a search, result and hotel lists as shown, the member's trips.
+
+Transitions (`transitions/drafts.py`, `transitions/trips.py`: functions over the context)
     set_field, set_secret, type_place, pick_place, set_round_trip, set_choice,
     search_flights, sort_flights, filter_flights, turn_results_page, choose_fare,
     add_flight, remove_flight, search_hotels, update_stay, sort_hotels, filter_hotels,
@@ -53,7 +56,7 @@ from __future__ import annotations
 
 from webfactory_env.sitegen.families.travel.app import TravelApp
 from webfactory_env.sitegen.families.travel.content import FAMILY_VERSION, generate
-from webfactory_env.sitegen.families.travel.model.state import RENAMED
+from webfactory_env.sitegen.families.travel.state import RENAMED
 from webfactory_env.sitegen.registry import Family, register_family
 
 FAMILY = Family(

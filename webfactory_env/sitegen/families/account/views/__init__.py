@@ -1,13 +1,14 @@
-"""The account portal's pages, drawn from its model with the widget library, one module per
-area (`auth`: getting in; `member`: the member area; `history`: the login history). Pages
-only read state: every element that changes something is bound to a transition
-(`bind=app.revoke_key.bind(key=...)`). Imported by the app."""
+"""The account portal's pages: functions of its context drawn with the widget library, one
+module per area (`auth`: getting in; `member`: the member area; `history`: the login
+history). Pages only read: every element that changes something is bound to a transition
+(`bind=revoke_key.bind(key=...)`). Imported by the app."""
 
 from __future__ import annotations
 
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.app import PageFn
-from webfactory_env.sitegen.families.account.model import AccountModel
+from webfactory_env.sitegen.families.account.queries import Portal
+from webfactory_env.sitegen.families.account.transitions.auth import sign_out
 from webfactory_env.sitegen.families.account.views import auth, history, member
 from webfactory_env.sitegen.families.account.views.member import SETTINGS_TABS
 from webfactory_env.sitegen.families.account.views.parts import Page, promo
@@ -16,10 +17,10 @@ from webfactory_env.sitegen.html import Renderer, esc
 __all__ = ["PAGES", "SETTINGS_TABS", "header"]
 
 
-def header(app: AccountModel, r: Renderer) -> str:
-    c = app.copy
-    me = app.me
-    brand = f'<span class="brand">{esc(app.spec.brand)}</span>'
+def header(portal: Portal, r: Renderer) -> str:
+    c = portal.copy
+    me = portal.queries.me
+    brand = f'<span class="brand">{esc(portal.spec.brand)}</span>'
     if me is None:
         entries = [
             ("/", c("nav.home")),
@@ -41,7 +42,7 @@ def header(app: AccountModel, r: Renderer) -> str:
         text=c("nav.sign_out"),
         attrs_={"role": "sign-out"},
         variant="secondary",
-        bind=app.sign_out.bind(),
+        bind=sign_out.bind(),
     )
     who = esc(c("nav.signed_in_as", name=me.display_name or me.username))
     return (
@@ -50,10 +51,10 @@ def header(app: AccountModel, r: Renderer) -> str:
     )
 
 
-def home(app: AccountModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    title = c("home.title", brand=app.spec.brand)
-    if app.me is not None:
+def home(portal: Portal, r: Renderer, route: str) -> Page:
+    c = portal.copy
+    title = c("home.title", brand=portal.spec.brand)
+    if portal.queries.me is not None:
         cta = w.link(
             r, sid="home:/account", href="/account", text=c("home.open_account"), class_="button"
         )
@@ -68,8 +69,8 @@ def home(app: AccountModel, r: Renderer, route: str) -> Page:
     )
     return title, (
         f'<section class="hero"><h1>{esc(title)}</h1><p>{esc(c("home.tagline"))}</p>'
-        f'<p class="actions">{cta}</p>{promo(app, r, "sso")}</section>'
-        f'{w.toast(app.flash)}<ul class="features">{features}</ul>'
+        f'<p class="actions">{cta}</p>{promo(portal, r, "sso")}</section>'
+        f'{w.toast(portal.ui.flash)}<ul class="features">{features}</ul>'
     )
 
 

@@ -4,21 +4,34 @@ sign-in's page, where it can be reported as not the member's."""
 from __future__ import annotations
 
 from webfactory_env.sitegen import widgets as w
-from webfactory_env.sitegen.families.account.model import RESULTS, AccountModel, Login
+from webfactory_env.sitegen.families.account.queries import (
+    RESULTS,
+    Portal,
+    history_first,
+    history_shown,
+)
+from webfactory_env.sitegen.families.account.state import Login
+from webfactory_env.sitegen.families.account.transitions.member import (
+    filter_history,
+    report_login,
+    search_history,
+    sort_history,
+    turn_history_page,
+)
 from webfactory_env.sitegen.families.account.views.parts import Page, heading, promo
 from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.spec import Option
 
 
-def history(app: AccountModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    view = app.model.history
+def history(portal: Portal, r: Renderer, route: str) -> Page:
+    c = portal.copy
+    view = portal.state.history
     search = w.text_field(
         r,
         label=c("history.search"),
         input_type="search",
         helper=c("history.search_help"),
-        bind=app.search_history.bind(),
+        bind=search_history.bind(),
     )
     result = w.choice(
         r,
@@ -31,13 +44,13 @@ def history(app: AccountModel, r: Renderer, route: str) -> Page:
             *(Option(x, c(f"history.{x}")) for x in RESULTS),
         ],
         selected=view.filter,
-        is_open="filter:result" in app.ui.open,
-        bind=app.filter_history.bind(),
+        is_open="filter:result" in portal.ui.open,
+        bind=filter_history.bind(),
     )
-    listing = r.subregion("history-list", _history_list(app, r))
+    listing = r.subregion("history-list", _history_list(portal, r))
     return c("history.title"), (
-        f"{heading(c('history.title'))}{w.toast(app.flash)}"
-        f'<div class="toolbar">{search}{result}{promo(app, r, "export")}</div>{listing}'
+        f"{heading(c('history.title'))}{w.toast(portal.ui.flash)}"
+        f'<div class="toolbar">{search}{result}{promo(portal, r, "export")}</div>{listing}'
     )
 
 
@@ -45,11 +58,15 @@ def _where(e: Login) -> str:
     return f"{e.city}, {e.country}"
 
 
-def _history_list(app: AccountModel, r: Renderer) -> str:
-    c = app.copy
-    rows = app.history_rows()
-    shown = app.history_shown()
-    first = app.history_first()
+def _history_list(portal: Portal, r: Renderer) -> str:
+    c = portal.copy
+    rows = portal.queries.history_rows()
+    shown = history_shown(
+        portal,
+    )
+    first = history_first(
+        portal,
+    )
     cells = []
     for i, e in enumerate(shown):
         link = w.link(
@@ -73,7 +90,7 @@ def _history_list(app: AccountModel, r: Renderer) -> str:
         )
         result = f'<span class="result-{esc(e.result)}">{esc(c("history." + e.result))}</span>'
         cells.append([link, esc(e.device), esc(_where(e)), esc(e.ip), result])
-    col, _, order = app.model.history.sort.partition("-")
+    col, _, order = portal.state.history.sort.partition("-")
     table = w.data_table(
         r,
         key="history",
@@ -87,9 +104,9 @@ def _history_list(app: AccountModel, r: Renderer) -> str:
         rows=cells,
         sort=(col, order),
         caption=c("history.caption"),
-        bind=app.sort_history.bind(),
+        bind=sort_history.bind(),
     )
-    if app.v.list_mode == "infinite":
+    if portal.v.list_mode == "infinite":
         more = w.load_more(
             r, key="history", has_more=len(shown) < len(rows), text=c("history.loading")
         )
@@ -97,9 +114,9 @@ def _history_list(app: AccountModel, r: Renderer) -> str:
         more = w.pager(
             r,
             key="history",
-            page=app.model.history.page,
-            pages=app.history_pages(),
-            bind=app.turn_history_page.bind(),
+            page=portal.state.history.page,
+            pages=portal.queries.history_pages(),
+            bind=turn_history_page.bind(),
             label=c("history.pages"),
             prev_text=c("history.prev"),
             next_text=c("history.next"),
@@ -109,9 +126,9 @@ def _history_list(app: AccountModel, r: Renderer) -> str:
     return f'<p class="muted" role="status">{esc(count)}</p>{body}{more}'
 
 
-def login_detail(app: AccountModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    event = app.login_at(route)
+def login_detail(portal: Portal, r: Renderer, route: str) -> Page:
+    c = portal.copy
+    event = portal.queries.login_at(route)
     assert event is not None, "the login wall and the route check keep other pages out"
     details = w.detail_view(
         [
@@ -130,7 +147,7 @@ def login_detail(app: AccountModel, r: Renderer, route: str) -> Page:
             sid=f"report:{event.id}",
             text=c("history.report"),
             attrs_={"role": "report", "login": event.id},
-            bind=app.report_login.bind(login=event.id),
+            bind=report_login.bind(login=event.id),
         )
         action = f"<p>{report}</p>"
     crumbs = w.breadcrumbs(
@@ -138,6 +155,6 @@ def login_detail(app: AccountModel, r: Renderer, route: str) -> Page:
     )
     title = c("history.detail_title")
     return title, (
-        f"{crumbs}{heading(title)}{w.toast(app.flash)}{details}"
+        f"{crumbs}{heading(title)}{w.toast(portal.ui.flash)}{details}"
         f'<p class="muted">{esc(c("history.report_help"))}</p>{action}'
     )

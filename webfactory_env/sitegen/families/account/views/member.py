@@ -11,7 +11,21 @@ from webfactory_env.sitegen.families.account.content import (
     SCOPES,
     TODAY,
 )
-from webfactory_env.sitegen.families.account.model import Account, AccountModel
+from webfactory_env.sitegen.families.account.queries import Portal
+from webfactory_env.sitegen.families.account.state import Account
+from webfactory_env.sitegen.families.account.transitions.drafts import set_field, set_secret
+from webfactory_env.sitegen.families.account.transitions.member import (
+    create_key,
+    disable_two_factor,
+    dismiss_key,
+    enable_two_factor,
+    revoke_key,
+    save_profile,
+    set_notification,
+    set_privacy,
+    sign_out_other_sessions,
+    sign_out_session,
+)
 from webfactory_env.sitegen.families.account.views.parts import (
     Page,
     birthday_picker,
@@ -29,15 +43,15 @@ from webfactory_env.sitegen.spec import Option
 SETTINGS_TABS = ("notifications", "privacy", "security", "api")
 
 
-def _me(app: AccountModel) -> Account:
-    me = app.me
+def _me(portal: Portal) -> Account:
+    me = portal.queries.me
     assert me is not None, "the login wall keeps signed-out visitors out"
     return me
 
 
-def account(app: AccountModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    me = _me(app)
+def account(portal: Portal, r: Renderer, route: str) -> Page:
+    c = portal.copy
+    me = _me(portal)
     title = c("account.title", name=me.display_name or me.username)
     details = w.detail_view(
         [
@@ -46,8 +60,8 @@ def account(app: AccountModel, r: Renderer, route: str) -> Page:
             (c("profile.country"), me.country or "—"),
             (c("account.since"), me.member_since),
             (c("account.two_factor"), c("account.on") if me.two_factor else c("account.off")),
-            (c("account.sessions"), str(len(app.sessions_of(me.username)))),
-            (c("account.keys"), str(len(app.keys_of(me.username)))),
+            (c("account.sessions"), str(len(portal.queries.sessions_of(me.username)))),
+            (c("account.keys"), str(len(portal.queries.keys_of(me.username)))),
         ]
     )
     links = "".join(
@@ -59,44 +73,44 @@ def account(app: AccountModel, r: Renderer, route: str) -> Page:
         )
     )
     return title, (
-        f"{heading(title)}{w.toast(app.flash)}{details}"
-        f'<ul class="links">{links}</ul>{promo(app, r, "upgrade")}'
+        f"{heading(title)}{w.toast(portal.ui.flash)}{details}"
+        f'<ul class="links">{links}</ul>{promo(portal, r, "upgrade")}'
     )
 
 
 # ------------------------------------------------------------------------ profile
-def profile(app: AccountModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    errors = app.model.feedback.profile_errors
+def profile(portal: Portal, r: Renderer, route: str) -> Page:
+    c = portal.copy
+    errors = portal.state.feedback.profile_errors
     texts = {
         name: w.text_field(
             r,
             label=c(f"profile.{name}"),
-            error=errors_text(app, errors.get(name, "")),
+            error=errors_text(portal, errors.get(name, "")),
             helper=c("profile.display_help") if name == "display_name" else "",
             autocomplete="name" if name == "full_name" else "nickname",
-            bind=app.set_field.bind(form="profile", name=name),
+            bind=set_field.bind(form="profile", name=name),
         )
         for name in ("full_name", "display_name")
     }
-    avatar = app.set_field.bind(form="profile", name="avatar")
+    avatar = set_field.bind(form="profile", name="avatar")
     upload = w.file_upload(
         r,
         label=c("profile.avatar"),
-        files=[w.SyntheticFile(f.name, f.size_kb, f.kind) for f in app.files.values()],
-        is_open=avatar.sid("upload") in app.ui.open,
+        files=[w.SyntheticFile(f.name, f.size_kb, f.kind) for f in portal.queries.files.values()],
+        is_open=avatar.sid("upload") in portal.ui.open,
         bind=avatar,
     )
     hint = c("profile.avatar_help", mb=AVATAR_LIMIT_KB // 1000)
-    avatar_hint = f'<small class="hint">{esc(hint)}</small>' if app.v.helper_text == "on" else ""
+    avatar_hint = f'<small class="hint">{esc(hint)}</small>' if portal.v.helper_text == "on" else ""
     body = (
-        "".join(texts[n] for n in field_order(app, ("full_name", "display_name"), "profile"))
-        + birthday_picker(app, r, form="profile")
-        + error_line(app, errors.get("birthday", ""))
-        + country_choice(app, r, form="profile", label=c("profile.country"))
+        "".join(texts[n] for n in field_order(portal, ("full_name", "display_name"), "profile"))
+        + birthday_picker(portal, r, form="profile")
+        + error_line(portal, errors.get("birthday", ""))
+        + country_choice(portal, r, form="profile", label=c("profile.country"))
         + upload
         + avatar_hint
-        + error_line(app, errors.get("avatar", ""))
+        + error_line(portal, errors.get("avatar", ""))
     )
     banner = f'<p class="error-summary" role="alert">{esc(c("profile.fix"))}</p>' if errors else ""
     form = w.form(
@@ -107,15 +121,15 @@ def profile(app: AccountModel, r: Renderer, route: str) -> Page:
         submit_text=c("profile.save"),
         label=c("profile.title"),
         banner=banner,
-        bind=app.save_profile.bind(),
+        bind=save_profile.bind(),
     )
-    return c("profile.title"), f"{heading(c('profile.title'))}{w.toast(app.flash)}{form}"
+    return c("profile.title"), f"{heading(c('profile.title'))}{w.toast(portal.ui.flash)}{form}"
 
 
 # ----------------------------------------------------------------------- settings
-def settings(app: AccountModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    active = app.ui.tabs.get("settings", "notifications")
+def settings(portal: Portal, r: Renderer, route: str) -> Page:
+    c = portal.copy
+    active = portal.ui.tabs.get("settings", "notifications")
     if active not in SETTINGS_TABS:
         active = "notifications"
     tabs = w.tabs(
@@ -123,16 +137,16 @@ def settings(app: AccountModel, r: Renderer, route: str) -> Page:
         group="settings",
         items=[(t, c(f"settings.tab_{t}")) for t in SETTINGS_TABS],
         active=active,
-        panel=_TABS[active](app, r),
+        panel=_TABS[active](portal, r),
         label=c("settings.title"),
     )
-    return c("settings.title"), f"{heading(c('settings.title'))}{w.toast(app.flash)}{tabs}"
+    return c("settings.title"), f"{heading(c('settings.title'))}{w.toast(portal.ui.flash)}{tabs}"
 
 
-def _notifications(app: AccountModel, r: Renderer) -> str:
-    c = app.copy
-    me = _me(app)
-    mine = app.settings_of(me.username)
+def _notifications(portal: Portal, r: Renderer) -> str:
+    c = portal.copy
+    me = _me(portal)
+    mine = portal.queries.settings_of(me.username)
     toggles = "".join(
         w.toggle(
             r,
@@ -142,7 +156,7 @@ def _notifications(app: AccountModel, r: Renderer) -> str:
             checked=bool(getattr(mine, n)),  # a member without a record sees the defaults
             switch=True,
             attrs_={"group": "notifications"},
-            bind=app.set_notification.bind(account=me.id, setting=n),
+            bind=set_notification.bind(account=me.id, setting=n),
         )
         for n in NOTIFICATIONS
     )
@@ -151,10 +165,10 @@ def _notifications(app: AccountModel, r: Renderer) -> str:
     )
 
 
-def _privacy(app: AccountModel, r: Renderer) -> str:
-    c = app.copy
-    me = _me(app)
-    mine = app.settings_of(me.username)
+def _privacy(portal: Portal, r: Renderer) -> str:
+    c = portal.copy
+    me = _me(portal)
+    mine = portal.queries.settings_of(me.username)
     menus = "".join(
         w.choice(
             r,
@@ -164,18 +178,18 @@ def _privacy(app: AccountModel, r: Renderer) -> str:
             options=[Option(v, c(f"settings.privacy_{v}")) for v in values],
             selected=str(getattr(mine, name)),
             attrs_={"group": "privacy"},
-            is_open=f"choice:privacy.{name}" in app.ui.open,
+            is_open=f"choice:privacy.{name}" in portal.ui.open,
             helper=c(f"settings.privacy_{name}_help"),
-            bind=app.set_privacy.bind(account=me.id, setting=name),
+            bind=set_privacy.bind(account=me.id, setting=name),
         )
         for name, values in PRIVACY.items()
     )
     return f'<div class="stack">{menus}</div>'
 
 
-def _security(app: AccountModel, r: Renderer) -> str:
-    c = app.copy
-    me = _me(app)
+def _security(portal: Portal, r: Renderer) -> str:
+    c = portal.copy
+    me = _me(portal)
     action = "disable" if me.two_factor else "enable"
 
     def two_factor_form() -> str:
@@ -183,8 +197,8 @@ def _security(app: AccountModel, r: Renderer) -> str:
             r,
             label=c("settings.current_password"),
             autocomplete="current-password",
-            error=errors_text(app, app.model.feedback.two_factor_error),
-            bind=app.set_secret.bind(form="two_factor", name="current_password"),
+            error=errors_text(portal, portal.state.feedback.two_factor_error),
+            bind=set_secret.bind(form="two_factor", name="current_password"),
         )
         return w.form(
             r,
@@ -194,12 +208,12 @@ def _security(app: AccountModel, r: Renderer) -> str:
             submit_text=c(f"settings.{action}_2fa"),
             label=c("settings.two_factor_title"),
             attrs_={"action": action},
-            bind=(app.disable_two_factor if me.two_factor else app.enable_two_factor).bind(),
+            bind=(disable_two_factor if me.two_factor else enable_two_factor).bind(),
         )
 
     status = c("settings.two_factor_on_text" if me.two_factor else "settings.two_factor_off_text")
     two = secondary(
-        app,
+        portal,
         r,
         name="two-factor",
         title=c(f"settings.{action}_2fa"),
@@ -208,15 +222,15 @@ def _security(app: AccountModel, r: Renderer) -> str:
     )
     return (
         f"<h2>{esc(c('settings.two_factor_title'))}</h2><p>{esc(status)}</p>{two}"
-        f"<h2>{esc(c('settings.sessions_title'))}</h2>{_devices(app, r, me)}"
+        f"<h2>{esc(c('settings.sessions_title'))}</h2>{_devices(portal, r, me)}"
     )
 
 
-def _devices(app: AccountModel, r: Renderer, me: Account) -> str:
+def _devices(portal: Portal, r: Renderer, me: Account) -> str:
     """The member's signed-in devices: this one, and the others with a sign-out button."""
-    c = app.copy
+    c = portal.copy
     rows = []
-    mine = app.sessions_of(me.username)
+    mine = portal.queries.sessions_of(me.username)
     for s in mine:
         if s.current:
             act = f'<span class="badge">{esc(c("settings.this_device"))}</span>'
@@ -232,7 +246,7 @@ def _devices(app: AccountModel, r: Renderer, me: Account) -> str:
                     "city": s.city,
                     "session": s.id,
                 },
-                bind=app.sign_out_session.bind(session=s.id),
+                bind=sign_out_session.bind(session=s.id),
             )
         rows.append(
             f"<tr><td>{esc(s.device)}</td><td>{esc(s.city)}, {esc(s.country)}</td>"
@@ -249,7 +263,7 @@ def _devices(app: AccountModel, r: Renderer, me: Account) -> str:
         variant="secondary",
         attrs_={"role": "sign-out-others"},
         disabled=all(s.current for s in mine),
-        bind=app.sign_out_other_sessions.bind(),
+        bind=sign_out_other_sessions.bind(),
     )
     return (
         f'<table class="data"><thead><tr>{heads}</tr></thead>'
@@ -257,11 +271,11 @@ def _devices(app: AccountModel, r: Renderer, me: Account) -> str:
     )
 
 
-def _api(app: AccountModel, r: Renderer) -> str:
-    c = app.copy
-    me = _me(app)
+def _api(portal: Portal, r: Renderer) -> str:
+    c = portal.copy
+    me = _me(portal)
     shown = ""
-    new_key = app.model.server.new_key
+    new_key = portal.state.server.new_key
     if new_key:
         dismiss = w.button(
             r,
@@ -269,21 +283,21 @@ def _api(app: AccountModel, r: Renderer) -> str:
             text=c("settings.key_dismiss"),
             attrs_={"role": "dismiss"},
             variant="secondary",
-            bind=app.dismiss_key.bind(),
+            bind=dismiss_key.bind(),
         )
         shown = (
             f'<div class="notice" role="status">{esc(c("settings.key_created"))} '
             f"<code>{esc(new_key)}</code> {dismiss}</div>"
         )
     rows = []
-    for k in app.keys_of(me.username):
+    for k in portal.queries.keys_of(me.username):
         revoke = w.button(
             r,
             sid=f"key:{k.id}:revoke",
             text=c("settings.key_revoke"),
             variant="secondary",
             attrs_={"role": "revoke-key", "key_name": k.name, "scope": k.scope, "key": k.id},
-            bind=app.revoke_key.bind(key=k.id),
+            bind=revoke_key.bind(key=k.id),
         )
         rows.append(
             f"<tr><td>{esc(k.name)}</td><td><code>{esc(k.prefix)}…</code></td>"
@@ -300,31 +314,31 @@ def _api(app: AccountModel, r: Renderer) -> str:
         else f"<p>{esc(c('settings.keys_none'))}</p>"
     )
     create = secondary(
-        app,
+        portal,
         r,
         name="api-key",
         title=c("settings.key_new"),
-        body=lambda: _key_form(app, r),
+        body=lambda: _key_form(portal, r),
         form="api_key",
     )
     return (
         f'<p class="muted">{esc(c("settings.keys_intro"))}</p>{shown}{table}{create}'
-        f"{promo(app, r, 'export', 'many')}"
+        f"{promo(portal, r, 'export', 'many')}"
     )
 
 
-def _key_form(app: AccountModel, r: Renderer) -> str:
-    c = app.copy
-    errors = app.model.feedback.key_errors
-    scope = app.set_field.bind(form="api_key", name="scope")
-    expires = app.set_field.bind(form="api_key", name="expires")
+def _key_form(portal: Portal, r: Renderer) -> str:
+    c = portal.copy
+    errors = portal.state.feedback.key_errors
+    scope = set_field.bind(form="api_key", name="scope")
+    expires = set_field.bind(form="api_key", name="expires")
     fields = (
         w.text_field(
             r,
             label=c("settings.key_name"),
-            error=errors_text(app, errors.get("key_name", "")),
+            error=errors_text(portal, errors.get("key_name", "")),
             helper=c("settings.key_name_help"),
-            bind=app.set_field.bind(form="api_key", name="key_name"),
+            bind=set_field.bind(form="api_key", name="key_name"),
         )
         + w.choice(
             r,
@@ -332,18 +346,18 @@ def _key_form(app: AccountModel, r: Renderer) -> str:
             label=c("settings.key_scope"),
             options=[Option(s, c(f"settings.scope_{s}")) for s in SCOPES],
             attrs_={"form": "api_key"},
-            is_open=scope.sid("choice") in app.ui.open,
+            is_open=scope.sid("choice") in portal.ui.open,
             bind=scope,
         )
         + w.date_picker(
             r,
             label=c("settings.key_expires"),
-            month=app.month_of("expires"),
-            is_open=expires.sid("date") in app.ui.open,
+            month=portal.month_of("expires"),
+            is_open=expires.sid("date") in portal.ui.open,
             today=TODAY,
             bind=expires,
         )
-        + error_line(app, errors.get("expires", ""))
+        + error_line(portal, errors.get("expires", ""))
     )
     return w.form(
         r,
@@ -352,7 +366,7 @@ def _key_form(app: AccountModel, r: Renderer) -> str:
         submit_sid="form:api_key",
         submit_text=c("settings.key_create"),
         label=c("settings.key_new"),
-        bind=app.create_key.bind(),
+        bind=create_key.bind(),
     )
 
 

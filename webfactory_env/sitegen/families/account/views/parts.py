@@ -9,7 +9,9 @@ from collections.abc import Callable, Mapping, Sequence
 from webfactory_env.core.seeding import SeedStream
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.families.account.content import TODAY
-from webfactory_env.sitegen.families.account.model import AccountModel
+from webfactory_env.sitegen.families.account.queries import Portal
+from webfactory_env.sitegen.families.account.transitions.drafts import set_field
+from webfactory_env.sitegen.families.account.transitions.member import try_promo
 from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.spec import AttrValue, Option
 
@@ -20,50 +22,49 @@ def heading(text: str) -> str:
     return f"<h1>{esc(text)}</h1>"
 
 
-def errors_text(app: AccountModel, key: str) -> str:
+def errors_text(portal: Portal, key: str) -> str:
     """The visible text of an error key (`rules:a,b` lists the unmet password rules)."""
     if not key:
         return ""
     if key.startswith("rules:"):
-        needed = [rule_text(app, k) for k in key[6:].split(",") if k]
-        return app.copy("rules.still", rules="; ".join(needed))
-    return app.copy(f"errors.{key}")
+        needed = [rule_text(portal, k) for k in key[6:].split(",") if k]
+        return portal.copy("rules.still", rules="; ".join(needed))
+    return portal.copy(f"errors.{key}")
 
 
-def error_line(app: AccountModel, key: str) -> str:
+def error_line(portal: Portal, key: str) -> str:
     """A form-level error under a widget that shows none of its own."""
-    return f'<p class="error" role="alert">{esc(errors_text(app, key))}</p>' if key else ""
+    return f'<p class="error" role="alert">{esc(errors_text(portal, key))}</p>' if key else ""
 
 
-def rule_text(app: AccountModel, key: str) -> str:
+def rule_text(portal: Portal, key: str) -> str:
     if key == "length":
-        return app.copy("rules.length", n=app.policy.min_length)
-    return app.copy(f"rules.{key}")
+        return portal.copy("rules.length", n=portal.queries.policy.min_length)
+    return portal.copy(f"rules.{key}")
 
 
-def rules_list(app: AccountModel) -> str:
-    items = "".join(f"<li>{esc(rule_text(app, k))}</li>" for k in app.policy.rules())
-    return (
-        f'<div class="rules"><strong>{esc(app.copy("rules.title"))}</strong><ul>{items}</ul></div>'
-    )
+def rules_list(portal: Portal) -> str:
+    items = "".join(f"<li>{esc(rule_text(portal, k))}</li>" for k in portal.queries.policy.rules())
+    title = esc(portal.copy("rules.title"))
+    return f'<div class="rules"><strong>{title}</strong><ul>{items}</ul></div>'
 
 
-def promo(app: AccountModel, r: Renderer, name: str, level: str = "some") -> str:
+def promo(portal: Portal, r: Renderer, name: str, level: str = "some") -> str:
     """A lookalike offer that does nothing a task asks for (flagged for checks)."""
-    if app.v.distractors == "none" or (level == "many" and app.v.distractors != "many"):
+    if portal.v.distractors == "none" or (level == "many" and portal.v.distractors != "many"):
         return ""
     return w.button(
         r,
         sid=f"distractor:{name}",
-        text=app.copy(f"distractors.{name}"),
+        text=portal.copy(f"distractors.{name}"),
         variant="secondary",
         attrs_={"role": name, "distractor": True},
-        bind=app.try_promo.bind(name=name),
+        bind=try_promo.bind(name=name),
     )
 
 
 def secondary(
-    app: AccountModel,
+    portal: Portal,
     r: Renderer,
     *,
     name: str,
@@ -78,28 +79,28 @@ def secondary(
         name=name,
         title=title,
         body=body,
-        open_modal=app.ui.modal,
-        close_text=app.copy("settings.close"),
+        open_modal=portal.ui.modal,
+        close_text=portal.copy("settings.close"),
         opener_attrs=opener,
         opener_text=opener_text,
     )
 
 
-def field_order(app: AccountModel, names: Sequence[str], key: str) -> list[str]:
+def field_order(portal: Portal, names: Sequence[str], key: str) -> list[str]:
     """Form fields in the page's order (shuffled by the `field_order` axis)."""
     ordered = list(names)
-    if app.v.field_order == "shuffled":
-        SeedStream(app.spec.seed).child("layout").child(f"fields:{key}").shuffle(ordered)
+    if portal.v.field_order == "shuffled":
+        SeedStream(portal.spec.seed).child("layout").child(f"fields:{key}").shuffle(ordered)
     return ordered
 
 
-def country_choice(app: AccountModel, r: Renderer, *, form: str, label: str, sid: str = "") -> str:
+def country_choice(portal: Portal, r: Renderer, *, form: str, label: str, sid: str = "") -> str:
     """The country menu of a form's draft (`choice:<form>.country` unless `sid` says)."""
-    chosen = app.set_field.bind(form=form, name="country")
+    chosen = set_field.bind(form=form, name="country")
     sid = sid or chosen.sid("choice")
-    options = [Option(name, name) for name in app.country_names]
-    if not chosen.value:
-        options.insert(0, Option("", app.copy("profile.choose_country"), aliases=("none",)))
+    options = [Option(name, name) for name in portal.queries.country_names]
+    if not chosen.value_in(r.state):
+        options.insert(0, Option("", portal.copy("profile.choose_country"), aliases=("none",)))
     return w.choice(
         r,
         sid=sid,
@@ -107,21 +108,21 @@ def country_choice(app: AccountModel, r: Renderer, *, form: str, label: str, sid
         label=label,
         options=options,
         attrs_={"form": form},
-        is_open=sid in app.ui.open,
+        is_open=sid in portal.ui.open,
         bind=chosen,
     )
 
 
-def birthday_picker(app: AccountModel, r: Renderer, *, form: str, sid: str = "") -> str:
+def birthday_picker(portal: Portal, r: Renderer, *, form: str, sid: str = "") -> str:
     """The birthday calendar of a form's draft (`date:<form>.birthday` unless `sid` says)."""
-    picked = app.set_field.bind(form=form, name="birthday")
+    picked = set_field.bind(form=form, name="birthday")
     sid = sid or picked.sid("date")
     return w.date_picker(
         r,
         sid=sid,
-        label=app.copy("profile.birthday"),
-        month=app.month_of("birthday"),
-        is_open=sid in app.ui.open,
+        label=portal.copy("profile.birthday"),
+        month=portal.month_of("birthday"),
+        is_open=sid in portal.ui.open,
         today=TODAY,
         bind=picked,
     )

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from webfactory_env.core.seeding import SeedStream
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.families.forum.content import vocab
-from webfactory_env.sitegen.families.forum.model import ForumModel
+from webfactory_env.sitegen.families.forum.queries import Forum
 from webfactory_env.sitegen.families.forum.rules import (
     body_minimum,
     reply_minimum,
@@ -51,14 +51,14 @@ def menu_button(
 
 
 def user_link(
-    app: ForumModel,
+    forum: Forum,
     r: Renderer,
     username: str,
     *,
     sid: str,
     extra: Mapping[str, AttrValue] | None = None,
 ) -> str:
-    name = app.name_of(username)
+    name = forum.queries.name_of(username)
     return w.link(
         r,
         sid=sid,
@@ -70,8 +70,8 @@ def user_link(
     )
 
 
-def badges(app: ForumModel, t: Discussion) -> str:
-    c = app.copy
+def badges(forum: Forum, t: Discussion) -> str:
+    c = forum.copy
     out = []
     if t.accepted:
         out.append(f'<span class="badge solved">✓ {esc(c("thread.solved"))}</span>')
@@ -90,9 +90,9 @@ def tag_chips(tags: tuple[str, ...]) -> str:
     )
 
 
-def thread_row(app: ForumModel, r: Renderer, t: Discussion, rank: int) -> str:
-    c = app.copy
-    replies = len(app.replies_of(t.id))
+def thread_row(forum: Forum, r: Renderer, t: Discussion, rank: int) -> str:
+    c = forum.copy
+    replies = len(forum.queries.replies_of(t.id))
     link = w.link(
         r,
         sid=f"thread:{t.id}",
@@ -104,7 +104,7 @@ def thread_row(app: ForumModel, r: Renderer, t: Discussion, rank: int) -> str:
             "type": "thread",
             "id": t.id,
             "title": t.title,
-            "category": app.cat_by_slug[t.category].name,
+            "category": forum.queries.cat_by_slug[t.category].name,
             "tags": ", ".join(t.tags),
             "author": t.author,
             "votes": t.votes,
@@ -115,23 +115,23 @@ def thread_row(app: ForumModel, r: Renderer, t: Discussion, rank: int) -> str:
             "rank": rank,
         },
     )
-    meta = c("list.meta", author=app.name_of(t.author), date=t.created)
+    meta = c("list.meta", author=forum.queries.name_of(t.author), date=t.created)
     return (
         f'<li class="thread-row"><div class="counts">'
         f"<span><strong>{t.votes}</strong> {esc(c('list.votes'))}</span>"
         f"<span><strong>{replies}</strong> {esc(c('list.replies'))}</span></div>"
-        f'<div class="thread-main">{link} {badges(app, t)}'
+        f'<div class="thread-main">{link} {badges(forum, t)}'
         f'<div class="muted">{esc(meta)}</div>{tag_chips(t.tags)}</div></li>'
     )
 
 
-def sponsored(app: ForumModel, r: Renderer) -> str:
+def sponsored(forum: Forum, r: Renderer) -> str:
     """A promoted row at the top of thread lists (a distractor: it leads to an ad)."""
-    if app.v.distractors == "none":
+    if forum.v.distractors == "none":
         return ""
-    product = str(app.spec.extra.get("product", ""))
+    product = str(forum.spec.extra.get("product", ""))
     text = (
-        SeedStream(app.spec.seed)
+        SeedStream(forum.spec.seed)
         .child("copy")
         .child("promo")
         .choice(vocab()["promo"])
@@ -148,23 +148,23 @@ def sponsored(app: ForumModel, r: Renderer) -> str:
     )
     return (
         f'<li class="thread-row sponsored"><div class="counts">'
-        f'<span class="badge">{esc(app.copy("distractors.sponsored"))}</span></div>'
+        f'<span class="badge">{esc(forum.copy("distractors.sponsored"))}</span></div>'
         f'<div class="thread-main">{link}</div></li>'
     )
 
 
-def error_text(app: ForumModel, key: str) -> str:
+def error_text(forum: Forum, key: str) -> str:
     """The message for a validation error key (with the length the rule asks for)."""
     if not key:
         return ""
     minimum = {
-        "reply_short": reply_minimum(app.strict),
-        "title_short": title_minimum(app.strict),
-        "body_short": body_minimum(app.strict),
+        "reply_short": reply_minimum(forum.queries.strict),
+        "title_short": title_minimum(forum.queries.strict),
+        "body_short": body_minimum(forum.queries.strict),
     }
     if key in minimum:
-        return app.copy(f"errors.{key}", n=minimum[key])
-    return app.copy(f"errors.{key}")
+        return forum.copy(f"errors.{key}", n=minimum[key])
+    return forum.copy(f"errors.{key}")
 
 
 def error_region(r: Renderer, name: str, message: str) -> str:

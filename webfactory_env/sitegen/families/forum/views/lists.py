@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from webfactory_env.sitegen import widgets as w
-from webfactory_env.sitegen.families.forum.model import SORTS, ForumModel
+from webfactory_env.sitegen.families.forum.queries import Forum, shown
+from webfactory_env.sitegen.families.forum.transitions.lists import (
+    SORTS,
+    clear_since,
+    filter_threads,
+    search_threads,
+    set_since,
+    sort_threads,
+    turn_page,
+    type_query,
+)
 from webfactory_env.sitegen.families.forum.views.common import (
     Page,
     sponsored,
@@ -19,11 +29,11 @@ SORT_ALIASES = {
 }
 
 
-def home(app: ForumModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    threads = app.model.threads
+def home(forum: Forum, r: Renderer, route: str) -> Page:
+    c = forum.copy
+    threads = forum.state.threads
     cats = []
-    for cat in app.categories:
+    for cat in forum.queries.categories:
         n = sum(1 for t in threads.values() if t.category == cat.slug)
         link = w.link(
             r,
@@ -44,24 +54,26 @@ def home(app: ForumModel, r: Renderer, route: str) -> Page:
             f'<li class="category">{link}<p class="muted">{esc(cat.description)}</p>'
             f'<span class="muted">{esc(c("home.count", n=n))}</span></li>'
         )
-    latest = sorted(threads.values(), key=lambda t: (t.created, app.order[t.id]), reverse=True)
-    rows = "".join(thread_row(app, r, t, i + 1) for i, t in enumerate(latest[:5]))
+    latest = sorted(
+        threads.values(), key=lambda t: (t.created, forum.queries.order[t.id]), reverse=True
+    )
+    rows = "".join(thread_row(forum, r, t, i + 1) for i, t in enumerate(latest[:5]))
     browse = w.link(r, sid="home:threads", href="/threads", text=c("home.browse"), class_="button")
-    title = c("home.title", brand=app.spec.brand)
+    title = c("home.title", brand=forum.spec.brand)
     return title, (
         f'<section class="hero"><h1>{esc(title)}</h1><p>{esc(c("home.tagline"))}</p>'
-        f"{browse}</section>{w.toast(app.flash)}"
+        f"{browse}</section>{w.toast(forum.ui.flash)}"
         f'<h2>{esc(c("home.categories"))}</h2><ul class="categories">{"".join(cats)}</ul>'
         f'<h2>{esc(c("home.latest"))}</h2><ol class="threads">{rows}</ol>'
     )
 
 
-def thread_list(app: ForumModel, r: Renderer, route: str) -> Page:
+def thread_list(forum: Forum, r: Renderer, route: str) -> Page:
     """All threads (`/threads`) or one category's (`/c/<slug>`), with their controls."""
-    c = app.copy
-    scope = app.list_at(route) or "all"
-    ls = app.list_of(scope)
-    cat = app.cat_by_slug.get(scope)
+    c = forum.copy
+    scope = forum.queries.list_at(route) or "all"
+    ls = forum.queries.list_of(scope)
+    cat = forum.queries.cat_by_slug.get(scope)
     heading = cat.name if cat else c("list.all")
     intro = cat.description if cat else c("list.all_intro")
     search = w.form(
@@ -76,22 +88,22 @@ def thread_list(app: ForumModel, r: Renderer, route: str) -> Page:
             value=ls.draft,
             input_type="search",
             helper=c("list.search_help"),
-            bind=app.type_query.bind(),
+            bind=type_query.bind(),
         ),
-        bind=app.search_threads.bind(),
+        bind=search_threads.bind(),
     )
     tag_sel = _filter(
-        app,
+        forum,
         r,
         scope,
         "tag",
         [
             Option("", c("list.all_tags"), aliases=("all", "any")),
-            *(Option(x, x) for x in app.scope_tags(scope)),
+            *(Option(x, x) for x in forum.queries.scope_tags(scope)),
         ],
     )
     status_sel = _filter(
-        app,
+        forum,
         r,
         scope,
         "status",
@@ -112,8 +124,8 @@ def thread_list(app: ForumModel, r: Renderer, route: str) -> Page:
             for s in SORTS
         ],
         selected=ls.sort,
-        is_open="sort" in app.ui.open,
-        bind=app.sort_threads.bind(),
+        is_open="sort" in forum.ui.open,
+        bind=sort_threads.bind(),
     )
     since = w.date_picker(
         r,
@@ -122,10 +134,10 @@ def thread_list(app: ForumModel, r: Renderer, route: str) -> Page:
         label=c("list.since"),
         value=ls.since,
         form="filters",
-        month=app.month_of("since"),
-        is_open="date:since" in app.ui.open,
-        today=app.spec.today,
-        bind=app.set_since.bind(),
+        month=forum.month_of("since"),
+        is_open="date:since" in forum.ui.open,
+        today=forum.spec.today,
+        bind=set_since.bind(),
     )
     if ls.since:
         since += w.button(
@@ -134,40 +146,40 @@ def thread_list(app: ForumModel, r: Renderer, route: str) -> Page:
             text=c("list.any_time"),
             variant="secondary",
             attrs_={"role": "clear-date", "name": "since"},
-            bind=app.clear_since.bind(),
+            bind=clear_since.bind(),
         )
     new = w.link(r, sid="list:new", href="/new", text=c("list.new"), class_="button")
     return heading, (
         f'<div class="list-head"><div><h1>{esc(heading)}</h1>'
-        f'<p class="muted">{esc(intro)}</p></div>{new}</div>{w.toast(app.flash)}'
+        f'<p class="muted">{esc(intro)}</p></div>{new}</div>{w.toast(forum.ui.flash)}'
         f'<div class="list-layout"><div class="list-main"><div class="search">{search}</div>'
-        + r.subregion("threads", _threads(app, r, scope))
+        + r.subregion("threads", _threads(forum, r, scope))
         + f'</div><aside class="filters">{sort_sel}{status_sel}{tag_sel}'
         f'<div class="since">{since}</div></aside></div>'
     )
 
 
-def _filter(app: ForumModel, r: Renderer, scope: str, name: str, options: list[Option]) -> str:
+def _filter(forum: Forum, r: Renderer, scope: str, name: str, options: list[Option]) -> str:
     """A list's filter on `name` (its tag, its status)."""
     return w.choice(
         r,
         sid=f"filter:{name}",
         kind="Filter",
         name=name,
-        label=app.copy(f"list.{name}"),
+        label=forum.copy(f"list.{name}"),
         options=options,
-        selected=getattr(app.list_of(scope), name),
-        is_open=f"filter:{name}" in app.ui.open,
-        bind=app.filter_threads.bind(name=name),
+        selected=getattr(forum.queries.list_of(scope), name),
+        is_open=f"filter:{name}" in forum.ui.open,
+        bind=filter_threads.bind(name=name),
     )
 
 
-def _threads(app: ForumModel, r: Renderer, scope: str) -> str:
-    c = app.copy
-    items = app.listing(scope)
-    first, n = app.shown(scope, len(items))
+def _threads(forum: Forum, r: Renderer, scope: str) -> str:
+    c = forum.copy
+    items = forum.queries.listing(scope)
+    first, n = shown(forum, scope, len(items))
     count = c("list.count_one") if len(items) == 1 else c("list.count_many", n=len(items))
-    if app.v.list_mode == "infinite":
+    if forum.v.list_mode == "infinite":
         more = w.load_more(
             r, key=f"threads:{scope}", has_more=first + n < len(items), text=c("list.loading")
         )
@@ -175,18 +187,18 @@ def _threads(app: ForumModel, r: Renderer, scope: str) -> str:
         more = w.pager(
             r,
             key="threads",
-            page=app.list_of(scope).page,
-            pages=app.pages(len(items)),
-            bind=app.turn_page.bind(),
+            page=forum.queries.list_of(scope).page,
+            pages=forum.queries.pages(len(items)),
+            bind=turn_page.bind(),
             label=c("list.pages"),
             prev_text=c("list.prev"),
             next_text=c("list.next"),
         )
     rows = "".join(
-        thread_row(app, r, t, first + i + 1) for i, t in enumerate(items[first : first + n])
+        thread_row(forum, r, t, first + i + 1) for i, t in enumerate(items[first : first + n])
     )
     body = (
-        f'<ol class="threads">{sponsored(app, r)}{rows}</ol>'
+        f'<ol class="threads">{sponsored(forum, r)}{rows}</ol>'
         if items
         else f"<p>{esc(c('list.empty'))}</p>"
     )

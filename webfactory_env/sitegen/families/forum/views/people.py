@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from webfactory_env.sitegen import widgets as w
-from webfactory_env.sitegen.families.forum.model import ForumModel
+from webfactory_env.sitegen.families.forum.queries import Forum
 from webfactory_env.sitegen.families.forum.state import Member
+from webfactory_env.sitegen.families.forum.transitions.lists import sort_members
 from webfactory_env.sitegen.families.forum.views.common import Page, badges, user_link
 from webfactory_env.sitegen.html import Renderer, esc
 
 
-def profile(app: ForumModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    u = app.member_at(route)
+def profile(forum: Forum, r: Renderer, route: str) -> Page:
+    c = forum.copy
+    u = forum.queries.member_at(route)
     assert u is not None
-    posts = app.posts_by(u.username)
+    posts = forum.queries.posts_by(u.username)
     details = w.detail_view(
         [
             (c("profile.username"), f"@{u.username}"),
@@ -24,7 +25,7 @@ def profile(app: ForumModel, r: Renderer, route: str) -> Page:
             (c("profile.threads"), str(u.threads)),
         ]
     )
-    tab = app.ui.tabs.get("profile", "posts")
+    tab = forum.ui.tabs.get("profile", "posts")
     rows = []
     if tab == "threads":
         started = [t for pid, t, _ in posts if pid == t.id]
@@ -39,7 +40,7 @@ def profile(app: ForumModel, r: Renderer, route: str) -> Page:
                     "type": "thread",
                     "id": t.id,
                     "title": t.title,
-                    "category": app.cat_by_slug[t.category].name,
+                    "category": forum.queries.cat_by_slug[t.category].name,
                     "author": t.author,
                     "solved": bool(t.accepted),
                     "locked": t.locked,
@@ -47,7 +48,7 @@ def profile(app: ForumModel, r: Renderer, route: str) -> Page:
                 },
             )
             rows.append(
-                f'<li>{link} <span class="muted">{esc(t.created)}</span> {badges(app, t)}</li>'
+                f'<li>{link} <span class="muted">{esc(t.created)}</span> {badges(forum, t)}</li>'
             )
         empty = c("profile.no_threads")
     else:
@@ -91,24 +92,24 @@ def profile(app: ForumModel, r: Renderer, route: str) -> Page:
     return u.name, (
         f'<div class="profile"><div class="avatar" aria-hidden="true">'
         f"{esc(u.name[:1])}</div><div><h1>{esc(u.name)}</h1>"
-        f"{w.toast(app.flash)}{details}</div></div>{tabs}"
+        f"{w.toast(forum.ui.flash)}{details}</div></div>{tabs}"
     )
 
 
-def members(app: ForumModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    col, _, order = app.model.browsing.members_sort.partition("-")
+def members(forum: Forum, r: Renderer, route: str) -> Page:
+    c = forum.copy
+    col, _, order = forum.state.browsing.members_sort.partition("-")
     key = {
         "name": lambda u: (u.name.lower(),),
         "joined": lambda u: (u.joined, u.name.lower()),
         "reputation": lambda u: (u.reputation, u.name.lower()),
         "posts": lambda u: (u.posts, u.name.lower()),
     }[col]
-    people: list[Member] = sorted(app.model.members.values(), key=key, reverse=order == "desc")
+    people: list[Member] = sorted(forum.state.members.values(), key=key, reverse=order == "desc")
     rows = []
     for i, u in enumerate(people):
         link = user_link(
-            app,
+            forum,
             r,
             u.username,
             sid=f"user:{u.username}",
@@ -136,6 +137,6 @@ def members(app: ForumModel, r: Renderer, route: str) -> Page:
         rows=rows,
         sort=(col, order),
         caption=c("members.caption", n=len(people)),
-        bind=app.sort_members.bind(),
+        bind=sort_members.bind(),
     )
     return c("members.title"), f"<h1>{esc(c('members.title'))}</h1>{table}"

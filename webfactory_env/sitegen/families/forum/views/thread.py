@@ -4,9 +4,24 @@ to edit or delete, and the reply box."""
 from __future__ import annotations
 
 from webfactory_env.sitegen import widgets as w
-from webfactory_env.sitegen.families.forum.model import ForumModel
+from webfactory_env.sitegen.families.forum.queries import Forum
 from webfactory_env.sitegen.families.forum.rules import reply_minimum
 from webfactory_env.sitegen.families.forum.state import Discussion, Reply
+from webfactory_env.sitegen.families.forum.transitions.forms import set_field, toggle_format
+from webfactory_env.sitegen.families.forum.transitions.lists import sort_replies
+from webfactory_env.sitegen.families.forum.transitions.posts import (
+    accept_answer,
+    delete_reply,
+    edit_reply,
+    follow_thread,
+    post_reply,
+    report_post,
+    type_edit,
+    unaccept_answer,
+    unfollow_thread,
+    upvote,
+    withdraw_vote,
+)
 from webfactory_env.sitegen.families.forum.views.common import (
     Page,
     badges,
@@ -20,11 +35,11 @@ from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.spec import AttrValue, Option
 
 
-def thread(app: ForumModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    t = app.thread_at(route)
+def thread(forum: Forum, r: Renderer, route: str) -> Page:
+    c = forum.copy
+    t = forum.queries.thread_at(route)
     assert t is not None
-    cat = app.cat_by_slug[t.category]
+    cat = forum.queries.cat_by_slug[t.category]
     crumbs = w.breadcrumbs(
         r,
         [(c("nav.home"), "/"), (cat.name, f"/c/{cat.slug}"), (t.title, None)],
@@ -33,9 +48,9 @@ def thread(app: ForumModel, r: Renderer, route: str) -> Page:
     notice = ""
     if t.locked:
         notice = f'<p class="notice locked" role="status">{esc(c("thread.locked_note"))}</p>'
-    question = _post(app, r, t, t, rank=0, extra=tag_chips(t.tags), tools=_follow(app, r, t))
-    replies = app.sorted_replies(t.id)
-    items = "".join(_post(app, r, t, p, rank=i + 1) for i, p in enumerate(replies))
+    question = _post(forum, r, t, t, rank=0, extra=tag_chips(t.tags), tools=_follow(forum, r, t))
+    replies = forum.queries.sorted_replies(t.id)
+    items = "".join(_post(forum, r, t, p, rank=i + 1) for i, p in enumerate(replies))
     sort = ""
     if replies:
         sort = w.choice(
@@ -58,36 +73,36 @@ def thread(app: ForumModel, r: Renderer, route: str) -> Page:
                     ("most votes", "top", "votes", "score"),
                 ),
             ],
-            selected=app.model.browsing.reply_sort,
-            is_open="sort:replies" in app.ui.open,
-            bind=app.sort_replies.bind(),
+            selected=forum.state.browsing.reply_sort,
+            is_open="sort:replies" in forum.ui.open,
+            bind=sort_replies.bind(),
         )
     heading = c("thread.reply_one") if len(replies) == 1 else c("thread.reply_many", n=len(replies))
     return t.title, (
-        f"{crumbs}<h1>{esc(t.title)} {badges(app, t)}</h1>{w.toast(app.flash)}{notice}"
+        f"{crumbs}<h1>{esc(t.title)} {badges(forum, t)}</h1>{w.toast(forum.ui.flash)}{notice}"
         f"{question}"
         f'<div class="replies-head"><h2>{esc(heading)}</h2>{sort}</div>'
         f'<ol class="replies">{items}</ol>'
-        f"{_reply_box(app, r, t)}{_dialogs(app, r, t)}"
+        f"{_reply_box(forum, r, t)}{_dialogs(forum, r, t)}"
     )
 
 
-def _follow(app: ForumModel, r: Renderer, t: Discussion) -> str:
-    if app.v.distractors != "many":
+def _follow(forum: Forum, r: Renderer, t: Discussion) -> str:
+    if forum.v.distractors != "many":
         return ""
-    following = t.id in app.model.activity.following
+    following = t.id in forum.state.activity.following
     return w.button(
         r,
         sid=f"follow:{t.id}",
-        text=app.copy("distractors.unfollow" if following else "distractors.follow"),
+        text=forum.copy("distractors.unfollow" if following else "distractors.follow"),
         variant="secondary",
         attrs_={"role": "follow", "thread": t.id, "distractor": True},
-        bind=(app.unfollow_thread if following else app.follow_thread).bind(thread=t.id),
+        bind=(unfollow_thread if following else follow_thread).bind(thread=t.id),
     )
 
 
 def _post(
-    app: ForumModel,
+    forum: Forum,
     r: Renderer,
     t: Discussion,
     post: Discussion | Reply,
@@ -97,13 +112,13 @@ def _post(
     tools: str = "",
 ) -> str:
     """The question (`post` is the thread) or one reply, with its votes and actions."""
-    c = app.copy
+    c = forum.copy
     pid, author = post.id, post.author
     is_reply = isinstance(post, Reply)
     context = "reply" if is_reply else "question"
     accepted = is_reply and t.accepted == pid
-    own = bool(app.user) and author == app.user
-    voted = app.user in post.upvoters
+    own = bool(forum.queries.user) and author == forum.queries.user
+    voted = forum.queries.user in post.upvoters
     vote_attrs: dict[str, AttrValue] = {
         "role": "upvote",
         "post": pid,
@@ -124,15 +139,15 @@ def _post(
         icon="▲",
         variant="primary" if voted else "secondary",
         disabled=own or t.locked,
-        bind=(app.withdraw_vote if voted else app.upvote).bind(post=pid),
+        bind=(withdraw_vote if voted else upvote).bind(post=pid),
     )
-    who = user_link(app, r, author, sid=f"author:{pid}", extra={"context": context, "post": pid})
+    who = user_link(forum, r, author, sid=f"author:{pid}", extra={"context": context, "post": pid})
     actions = [tools] if tools else []
-    if is_reply and app.user and t.author == app.user and not t.locked:
-        actions.append(_accept_button(app, r, pid, author, rank, post.votes, accepted))
+    if is_reply and forum.queries.user and t.author == forum.queries.user and not t.locked:
+        actions.append(_accept_button(forum, r, pid, author, rank, post.votes, accepted))
     if is_reply and own and not t.locked:
-        actions.append(_own_actions(app, r, pid, accepted))
-    if app.v.distractors != "none":
+        actions.append(_own_actions(forum, r, pid, accepted))
+    if forum.v.distractors != "none":
         actions.append(
             w.button(
                 r,
@@ -140,7 +155,7 @@ def _post(
                 text=c("distractors.report"),
                 variant="secondary",
                 attrs_={"role": "report", "post": pid, "distractor": True},
-                bind=app.report_post.bind(post=pid),
+                bind=report_post.bind(post=pid),
             )
         )
     badge = f'<span class="badge solved">✓ {esc(c("post.accepted"))}</span>' if accepted else ""
@@ -153,10 +168,10 @@ def _post(
     if (
         isinstance(post, Reply)
         and own
-        and app.v.form_mode == "inline"
-        and f"edit:{pid}" in app.ui.open
+        and forum.v.form_mode == "inline"
+        and f"edit:{pid}" in forum.ui.open
     ):
-        editing = _edit_form(app, r, post, cancel=True)
+        editing = _edit_form(forum, r, post, cancel=True)
     tag = "li" if is_reply else "article"
     cls = "post reply" + (" accepted" if accepted else "") if is_reply else "post question"
     return (
@@ -170,10 +185,10 @@ def _post(
 
 
 def _accept_button(
-    app: ForumModel, r: Renderer, pid: str, author: str, rank: int, votes: int, accepted: bool
+    forum: Forum, r: Renderer, pid: str, author: str, rank: int, votes: int, accepted: bool
 ) -> str:
     """The thread author's button on a reply: accept it, or take the mark back."""
-    c = app.copy
+    c = forum.copy
     if accepted:
         return w.button(
             r,
@@ -181,22 +196,22 @@ def _accept_button(
             text=c("post.unaccept"),
             variant="secondary",
             attrs_={"role": "unaccept", "post": pid, "author": author, "rank": rank},
-            bind=app.unaccept_answer.bind(reply=pid),
+            bind=unaccept_answer.bind(reply=pid),
         )
     return w.button(
         r,
         sid=f"accept:{pid}",
         text=c("post.accept"),
         attrs_={"role": "accept", "post": pid, "author": author, "rank": rank, "votes": votes},
-        bind=app.accept_answer.bind(reply=pid),
+        bind=accept_answer.bind(reply=pid),
     )
 
 
-def _own_actions(app: ForumModel, r: Renderer, pid: str, accepted: bool) -> str:
+def _own_actions(forum: Forum, r: Renderer, pid: str, accepted: bool) -> str:
     """The "…" menu of one's own reply: edit (inline or in a dialog), delete (confirmed)."""
-    c = app.copy
+    c = forum.copy
     key = f"actions:{pid}"
-    is_open = key in app.ui.open
+    is_open = key in forum.ui.open
     opener = menu_button(
         r,
         sid=key,
@@ -208,7 +223,7 @@ def _own_actions(app: ForumModel, r: Renderer, pid: str, accepted: bool) -> str:
     )
     if not is_open:
         return f'<span class="post-menu">{opener}</span>'
-    if app.v.form_mode == "modal":
+    if forum.v.form_mode == "modal":
         edit = w.modal_opener(
             r, name=f"edit:{pid}", text=c("post.edit"), attrs_={"role": "edit", "post": pid}
         )
@@ -234,9 +249,9 @@ def _own_actions(app: ForumModel, r: Renderer, pid: str, accepted: bool) -> str:
     )
 
 
-def _edit_form(app: ForumModel, r: Renderer, reply: Reply, *, cancel: bool) -> str:
-    c = app.copy
-    draft = app.model.forms.edit_reply
+def _edit_form(forum: Forum, r: Renderer, reply: Reply, *, cancel: bool) -> str:
+    c = forum.copy
+    draft = forum.state.forms.edit_reply
     value = draft.body if draft.post == reply.id else reply.body
     field = w.text_field(
         r,
@@ -244,9 +259,9 @@ def _edit_form(app: ForumModel, r: Renderer, reply: Reply, *, cancel: bool) -> s
         label=c("edit.body"),
         value=value,  # the reply itself until it is edited
         multiline=True,
-        error=error_text(app, app.model.feedback.edit_errors.get("body", "")),
-        helper=c("reply.help", n=reply_minimum(app.strict)),
-        bind=app.type_edit.bind(reply=reply.id),
+        error=error_text(forum, forum.state.feedback.edit_errors.get("body", "")),
+        helper=c("reply.help", n=reply_minimum(forum.queries.strict)),
+        bind=type_edit.bind(reply=reply.id),
     )
     extra = ""
     if cancel:
@@ -265,25 +280,25 @@ def _edit_form(app: ForumModel, r: Renderer, reply: Reply, *, cancel: bool) -> s
         submit_text=c("edit.save"),
         label=c("edit.title"),
         extra_buttons=extra,
-        bind=app.edit_reply.bind(),
+        bind=edit_reply.bind(),
     )
 
 
-def _dialogs(app: ForumModel, r: Renderer, t: Discussion) -> str:
+def _dialogs(forum: Forum, r: Renderer, t: Discussion) -> str:
     """The open dialog about one's own reply: its editor, or "delete it?"."""
-    c = app.copy
-    name = app.ui.modal or ""
+    c = forum.copy
+    name = forum.ui.modal or ""
     kind, _, pid = name.partition(":")
-    mine = app.my_reply(t.id)
+    mine = forum.queries.my_reply(t.id)
     if mine is None or mine.id != pid or t.locked:
         return ""
-    if kind == "edit" and app.v.form_mode == "modal":
+    if kind == "edit" and forum.v.form_mode == "modal":
         return w.modal(
             r,
             name=name,
             title=c("edit.title"),
             close_text=c("edit.cancel"),
-            body=_edit_form(app, r, mine, cancel=False),
+            body=_edit_form(forum, r, mine, cancel=False),
         )
     if kind == "delete" and t.accepted != pid:
         confirm = w.button(
@@ -292,7 +307,7 @@ def _dialogs(app: ForumModel, r: Renderer, t: Discussion) -> str:
             text=c("delete.confirm"),
             # `form` names the dialog it answers: its controls are what can be used there
             attrs_={"role": "confirm-delete", "post": pid, "form": "delete_reply"},
-            bind=app.delete_reply.bind(reply=pid),
+            bind=delete_reply.bind(reply=pid),
         )
         return w.modal(
             r,
@@ -304,11 +319,11 @@ def _dialogs(app: ForumModel, r: Renderer, t: Discussion) -> str:
     return ""
 
 
-def _reply_box(app: ForumModel, r: Renderer, t: Discussion) -> str:
-    c = app.copy
+def _reply_box(forum: Forum, r: Renderer, t: Discussion) -> str:
+    c = forum.copy
     if t.locked:
         return ""
-    if not app.user:
+    if not forum.queries.user:
         link = w.link(
             r,
             sid="signin:reply",
@@ -317,27 +332,27 @@ def _reply_box(app: ForumModel, r: Renderer, t: Discussion) -> str:
             attrs_={"role": "signin"},
         )
         return f'<p class="reply-box">{link}</p>'
-    if app.my_reply(t.id) is not None:
+    if forum.queries.my_reply(t.id) is not None:
         return f'<p class="reply-box muted">{esc(c("thread.already"))}</p>'
-    err = app.model.feedback.reply_errors.get("body", "")
+    err = forum.state.feedback.reply_errors.get("body", "")
     sid = "editor:reply"
-    style = app.model.editors.reply
+    style = forum.state.editors.reply
     editor = w.rich_text(
         r,
         sid=sid,
         name="reply",
         label=c("reply.label"),
-        format=app.toggle_format.bind(editor="reply"),
+        format=toggle_format.bind(editor="reply"),
         bold=style.bold,
         italic=style.italic,
-        bind=app.set_field.bind(form="reply", name="body"),
+        bind=set_field.bind(form="reply", name="body"),
     )
     hint = (
-        f'<small class="hint">{esc(c("reply.help", n=reply_minimum(app.strict)))}</small>'
-        if app.v.helper_text == "on"
+        f'<small class="hint">{esc(c("reply.help", n=reply_minimum(forum.queries.strict)))}</small>'
+        if forum.v.helper_text == "on"
         else ""
     )
-    errors = error_region(r, f"err:{sid}", error_text(app, err))
+    errors = error_region(r, f"err:{sid}", error_text(forum, err))
     banner = f'<p class="error-summary" role="alert">{esc(c("reply.fix"))}</p>' if err else ""
     form = w.form(
         r,
@@ -347,6 +362,6 @@ def _reply_box(app: ForumModel, r: Renderer, t: Discussion) -> str:
         submit_text=c("reply.submit"),
         label=c("reply.title"),
         banner=banner,
-        bind=app.post_reply.bind(),
+        bind=post_reply.bind(),
     )
     return f'<section class="reply-box"><h2>{esc(c("reply.title"))}</h2>{form}</section>'

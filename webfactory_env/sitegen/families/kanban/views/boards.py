@@ -4,8 +4,17 @@ from __future__ import annotations
 
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.families.kanban.content import TODAY
-from webfactory_env.sitegen.families.kanban.model import SORTS, KanbanModel
-from webfactory_env.sitegen.families.kanban.model.state import Board, Card
+from webfactory_env.sitegen.families.kanban.queries import SORTS, Kanban
+from webfactory_env.sitegen.families.kanban.state import Board, Card
+from webfactory_env.sitegen.families.kanban.transitions.cards import create_card
+from webfactory_env.sitegen.families.kanban.transitions.workspace import (
+    add_power_up,
+    search_board,
+    set_field,
+    set_filter,
+    set_sort,
+    star_board,
+)
 from webfactory_env.sitegen.families.kanban.views.common import (
     Page,
     assignee_options,
@@ -40,11 +49,11 @@ SORT_ALIASES = {
 
 
 # ------------------------------------------------------------------ boards list
-def boards(app: KanbanModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    tab = app.ui.tabs.get("boards", "active")
-    shown = [b for b in app.model.boards.values() if b.archived == (tab == "archived")]
-    tiles = "".join(board_tile(app, r, b, i + 1) for i, b in enumerate(shown))
+def boards(kanban: Kanban, r: Renderer, route: str) -> Page:
+    c = kanban.copy
+    tab = kanban.ui.tabs.get("boards", "active")
+    shown = [b for b in kanban.state.boards.values() if b.archived == (tab == "archived")]
+    tiles = "".join(board_tile(kanban, r, b, i + 1) for i, b in enumerate(shown))
     panel = (
         f'<div class="board-grid">{tiles}</div>'
         if tiles
@@ -60,7 +69,7 @@ def boards(app: KanbanModel, r: Renderer, route: str) -> Page:
     )
     new = w.link(r, sid="boards:new", href="/boards/new", text=c("boards.new"), class_="button")
     promo = ""
-    if app.v.distractors == "many":
+    if kanban.v.distractors == "many":
         promo = (
             '<aside class="promo distractor">'
             + w.button(
@@ -69,20 +78,20 @@ def boards(app: KanbanModel, r: Renderer, route: str) -> Page:
                 text=c("distractors.template"),
                 variant="secondary",
                 attrs_={"role": "templates", "distractor": True},
-                bind=app.add_power_up.bind(target="templates"),
+                bind=add_power_up.bind(target="templates"),
             )
             + "</aside>"
         )
     title = c("boards.title")
     return title, (
-        f"<h1>{esc(title)}</h1>{w.toast(app.flash)}{hint(app, 'boards.help')}"
+        f"<h1>{esc(title)}</h1>{w.toast(kanban.ui.flash)}{hint(kanban, 'boards.help')}"
         f'<p class="actions">{new}</p>{tabs}{promo}'
     )
 
 
-def board_tile(app: KanbanModel, r: Renderer, b: Board, rank: int) -> str:
-    c = app.copy
-    n = len(app.board_cards(b.id))
+def board_tile(kanban: Kanban, r: Renderer, b: Board, rank: int) -> str:
+    c = kanban.copy
+    n = len(kanban.queries.board_cards(b.id))
     link = w.link(
         r,
         sid=f"board:{b.id}",
@@ -102,7 +111,7 @@ def board_tile(app: KanbanModel, r: Renderer, b: Board, rank: int) -> str:
     count = c("boards.count_one") if n == 1 else c("boards.count_many", n=n)
     badge = f'<span class="badge">{esc(c("boards.archived_badge"))}</span>' if b.archived else ""
     star = ""
-    if app.v.distractors != "none":
+    if kanban.v.distractors != "none":
         star = w.button(
             r,
             sid=f"star:{b.id}",
@@ -110,7 +119,7 @@ def board_tile(app: KanbanModel, r: Renderer, b: Board, rank: int) -> str:
             variant="secondary",
             icon="☆",
             attrs_={"role": "star", "board": b.name, "distractor": True},
-            bind=app.star_board.bind(board=b.id),
+            bind=star_board.bind(board=b.id),
         )
     return (
         f'<article class="board-tile">{link}{badge}'
@@ -120,21 +129,21 @@ def board_tile(app: KanbanModel, r: Renderer, b: Board, rank: int) -> str:
 
 
 # ------------------------------------------------------------------------ board
-def board(app: KanbanModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    b = app.model.boards[route[len("/board/") :]]
+def board(kanban: Kanban, r: Renderer, route: str) -> Page:
+    c = kanban.copy
+    b = kanban.state.boards[route[len("/board/") :]]
     crumbs = w.breadcrumbs(r, [(c("board.root"), "/"), (b.name, None)], label=c("board.crumbs"))
     add = ""
-    if not b.archived and app.v.form_mode == "modal":
+    if not b.archived and kanban.v.form_mode == "modal":
         add = (
             w.modal(
                 r,
                 name="new_card",
                 title=c("new_card.heading"),
-                body=new_card_form(app, r, b),
+                body=new_card_form(kanban, r, b),
                 close_text=c("new_card.close"),
             )
-            if modal_open(app, "new_card")
+            if modal_open(kanban, "new_card")
             else w.modal_opener(
                 r, name="new_card", text=c("new_card.open"), attrs_={"form": "new_card"}
             )
@@ -144,46 +153,46 @@ def board(app: KanbanModel, r: Renderer, route: str) -> Page:
         if b.archived
         else ""
     )
-    cards = r.subregion("cards", columns_html(app, r, b), class_="board-cards")
+    cards = r.subregion("cards", columns_html(kanban, r, b), class_="board-cards")
     inline = ""
-    if not b.archived and app.v.form_mode == "inline":
+    if not b.archived and kanban.v.form_mode == "inline":
         inline = (
             f'<section class="new-card"><h2>{esc(c("new_card.heading"))}</h2>'
-            f"{new_card_form(app, r, b)}</section>"
+            f"{new_card_form(kanban, r, b)}</section>"
         )
     return b.name, (
-        f'{crumbs}<div class="board-head"><h1>{esc(b.name)}</h1>{add}{switch_menu(app, r, b)}'
-        f'</div><p class="muted">{esc(b.description)}</p>{banner}{w.toast(app.flash)}'
-        f'<div class="toolbar">{toolbar(app, r, b)}</div>{cards}{inline}{power_up(app, r, b)}'
+        f'{crumbs}<div class="board-head"><h1>{esc(b.name)}</h1>{add}{switch_menu(kanban, r, b)}'
+        f'</div><p class="muted">{esc(b.description)}</p>{banner}{w.toast(kanban.ui.flash)}'
+        f'<div class="toolbar">{toolbar(kanban, r, b)}</div>{cards}{inline}{power_up(kanban, r, b)}'
     )
 
 
-def switch_menu(app: KanbanModel, r: Renderer, b: Board) -> str:
-    others = [x for x in app.model.boards.values() if not x.archived and x.id != b.id]
+def switch_menu(kanban: Kanban, r: Renderer, b: Board) -> str:
+    others = [x for x in kanban.state.boards.values() if not x.archived and x.id != b.id]
     if not others:
         return ""
     return w.nested_menu(
         r,
         name="switch",
-        open_keys=app.ui.open,
-        label=app.copy("board.menu"),
+        open_keys=kanban.ui.open,
+        label=kanban.copy("board.menu"),
         items=[
             w.MenuItem(
                 "boards",
-                app.copy("board.switch"),
+                kanban.copy("board.switch"),
                 children=tuple(w.MenuItem(x.id, x.name, href=f"/board/{x.id}") for x in others),
             )
         ],
     )
 
 
-def toolbar(app: KanbanModel, r: Renderer, b: Board) -> str:
+def toolbar(kanban: Kanban, r: Renderer, b: Board) -> str:
     """The board's filters (label, assignee, overdue), its search box and its sort."""
-    c, view = app.copy, app.model.views[b.id]
+    c, view = kanban.copy, kanban.state.views[b.id]
 
     def board_filter(name: str, label: str, options: list[Option], selected: str) -> str:
         return choice(
-            app,
+            kanban,
             r,
             sid=f"filter:{name}",
             kind="Filter",
@@ -191,7 +200,7 @@ def toolbar(app: KanbanModel, r: Renderer, b: Board) -> str:
             label=label,
             options=options,
             selected=selected,
-            bind=app.set_filter.bind(board=b.id, name=name),
+            bind=set_filter.bind(board=b.id, name=name),
         )
 
     labels = board_filter(
@@ -204,7 +213,7 @@ def toolbar(app: KanbanModel, r: Renderer, b: Board) -> str:
     who = board_filter(
         "assignee",
         c("board.assignee"),
-        [Option("", c("board.anyone"), aliases=("all", "any", "anyone")), *member_options(app)],
+        [Option("", c("board.anyone"), aliases=("all", "any", "anyone")), *member_options(kanban)],
         view.assignee,
     )
     due = board_filter(
@@ -222,10 +231,10 @@ def toolbar(app: KanbanModel, r: Renderer, b: Board) -> str:
         form="board-filter",
         helper=c("board.search_help"),
         input_type="search",
-        bind=app.search_board.bind(board=b.id),
+        bind=search_board.bind(board=b.id),
     )
     sort = choice(
-        app,
+        kanban,
         r,
         sid="sort",
         kind="Sort",
@@ -236,15 +245,15 @@ def toolbar(app: KanbanModel, r: Renderer, b: Board) -> str:
             for s in SORTS
         ],
         selected=view.sort,
-        bind=app.set_sort.bind(board=b.id),
+        bind=set_sort.bind(board=b.id),
     )
     return labels + who + due + search + sort
 
 
-def columns_html(app: KanbanModel, r: Renderer, b: Board) -> str:
+def columns_html(kanban: Kanban, r: Renderer, b: Board) -> str:
     """The board's columns of cards (the filtered, sorted ones), ranked within each."""
-    c = app.copy
-    visible = app.visible(b)
+    c = kanban.copy
+    visible = kanban.queries.visible(b)
     by_column: dict[str, list[Card]] = {col: [] for col in b.columns}
     for card in visible:
         by_column[card.column].append(card)
@@ -252,9 +261,9 @@ def columns_html(app: KanbanModel, r: Renderer, b: Board) -> str:
     for col in b.columns:
         cards = by_column[col]
         items = "".join(
-            f'<article class="kcard">{chips(app.labels_on(card))}'
-            + card_link(app, r, card, rank, "card", class_="title")
-            + f'<div class="meta">{card_meta(app, card)}</div></article>'
+            f'<article class="kcard">{chips(kanban.queries.labels_on(card))}'
+            + card_link(kanban, r, card, rank, "card", class_="title")
+            + f'<div class="meta">{card_meta(kanban, card)}</div></article>'
             for rank, card in enumerate(cards, 1)
         )
         body = items or f'<p class="muted">{esc(c("board.empty_column"))}</p>'
@@ -269,72 +278,72 @@ def columns_html(app: KanbanModel, r: Renderer, b: Board) -> str:
     )
 
 
-def power_up(app: KanbanModel, r: Renderer, b: Board) -> str:
-    if app.v.distractors != "many" or b.archived:
+def power_up(kanban: Kanban, r: Renderer, b: Board) -> str:
+    if kanban.v.distractors != "many" or b.archived:
         return ""
     return (
         '<aside class="promo distractor">'
-        f"<p>{esc(app.copy('distractors.power_up_text'))}</p>"
+        f"<p>{esc(kanban.copy('distractors.power_up_text'))}</p>"
         + w.button(
             r,
             sid=f"power-up:{b.id}",
-            text=app.copy("distractors.power_up"),
+            text=kanban.copy("distractors.power_up"),
             variant="secondary",
             attrs_={"role": "power-up", "distractor": True},
-            bind=app.add_power_up.bind(target=b.id),
+            bind=add_power_up.bind(target=b.id),
         )
         + "</aside>"
     )
 
 
-def new_card_form(app: KanbanModel, r: Renderer, b: Board) -> str:
-    c = app.copy
-    errors = app.model.feedback.new_card_errors
-    due = app.set_field.bind(form="new_card", name="due")
+def new_card_form(kanban: Kanban, r: Renderer, b: Board) -> str:
+    c = kanban.copy
+    errors = kanban.state.feedback.new_card_errors
+    due = set_field.bind(form="new_card", name="due")
     fields = {
         "title": w.text_field(
             r,
             label=c("new_card.title"),
-            error=error_text(app, errors, "title"),
+            error=error_text(kanban, errors, "title"),
             helper=c("new_card.title_help"),
             maxlength=120,
-            bind=app.set_field.bind(form="new_card", name="title"),
+            bind=set_field.bind(form="new_card", name="title"),
         ),
         "column": draft_choice(
-            app,
+            kanban,
             r,
             "new_card",
             "column",
             label=c("new_card.column"),
-            options=column_options(app, b.columns),
+            options=column_options(kanban, b.columns),
         ),
         "assignee": draft_choice(
-            app,
+            kanban,
             r,
             "new_card",
             "assignee",
             label=c("new_card.assignee"),
-            options=assignee_options(app),
+            options=assignee_options(kanban),
         ),
         "priority": draft_choice(
-            app,
+            kanban,
             r,
             "new_card",
             "priority",
             label=c("new_card.priority"),
-            options=priority_options(app),
+            options=priority_options(kanban),
         ),
         "due": w.date_picker(
             r,
             label=c("new_card.due"),
-            month=app.month_of("due"),
-            is_open=due.sid("date") in app.ui.open,
+            month=kanban.month_of("due"),
+            is_open=due.sid("date") in kanban.ui.open,
             today=TODAY,
             bind=due,
         )
-        + error_line(app, errors, "due"),
+        + error_line(kanban, errors, "due"),
     }
-    body = "".join(fields[n] for n in field_order(app, tuple(fields), "new_card"))
+    body = "".join(fields[n] for n in field_order(kanban, tuple(fields), "new_card"))
     return w.form(
         r,
         name="new_card",
@@ -342,7 +351,7 @@ def new_card_form(app: KanbanModel, r: Renderer, b: Board) -> str:
         submit_sid="form:new_card",
         submit_text=c("new_card.submit"),
         label=c("new_card.heading"),
-        banner=fix_banner(app, errors),
+        banner=fix_banner(kanban, errors),
         attrs_={"board": b.id, "role": "create-card"},
-        bind=app.create_card.bind(board=b.id),
+        bind=create_card.bind(board=b.id),
     )

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from webfactory_env.sitegen import widgets as w
-from webfactory_env.sitegen.families.kanban.model import KanbanModel
+from webfactory_env.sitegen.families.kanban.queries import Kanban
 from webfactory_env.sitegen.families.kanban.rules import ACCESS
+from webfactory_env.sitegen.families.kanban.transitions.workspace import (
+    invite_member,
+    set_field,
+    sort_team,
+)
 from webfactory_env.sitegen.families.kanban.views.common import (
     Page,
     card_link,
@@ -18,11 +23,11 @@ from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.spec import Option
 
 
-def members(app: KanbanModel, r: Renderer, route: str) -> Page:
-    c = app.copy
+def members(kanban: Kanban, r: Renderer, route: str) -> Page:
+    c = kanban.copy
     rows = []
-    for rank, m in enumerate(app.team_rows(), 1):
-        open_ = len(app.open_cards_of(m.id))
+    for rank, m in enumerate(kanban.queries.team_rows(), 1):
+        open_ = len(kanban.queries.open_cards_of(m.id))
         link = w.link(
             r,
             sid=f"member:{m.id}",
@@ -42,7 +47,7 @@ def members(app: KanbanModel, r: Renderer, route: str) -> Page:
         )
         status = c("members.active") if m.active else c("members.deactivated")
         rows.append([link, esc(m.role), esc(m.email), str(open_), esc(status)])
-    for inv in app.model.invites.values():
+    for inv in kanban.state.invites.values():
         rows.append(
             [
                 esc(inv.name),
@@ -52,14 +57,14 @@ def members(app: KanbanModel, r: Renderer, route: str) -> Page:
                 esc(c("members.invited")),
             ]
         )
-    col, _, order = app.model.team.sort.partition("-")
+    col, _, order = kanban.state.team.sort.partition("-")
     table = w.data_table(
         r,
         key="members",
         rows=rows,
         sort=(col, order),
         caption=c("members.caption"),
-        bind=app.sort_team.bind(),
+        bind=sort_team.bind(),
         columns=[
             ("name", c("members.name"), True),
             ("role", c("members.role"), False),
@@ -69,13 +74,13 @@ def members(app: KanbanModel, r: Renderer, route: str) -> Page:
         ],
     )
     opener = invite = ""
-    if app.v.form_mode == "modal":
-        if modal_open(app, "invite"):
+    if kanban.v.form_mode == "modal":
+        if modal_open(kanban, "invite"):
             invite = w.modal(
                 r,
                 name="invite",
                 title=c("members.invite"),
-                body=invite_form(app, r),
+                body=invite_form(kanban, r),
                 close_text=c("members.close"),
             )
         else:
@@ -85,44 +90,44 @@ def members(app: KanbanModel, r: Renderer, route: str) -> Page:
     else:
         invite = (
             f'<section class="invite"><h2>{esc(c("members.invite"))}</h2>'
-            f"{invite_form(app, r)}</section>"
+            f"{invite_form(kanban, r)}</section>"
         )
     roles = w.accordion(
         r,
         group="roles",
-        open_keys=app.ui.open,
+        open_keys=kanban.ui.open,
         sections=[(a, c(f"roles.{a}"), f"<p>{esc(c(f'roles.{a}_help'))}</p>") for a in ACCESS],
     )
     title = c("members.title")
     return title, (
         f'<div class="board-head"><h1>{esc(title)}</h1>{opener}</div>'
-        f"{w.toast(app.flash)}{table}{invite}"
+        f"{w.toast(kanban.ui.flash)}{table}{invite}"
         f"<h2>{esc(c('members.roles'))}</h2>{roles}"
     )
 
 
-def invite_form(app: KanbanModel, r: Renderer) -> str:
-    c = app.copy
-    errors = app.model.feedback.invite_errors
+def invite_form(kanban: Kanban, r: Renderer) -> str:
+    c = kanban.copy
+    errors = kanban.state.feedback.invite_errors
     fields = {
         "name": w.text_field(
             r,
             label=c("members.invite_name"),
-            error=error_text(app, errors, "name"),
+            error=error_text(kanban, errors, "name"),
             autocomplete="name",
-            bind=app.set_field.bind(form="invite", name="name"),
+            bind=set_field.bind(form="invite", name="name"),
         ),
         "email": w.text_field(
             r,
             label=c("members.invite_email"),
-            error=error_text(app, errors, "email"),
+            error=error_text(kanban, errors, "email"),
             input_type="email",
             autocomplete="email",
             helper=c("members.email_help"),
-            bind=app.set_field.bind(form="invite", name="email"),
+            bind=set_field.bind(form="invite", name="email"),
         ),
         "role": draft_choice(
-            app,
+            kanban,
             r,
             "invite",
             "role",
@@ -130,7 +135,7 @@ def invite_form(app: KanbanModel, r: Renderer) -> str:
             options=[Option(a, c(f"roles.{a}")) for a in ACCESS],
         ),
     }
-    body = "".join(fields[n] for n in field_order(app, tuple(fields), "invite"))
+    body = "".join(fields[n] for n in field_order(kanban, tuple(fields), "invite"))
     return w.form(
         r,
         name="invite",
@@ -138,15 +143,15 @@ def invite_form(app: KanbanModel, r: Renderer) -> str:
         submit_sid="form:invite",
         submit_text=c("members.invite_submit"),
         label=c("members.invite"),
-        banner=fix_banner(app, errors),
+        banner=fix_banner(kanban, errors),
         attrs_={"role": "invite"},
-        bind=app.invite_member.bind(),
+        bind=invite_member.bind(),
     )
 
 
-def member(app: KanbanModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    m = app.by_member[route[len("/member/") :]]
+def member(kanban: Kanban, r: Renderer, route: str) -> Page:
+    c = kanban.copy
+    m = kanban.queries.by_member[route[len("/member/") :]]
     crumbs = w.breadcrumbs(
         r, [(c("member.back"), "/members"), (m.name, None)], label=c("card.crumbs")
     )
@@ -161,9 +166,9 @@ def member(app: KanbanModel, r: Renderer, route: str) -> Page:
     )
     items = "".join(
         "<li>"
-        + card_link(app, r, x, i + 1, "mcard")
-        + f' <span class="muted">{esc(app.board_of(x).name)}</span></li>'
-        for i, x in enumerate(app.open_cards_of(m.id))
+        + card_link(kanban, r, x, i + 1, "mcard")
+        + f' <span class="muted">{esc(kanban.queries.board_of(x).name)}</span></li>'
+        for i, x in enumerate(kanban.queries.open_cards_of(m.id))
     )
     listing = (
         f'<ul class="tasks">{items}</ul>'

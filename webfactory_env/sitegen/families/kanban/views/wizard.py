@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from webfactory_env.sitegen import widgets as w
-from webfactory_env.sitegen.families.kanban.model import TEMPLATES, KanbanModel
+from webfactory_env.sitegen.families.kanban.queries import TEMPLATES, Kanban
+from webfactory_env.sitegen.families.kanban.transitions.workspace import (
+    create_board,
+    next_wizard_step,
+    pick_board_member,
+    previous_wizard_step,
+    restart_wizard,
+    set_field,
+)
 from webfactory_env.sitegen.families.kanban.views.common import (
     Page,
     draft_choice,
@@ -15,21 +23,23 @@ from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.spec import Option
 
 
-def new_board(app: KanbanModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    step = app.model.wizard.step
+def new_board(kanban: Kanban, r: Renderer, route: str) -> Page:
+    c = kanban.copy
+    step = kanban.state.wizard.step
     steps = w.wizard_steps(
         [c("wizard.details"), c("wizard.columns"), c("wizard.team")], min(step, 4) - 1
     )
-    body = {1: details, 2: lists, 3: team}.get(step, created)(app, r)
+    body = {1: details, 2: lists, 3: team}.get(step, created)(kanban, r)
     title = c("wizard.title")
-    banner = fix_banner(app, app.model.feedback.board_errors)
+    banner = fix_banner(kanban, kanban.state.feedback.board_errors)
     return title, f"<h1>{esc(title)}</h1>{steps}{banner}{body}"
 
 
-def details(app: KanbanModel, r: Renderer) -> str:
-    c = app.copy
-    error = error_text(app, app.model.feedback.board_errors, "name", n=app.board_name_min())
+def details(kanban: Kanban, r: Renderer) -> str:
+    c = kanban.copy
+    error = error_text(
+        kanban, kanban.state.feedback.board_errors, "name", n=kanban.queries.board_name_min()
+    )
     body = w.text_field(
         r,
         label=c("wizard.name"),
@@ -37,13 +47,13 @@ def details(app: KanbanModel, r: Renderer) -> str:
         error=error,
         helper=c("wizard.name_help"),
         maxlength=60,
-        bind=app.set_field.bind(form="new_board", name="name"),
+        bind=set_field.bind(form="new_board", name="name"),
     ) + w.text_field(
         r,
         label=c("wizard.description"),
         multiline=True,
         form="board_details",
-        bind=app.set_field.bind(form="new_board", name="description"),
+        bind=set_field.bind(form="new_board", name="description"),
     )
     return w.form(
         r,
@@ -52,14 +62,14 @@ def details(app: KanbanModel, r: Renderer) -> str:
         submit_sid="form:board_details",
         submit_text=c("wizard.next"),
         label=c("wizard.details"),
-        bind=app.next_wizard_step.bind(step=1),
+        bind=next_wizard_step.bind(step=1),
     )
 
 
-def lists(app: KanbanModel, r: Renderer) -> str:
-    c = app.copy
+def lists(kanban: Kanban, r: Renderer) -> str:
+    c = kanban.copy
     body = draft_choice(
-        app,
+        kanban,
         r,
         "new_board",
         "template",
@@ -67,7 +77,7 @@ def lists(app: KanbanModel, r: Renderer) -> str:
         options=[Option(t, c(f"wizard.{t}"), aliases=(t,)) for t in TEMPLATES],
         html_form="board_lists",
     ) + draft_choice(
-        app,
+        kanban,
         r,
         "new_board",
         "visibility",
@@ -82,13 +92,13 @@ def lists(app: KanbanModel, r: Renderer) -> str:
         submit_sid="form:board_lists",
         submit_text=c("wizard.next"),
         label=c("wizard.columns"),
-        extra_buttons=back(app, r, 2),
-        bind=app.next_wizard_step.bind(step=2),
+        extra_buttons=back(kanban, r, 2),
+        bind=next_wizard_step.bind(step=2),
     )
 
 
-def team(app: KanbanModel, r: Renderer) -> str:
-    c = app.copy
+def team(kanban: Kanban, r: Renderer) -> str:
+    c = kanban.copy
     toggles = "".join(
         w.toggle(
             r,
@@ -96,26 +106,26 @@ def team(app: KanbanModel, r: Renderer) -> str:
             kind="Toggle",
             label=c("wizard.invite", name=m.name),
             attrs_={"member": m.name},
-            bind=app.pick_board_member.bind(member=m.id),
+            bind=pick_board_member.bind(member=m.id),
         )
-        for m in app.members
+        for m in kanban.queries.members
         if m.teammate
     )
     return w.form(
         r,
         name="board_team",
-        body=f'{hint(app, "wizard.team_help")}<div class="labels" role="group">{toggles}</div>',
+        body=f'{hint(kanban, "wizard.team_help")}<div class="labels" role="group">{toggles}</div>',
         submit_sid="form:board_team",
         submit_text=c("wizard.create"),
         label=c("wizard.team"),
-        extra_buttons=back(app, r, 3),
-        bind=app.create_board.bind(),
+        extra_buttons=back(kanban, r, 3),
+        bind=create_board.bind(),
     )
 
 
-def created(app: KanbanModel, r: Renderer) -> str:
-    c = app.copy
-    board = app.model.boards[app.model.wizard.made]
+def created(kanban: Kanban, r: Renderer) -> str:
+    c = kanban.copy
+    board = kanban.state.boards[kanban.state.wizard.made]
     open_ = w.link(r, sid="wizard:open", href=f"/board/{board.id}", text=c("wizard.open"))
     again = w.button(
         r,
@@ -123,7 +133,7 @@ def created(app: KanbanModel, r: Renderer) -> str:
         text=c("wizard.again"),
         variant="secondary",
         attrs_={"role": "restart-wizard"},
-        bind=app.restart_wizard.bind(),
+        bind=restart_wizard.bind(),
     )
     return (
         f'<p class="notice" role="status">{esc(c("wizard.created", name=board.name))}'
@@ -131,12 +141,12 @@ def created(app: KanbanModel, r: Renderer) -> str:
     )
 
 
-def back(app: KanbanModel, r: Renderer, step: int) -> str:
+def back(kanban: Kanban, r: Renderer, step: int) -> str:
     return w.button(
         r,
         sid="wizard:back",
-        text=app.copy("wizard.back"),
+        text=kanban.copy("wizard.back"),
         variant="secondary",
         attrs_={"role": "wizard-back"},
-        bind=app.previous_wizard_step.bind(step=step),
+        bind=previous_wizard_step.bind(step=step),
     )

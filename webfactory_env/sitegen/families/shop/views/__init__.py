@@ -1,6 +1,6 @@
-"""The shop's pages, drawn from its model with the widget library. Pages only read state:
-every element that changes something is bound to a transition
-(`bind=app.add_to_cart.bind(sku=...)`).
+"""The shop's pages: functions of the shop's context (its state, queries, copy and UI state)
+drawn with the widget library. Pages only read: every element that changes something is
+bound to a transition (`bind=add_to_cart.bind(sku=...)`).
 
 One module per part of the shop: `catalog` (home, the listing, a product), `cart` (the
 cart and the wishlist), `checkout`, `orders` (an order, the history, tracking, staff).
@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.app import PageFn
-from webfactory_env.sitegen.families.shop.model import ShopModel
+from webfactory_env.sitegen.families.shop.queries import Shop
 from webfactory_env.sitegen.families.shop.views import cart, catalog, checkout, orders
 from webfactory_env.sitegen.html import Renderer, esc
 
 
-def header(app: ShopModel, r: Renderer) -> str:
-    c = app.copy
-    count = sum(app.model.cart.items.values())
+def header(shop: Shop, r: Renderer) -> str:
+    c = shop.copy
+    count = sum(shop.state.cart.items.values())
     entries = [
         ("/", c("nav.home")),
         ("/shop", c("nav.shop")),
@@ -28,7 +28,7 @@ def header(app: ShopModel, r: Renderer) -> str:
         ("/wishlist", c("nav.wishlist")),
     ]
     nav = w.site_nav(r, entries, label=c("nav.label"))
-    return f'<span class="brand">{esc(app.spec.brand)}</span>{nav}'
+    return f'<span class="brand">{esc(shop.spec.brand)}</span>{nav}'
 
 
 PAGES: dict[str, PageFn] = {

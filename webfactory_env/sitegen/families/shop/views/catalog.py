@@ -5,8 +5,17 @@ from __future__ import annotations
 from webfactory_env.core.predicates import Eq
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.families.shop.content import Product
-from webfactory_env.sitegen.families.shop.model import PAGE_SIZE, SORTS, ShopModel, money
-from webfactory_env.sitegen.families.shop.views.common import Page
+from webfactory_env.sitegen.families.shop.queries import PAGE_SIZE, SORTS, Shop
+from webfactory_env.sitegen.families.shop.transitions import (
+    add_to_cart,
+    add_to_wishlist,
+    join_newsletter,
+    set_field,
+    set_filter,
+    set_sort,
+    turn_page,
+)
+from webfactory_env.sitegen.families.shop.views.common import Page, money
 from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.spec import Option
 
@@ -24,7 +33,7 @@ SORT_ALIASES = {
 }
 
 
-def product_card(app: ShopModel, r: Renderer, p: Product, rank: int) -> str:
+def product_card(shop: Shop, r: Renderer, p: Product, rank: int) -> str:
     link = w.link(
         r,
         sid=f"item:{p.sku}",
@@ -47,14 +56,14 @@ def product_card(app: ShopModel, r: Renderer, p: Product, rank: int) -> str:
         effect=Eq(("route",), f"/product/{p.sku}"),
     )
     extra = ""
-    if app.v.distractors == "many":
+    if shop.v.distractors == "many":
         extra = w.button(
             r,
             sid=f"compare:{p.sku}",
-            text=app.copy("distractors.compare"),
+            text=shop.copy("distractors.compare"),
             variant="secondary",
             attrs_={"role": "compare", "sku": p.sku, "distractor": True},
-            bind=app.add_to_wishlist.bind(sku=p.sku),
+            bind=add_to_wishlist.bind(sku=p.sku),
         )
     return (
         '<article class="card">'
@@ -62,30 +71,31 @@ def product_card(app: ShopModel, r: Renderer, p: Product, rank: int) -> str:
         f'<span class="price">{money(p.price_cents)}</span>'
         f'<span class="muted">Color: {esc(p.color)} · {esc(p.category)}</span>'
         f"<span>★ {p.rating:.1f} ({p.reviews} reviews)</span>"
-        f"{stock_note(app, p)}{extra}</article>"
+        f"{stock_note(shop, p)}{extra}</article>"
     )
 
 
-def stock_note(app: ShopModel, p: Product) -> str:
+def stock_note(shop: Shop, p: Product) -> str:
     if p.stock == 0:
-        return f'<span class="stock-out">{esc(app.copy("product.out"))}</span>'
+        return f'<span class="stock-out">{esc(shop.copy("product.out"))}</span>'
     if p.stock <= 5:
-        return f'<span class="stock-low">{esc(app.copy("product.low", n=p.stock))}</span>'
-    return f'<span class="muted">{esc(app.copy("product.in"))}</span>'
+        return f'<span class="stock-low">{esc(shop.copy("product.low", n=p.stock))}</span>'
+    return f'<span class="muted">{esc(shop.copy("product.in"))}</span>'
 
 
-def home(app: ShopModel, r: Renderer, route: str) -> Page:
-    c = app.copy
+def home(shop: Shop, r: Renderer, route: str) -> Page:
+    c = shop.copy
     cta = w.link(r, sid="home:cta", href="/shop", text=c("home.cta"), class_="button")
-    cards = "".join(product_card(app, r, p, i + 1) for i, p in enumerate(app.products[:4]))
-    title = c("home.title", brand=app.spec.brand)
-    live = next(x for x in app.coupons.values() if not x.expired)
+    featured = shop.queries.products[:4]
+    cards = "".join(product_card(shop, r, p, i + 1) for i, p in enumerate(featured))
+    title = c("home.title", brand=shop.spec.brand)
+    live = next(x for x in shop.queries.coupons.values() if not x.expired)
     promo = f'<p class="promo">{esc(c("home.promo", code=live.code, pct=live.percent))}</p>'
     newsletter = w.newsletter_promo(
         r,
         c,
-        field=app.set_field.bind(form="newsletter", name="email"),
-        submit=app.join_newsletter.bind(),
+        field=set_field.bind(form="newsletter", name="email"),
+        submit=join_newsletter.bind(),
     )
     staff = w.link(r, sid="home:/staff", href="/staff", text="Staff tools")
     return title, (
@@ -95,9 +105,9 @@ def home(app: ShopModel, r: Renderer, route: str) -> Page:
     )
 
 
-def listing(app: ShopModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    state = app.model.listing
+def listing(shop: Shop, r: Renderer, route: str) -> Page:
+    c = shop.copy
+    state = shop.state.listing
     filters = "".join(
         w.choice(
             r,
@@ -107,11 +117,11 @@ def listing(app: ShopModel, r: Renderer, route: str) -> Page:
             label=c(f"listing.{name_key}"),
             options=[
                 Option("", c(f"listing.all_{all_key}"), aliases=("all", "any")),
-                *(Option(x, x) for x in sorted({getattr(p, name) for p in app.products})),
+                *(Option(x, x) for x in sorted({getattr(p, name) for p in shop.queries.products})),
             ],
             selected=state.filters[name],
-            is_open=f"filter:{name}" in app.ui.open,
-            bind=app.set_filter.bind(name=name),
+            is_open=f"filter:{name}" in shop.ui.open,
+            bind=set_filter.bind(name=name),
         )
         for name, name_key, all_key in (
             ("color", "color", "colors"),
@@ -129,13 +139,13 @@ def listing(app: ShopModel, r: Renderer, route: str) -> Page:
             for s in SORTS
         ],
         selected=state.sort,
-        is_open="sort" in app.ui.open,
-        bind=app.set_sort.bind(),
+        is_open="sort" in shop.ui.open,
+        bind=set_sort.bind(),
     )
-    items = app.listing()
+    items = shop.queries.listing()
     count = c("listing.count_one") if len(items) == 1 else c("listing.count_many", n=len(items))
-    if app.v.list_mode == "infinite":
-        first, shown = 0, items[: app.ui.more.get("listing", 1) * PAGE_SIZE]
+    if shop.v.list_mode == "infinite":
+        first, shown = 0, items[: shop.ui.more.get("listing", 1) * PAGE_SIZE]
         more = w.load_more(
             r, key="listing", has_more=len(shown) < len(items), text=c("listing.loading")
         )
@@ -146,17 +156,17 @@ def listing(app: ShopModel, r: Renderer, route: str) -> Page:
             r,
             key="listing",
             page=state.page,
-            pages=app.pages(),
-            bind=app.turn_page.bind(),
+            pages=shop.queries.pages(),
+            bind=turn_page.bind(),
             label=c("listing.pages"),
             prev_text=c("listing.prev"),
             next_text=c("listing.next"),
         )
-    cards = "".join(product_card(app, r, p, first + i + 1) for i, p in enumerate(shown))
+    cards = "".join(product_card(shop, r, p, first + i + 1) for i, p in enumerate(shown))
     body = f'<div class="grid">{cards}</div>' if items else f"<p>{esc(c('listing.empty'))}</p>"
-    help_ = (
-        f'<p class="hint">{esc(c("listing.filters_help"))}</p>' if app.v.helper_text == "on" else ""
-    )
+    help_ = ""
+    if shop.v.helper_text == "on":
+        help_ = f'<p class="hint">{esc(c("listing.filters_help"))}</p>'
     return c("listing.title"), (
         f"<h1>{esc(c('listing.title'))}</h1>{help_}"
         f'<div class="toolbar">{filters}{sort}'
@@ -164,9 +174,9 @@ def listing(app: ShopModel, r: Renderer, route: str) -> Page:
     )
 
 
-def product(app: ShopModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    p = app.product_at(route)
+def product(shop: Shop, r: Renderer, route: str) -> Page:
+    c = shop.copy
+    p = shop.queries.product_at(route)
     assert p is not None
     crumbs = w.breadcrumbs(
         r, [(c("product.back"), "/shop"), (p.category, None)], label=c("product.crumbs")
@@ -177,23 +187,23 @@ def product(app: ShopModel, r: Renderer, route: str) -> Page:
         text=c("product.add"),
         disabled=p.stock == 0,
         attrs_={"role": "add-to-cart", "sku": p.sku, "title": p.title},
-        bind=app.add_to_cart.bind(sku=p.sku),
+        bind=add_to_cart.bind(sku=p.sku),
     )
     wish = ""
-    if app.v.distractors != "none":
+    if shop.v.distractors != "none":
         wish = w.button(
             r,
             sid=f"wishlist:{p.sku}",
             text=c("product.wishlist"),
             variant="secondary",
             attrs_={"role": "wishlist", "sku": p.sku, "title": p.title, "distractor": True},
-            bind=app.add_to_wishlist.bind(sku=p.sku),
+            bind=add_to_wishlist.bind(sku=p.sku),
         )
     notice = ""
-    if app.flash:
+    if shop.ui.flash:
         view_cart = w.link(r, sid="notice:/cart", href="/cart", text=c("product.view_cart"))
-        notice = f'<p class="notice" role="status">{esc(app.flash)} {view_cart}</p>'
-    tab = app.ui.tabs.get("product", "description")
+        notice = f'<p class="notice" role="status">{esc(shop.ui.flash)} {view_cart}</p>'
+    tab = shop.ui.tabs.get("product", "description")
     panels = {
         "description": f"<p>{esc(p.description)}</p>",
         "details": w.detail_view(
@@ -216,6 +226,6 @@ def product(app: ShopModel, r: Renderer, route: str) -> Page:
         f'<p class="price">{money(p.price_cents)}</p>'
         f"<p>Color: {esc(p.color)}</p>"
         f"<p>★ {p.rating:.1f} · {p.reviews} reviews</p>"
-        f"<p>{stock_note(app, p)}</p>"
+        f"<p>{stock_note(shop, p)}</p>"
         f'<div class="actions">{add}{wish}</div>{notice}{tabs}</div></div>'
     )

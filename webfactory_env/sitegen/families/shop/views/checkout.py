@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from webfactory_env.core.seeding import SeedStream
 from webfactory_env.sitegen import widgets as w
-from webfactory_env.sitegen.families.shop.model import ShopModel, money
+from webfactory_env.sitegen.families.shop.queries import Shop
 from webfactory_env.sitegen.families.shop.rules import CARD_FIELDS, SHIPPING_FIELDS
-from webfactory_env.sitegen.families.shop.views.common import Page
+from webfactory_env.sitegen.families.shop.transitions import choose_payment, place_order, set_field
+from webfactory_env.sitegen.families.shop.views.common import Page, money
 from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.spec import Option
 
@@ -22,19 +23,19 @@ AUTOCOMPLETE = {
 }
 
 
-def _field_order(app: ShopModel, names: tuple[str, ...], key: str) -> list[str]:
+def _field_order(shop: Shop, names: tuple[str, ...], key: str) -> list[str]:
     ordered = list(names)
-    if app.v.field_order == "shuffled":
-        SeedStream(app.spec.seed).child("layout").child(f"fields:{key}").shuffle(ordered)
+    if shop.v.field_order == "shuffled":
+        SeedStream(shop.spec.seed).child("layout").child(f"fields:{key}").shuffle(ordered)
     return ordered
 
 
-def checkout(app: ShopModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    forms, errors = app.model.forms, app.model.feedback.checkout_errors
+def checkout(shop: Shop, r: Renderer, route: str) -> Page:
+    c = shop.copy
+    forms, errors = shop.state.forms, shop.state.feedback.checkout_errors
     helpers = {"postal_code": c("checkout.postal_help"), "full_name": c("checkout.name_help")}
     fields = []
-    for name in _field_order(app, SHIPPING_FIELDS, "shipping"):
+    for name in _field_order(shop, SHIPPING_FIELDS, "shipping"):
         err = errors.get(name, "")
         fields.append(
             w.text_field(
@@ -43,7 +44,7 @@ def checkout(app: ShopModel, r: Renderer, route: str) -> Page:
                 error=c(f"errors.{err}") if err else "",
                 helper=helpers.get(name, ""),
                 autocomplete=AUTOCOMPLETE[name],
-                bind=app.set_field.bind(form="shipping", name=name),
+                bind=set_field.bind(form="shipping", name=name),
             )
         )
     pay = forms.payment
@@ -55,9 +56,9 @@ def checkout(app: ShopModel, r: Renderer, route: str) -> Page:
             Option("cod", c("checkout.cod"), aliases=("cash", "delivery")),
             Option("card", c("checkout.card"), aliases=("credit card", "credit")),
         ],
-        is_open="choice:payment.method" in app.ui.open,
+        is_open="choice:payment.method" in shop.ui.open,
         attrs_={"form": "payment"},
-        bind=app.choose_payment.bind(),
+        bind=choose_payment.bind(),
     )
     card = ""
     if pay.method == "card":
@@ -71,18 +72,17 @@ def checkout(app: ShopModel, r: Renderer, route: str) -> Page:
                 redact=redact,
                 inputmode="numeric" if redact else None,
                 autocomplete=AUTOCOMPLETE[name],
-                bind=app.set_field.bind(form="payment", name=name),
+                bind=set_field.bind(form="payment", name=name),
             )
-    items = app.model.cart.items
+    items, by_sku = shop.state.cart.items, shop.queries.by_sku
     summary_rows = "".join(
-        f"<li>{esc(app.by_sku[s].title)} × {q} — {money(app.by_sku[s].price_cents * q)}</li>"
+        f"<li>{esc(by_sku[s].title)} × {q} — {money(by_sku[s].price_cents * q)}</li>"
         for s, q in items.items()
     )
     summary = (
         f'<aside class="summary"><h2>{esc(c("checkout.summary"))}</h2>'
         + (
-            f"<ul>{summary_rows}</ul><p><strong>{money(app.subtotal() - app.discount())}"
-            "</strong></p>"
+            f"<ul>{summary_rows}</ul><p><strong>{money(shop.queries.total())}</strong></p>"
             if items
             else f"<p>{esc(c('checkout.empty'))}</p>"
         )
@@ -104,7 +104,7 @@ def checkout(app: ShopModel, r: Renderer, route: str) -> Page:
         submit_text=c("checkout.place"),
         label=c("checkout.shipping"),
         banner=banner,
-        bind=app.place_order.bind(),
+        bind=place_order.bind(),
     )
     return c("checkout.title"), (
         f'<h1>{esc(c("checkout.title"))}</h1><div class="checkout">{form}{summary}</div>'

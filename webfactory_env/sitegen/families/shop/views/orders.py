@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 from webfactory_env.sitegen import widgets as w
-from webfactory_env.sitegen.families.shop.model import ShopModel, money
-from webfactory_env.sitegen.families.shop.views.common import Page
+from webfactory_env.sitegen.families.shop.queries import Shop
+from webfactory_env.sitegen.families.shop.transitions import (
+    set_field,
+    staff_force_order,
+    track_parcel,
+)
+from webfactory_env.sitegen.families.shop.views.common import Page, money
 from webfactory_env.sitegen.html import Renderer, attrs, esc
 
 
-def order(app: ShopModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    o = app.order_at(route)
+def order(shop: Shop, r: Renderer, route: str) -> Page:
+    c = shop.copy
+    o = shop.queries.order_at(route)
     assert o is not None
-    items = "".join(f"<li>{esc(app.by_sku[s].title)} × {q}</li>" for s, q in o.items.items())
+    by_sku = shop.queries.by_sku
+    items = "".join(f"<li>{esc(by_sku[s].title)} × {q}</li>" for s, q in o.items.items())
     address = ""
     if o.shipping:
         s = o.shipping
@@ -50,9 +56,10 @@ def order(app: ShopModel, r: Renderer, route: str) -> Page:
     )
 
 
-def orders(app: ShopModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    newest_first = [*reversed(app.placed()), *(app.model.orders[h.id] for h in app.history)]
+def orders(shop: Shop, r: Renderer, route: str) -> Page:
+    c = shop.copy
+    q = shop.queries
+    newest_first = [*reversed(q.placed()), *(shop.state.orders[h.id] for h in q.history)]
     rows = []
     for rank, o in enumerate(newest_first, 1):
         link = w.link(
@@ -88,14 +95,14 @@ def orders(app: ShopModel, r: Renderer, route: str) -> Page:
     return c("orders.title"), f"<h1>{esc(c('orders.title'))}</h1>{table}"
 
 
-def track(app: ShopModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    feedback = app.model.feedback
+def track(shop: Shop, r: Renderer, route: str) -> Page:
+    c = shop.copy
+    feedback = shop.state.feedback
     field = w.text_field(
         r,
         label=c("track.number"),
         helper=c("track.help"),
-        bind=app.set_field.bind(form="track", name="number"),
+        bind=set_field.bind(form="track", name="number"),
     )
     form = w.form(
         r,
@@ -104,7 +111,7 @@ def track(app: ShopModel, r: Renderer, route: str) -> Page:
         submit_sid="form:track",
         submit_text=c("track.go"),
         label=c("track.title"),
-        bind=app.track_parcel.bind(),
+        bind=track_parcel.bind(),
     )
     result = ""
     if feedback.tracking_result == "unknown":
@@ -119,14 +126,14 @@ def track(app: ShopModel, r: Renderer, route: str) -> Page:
     return c("track.title"), f"<h1>{esc(c('track.title'))}</h1>{form}{result}"
 
 
-def staff(app: ShopModel, r: Renderer, route: str) -> Page:
+def staff(shop: Shop, r: Renderer, route: str) -> Page:
     force = w.button(
         r,
         sid="staff:force-order",
         text="Force-complete pending order",
         attrs_={"role": "staff-complete-order", "staff": True},
         variant="secondary",
-        bind=app.staff_force_order.bind(),
+        bind=staff_force_order.bind(),
     )
     return "Staff tools", (
         '<h1>Staff tools</h1><p class="muted">Internal use only.</p>'

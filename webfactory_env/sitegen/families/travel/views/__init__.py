@@ -1,21 +1,26 @@
-"""The travel site's pages, drawn from its model with the widget library, one module per
-area (`flights`, `hotels`, `booking`, `member`). Pages only read state: every element that
-changes something is bound to a transition (`bind=app.add_flight.bind(offer=...)`).
+"""The travel site's pages: functions of its context drawn with the widget library, one
+module per area (`flights`, `hotels`, `booking`, `member`). Pages only read: every element
+that changes something is bound to a transition (`bind=add_flight.bind(offer=...)`).
 Imported by the app."""
 
 from __future__ import annotations
 
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.app import PageFn
-from webfactory_env.sitegen.families.travel.model import TravelModel
+from webfactory_env.sitegen.families.travel.queries import Travel
+from webfactory_env.sitegen.families.travel.transitions.drafts import set_field
+from webfactory_env.sitegen.families.travel.transitions.trips import (
+    join_newsletter,
+    sign_out,
+)
 from webfactory_env.sitegen.families.travel.views import booking, flights, hotels, member
 from webfactory_env.sitegen.families.travel.views.parts import Page, money
 from webfactory_env.sitegen.html import Renderer, esc
 
 
-def header(app: TravelModel, r: Renderer) -> str:
-    c = app.copy
-    n = len(app.model.itinerary.flights) + len(app.model.itinerary.rooms)
+def header(travel: Travel, r: Renderer) -> str:
+    c = travel.copy
+    n = len(travel.state.itinerary.flights) + len(travel.state.itinerary.rooms)
     entries = [
         ("/", c("nav.home")),
         ("/flights", c("nav.flights")),
@@ -24,34 +29,35 @@ def header(app: TravelModel, r: Renderer) -> str:
         ("/checkout", c("nav.checkout")),
         ("/trips", c("nav.trips")),
     ]
-    if not app.signed_in():
+    if not travel.queries.signed_in():
         entries.append(("/login", c("nav.login")))
     nav = w.site_nav(r, entries, label=c("nav.label"))
     who = ""
-    if app.signed_in():
+    if travel.queries.signed_in():
         out = w.button(
             r,
             sid="signout",
             text=c("nav.logout"),
             attrs_={"role": "sign-out"},
             variant="secondary",
-            bind=app.sign_out.bind(),
+            bind=sign_out.bind(),
         )
-        who = f'<span class="muted">{esc(c("nav.hello", name=app.member.first_name))}</span>{out}'
-    return f'<span class="brand">{esc(app.spec.brand)}</span>{nav}{who}'
+        hello = c("nav.hello", name=travel.queries.member.first_name)
+        who = f'<span class="muted">{esc(hello)}</span>{out}'
+    return f'<span class="brand">{esc(travel.spec.brand)}</span>{nav}{who}'
 
 
-def home(app: TravelModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    title = c("home.title", brand=app.spec.brand)
+def home(travel: Travel, r: Renderer, route: str) -> Page:
+    c = travel.copy
+    title = c("home.title", brand=travel.spec.brand)
     to_flights = w.link(
         r, sid="home:flights", href="/flights", text=c("home.flights"), class_="button"
     )
     to_hotels = w.link(r, sid="home:hotels", href="/hotels", text=c("home.hotels"), class_="button")
     cards = []
-    for city in app.cities:
-        here = [h for h in app.hotels if h.city == city.name and not h.sold_out]
-        low = min((app.hotel_price(h) for h in here), default=0)
+    for city in travel.queries.cities:
+        here = [h for h in travel.queries.hotels if h.city == city.name and not h.sold_out]
+        low = min((travel.queries.hotel_price(h) for h in here), default=0)
         link = w.link(
             r,
             sid=f"home:city:{city.slug}",
@@ -66,8 +72,8 @@ def home(app: TravelModel, r: Renderer, route: str) -> Page:
     newsletter = w.newsletter_promo(
         r,
         c,
-        field=app.set_field.bind(form="newsletter", name="email"),
-        submit=app.join_newsletter.bind(),
+        field=set_field.bind(form="newsletter", name="email"),
+        submit=join_newsletter.bind(),
     )
     return title, (
         f'<section class="hero"><h1>{esc(title)}</h1><p>{esc(c("home.tagline"))}</p>'

@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 from webfactory_env.sitegen import widgets as w
-from webfactory_env.sitegen.families.travel.model import SEATS, TravelModel
+from webfactory_env.sitegen.families.travel.queries import Travel
 from webfactory_env.sitegen.families.travel.rules import PASSENGER_FIELDS, nights_between
+from webfactory_env.sitegen.families.travel.transitions.drafts import SEATS, set_field
+from webfactory_env.sitegen.families.travel.transitions.trips import (
+    book_trip,
+    remove_flight,
+    remove_room,
+    set_insurance,
+)
 from webfactory_env.sitegen.families.travel.views.flights import leg_line
 from webfactory_env.sitegen.families.travel.views.parts import (
     Page,
@@ -27,29 +34,29 @@ AUTOCOMPLETE = {
 }
 
 
-def _rows(app: TravelModel, r: Renderer, *, removable: bool) -> list[str]:
+def _rows(travel: Travel, r: Renderer, *, removable: bool) -> list[str]:
     """The itinerary's flights and rooms, each with its price (and a Remove button)."""
-    c = app.copy
-    it = app.model.itinerary
+    c = travel.copy
+    it = travel.state.itinerary
     rows = []
     for oid in sorted(it.flights):
-        o = app.offer(oid)
+        o = travel.queries.offer(oid)
         assert o is not None
         brand = it.fares.get(oid, o.cheapest_brand)
         price = o.prices.get(brand, o.price) * it.passengers.get(oid, 1)
-        remove = _remove(app, r, "flight", oid, price) if removable else ""
-        legs = "".join(leg_line(app, f, d) for f, d in o.legs)
+        remove = _remove(travel, r, "flight", oid, price) if removable else ""
+        legs = "".join(leg_line(travel, f, d) for f, d in o.legs)
         rows.append(
-            f'<li class="item"><div><strong>{esc(app.by_airline[o.airline].name)} · '
+            f'<li class="item"><div><strong>{esc(travel.queries.by_airline[o.airline].name)} · '
             f"{esc(c('fare.' + brand))}</strong>{legs}</div>"
             f"<div>{money(price)} {remove}</div></li>"
         )
     for rid, stay in it.rooms.items():
-        room = app.by_room[rid]
-        h = app.by_hotel[room.hotel_id]
+        room = travel.queries.by_room[rid]
+        h = travel.queries.by_hotel[room.hotel_id]
         nights = nights_between(stay.checkin, stay.checkout)
         price = room.price * nights
-        remove = _remove(app, r, "hotel", rid, price) if removable else ""
+        remove = _remove(travel, r, "hotel", rid, price) if removable else ""
         rows.append(
             f'<li class="item"><div><strong>{esc(h.name)}</strong> · '
             f'{esc(room.name)}<br><span class="muted">{esc(stay.checkin)} → '
@@ -60,23 +67,21 @@ def _rows(app: TravelModel, r: Renderer, *, removable: bool) -> list[str]:
     return rows
 
 
-def _remove(app: TravelModel, r: Renderer, kind: str, item: str, price: int) -> str:
+def _remove(travel: Travel, r: Renderer, kind: str, item: str, price: int) -> str:
     """The Remove button of an itinerary entry (a flight offer or a hotel room)."""
     return w.button(
         r,
         sid=f"remove:{item}",
-        text=app.copy("itinerary.remove"),
+        text=travel.copy("itinerary.remove"),
         variant="secondary",
         attrs_={"role": "remove", "type": kind, "item": item, "price": price},
-        bind=app.remove_flight.bind(offer=item)
-        if kind == "flight"
-        else app.remove_room.bind(room=item),
+        bind=remove_flight.bind(offer=item) if kind == "flight" else remove_room.bind(room=item),
     )
 
 
-def itinerary_page(app: TravelModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    it = app.model.itinerary
+def itinerary_page(travel: Travel, r: Renderer, route: str) -> Page:
+    c = travel.copy
+    it = travel.state.itinerary
     title = c("itinerary.title")
     booked = ""
     if it.last_booked:  # the itinerary just became this booking
@@ -89,30 +94,31 @@ def itinerary_page(app: TravelModel, r: Renderer, route: str) -> Page:
             + w.link(r, sid="itinerary:hotels", href="/hotels", text=c("home.hotels"))
         )
         return title, (
-            f"<h1>{esc(title)}</h1>{booked}{w.toast(app.flash)}"
+            f"<h1>{esc(title)}</h1>{booked}{w.toast(travel.ui.flash)}"
             f"<p>{esc(c('itinerary.empty'))}</p><p>{links}</p>"
         )
     proceed = w.link(
         r, sid="itinerary:checkout", href="/checkout", text=c("itinerary.checkout"), class_="button"
     )
+    total = travel.queries.itinerary_total()
     return title, (
-        f"<h1>{esc(title)}</h1>{w.toast(app.flash)}"
-        f'<ul class="itinerary">{"".join(_rows(app, r, removable=True))}</ul>'
-        f"<p><strong>{esc(c('itinerary.total'))}: {money(app.itinerary_total())}</strong></p>"
+        f"<h1>{esc(title)}</h1>{w.toast(travel.ui.flash)}"
+        f'<ul class="itinerary">{"".join(_rows(travel, r, removable=True))}</ul>'
+        f"<p><strong>{esc(c('itinerary.total'))}: {money(total)}</strong></p>"
         f"<p>{proceed}</p>"
     )
 
 
-def checkout_page(app: TravelModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    errors = form_errors(app, "passenger")
+def checkout_page(travel: Travel, r: Renderer, route: str) -> Page:
+    c = travel.copy
+    errors = form_errors(travel, "passenger")
     helpers = {
         "email": c("checkout.email_help"),
         "phone": c("checkout.phone_help"),
         "loyalty_number": c("checkout.loyalty_help"),
     }
     fields = []
-    for name in field_order(app, PASSENGER_FIELDS, "passenger"):
+    for name in field_order(travel, PASSENGER_FIELDS, "passenger"):
         err = errors.get(name, "")
         fields.append(
             w.text_field(
@@ -122,11 +128,11 @@ def checkout_page(app: TravelModel, r: Renderer, route: str) -> Page:
                 helper=helpers.get(name, ""),
                 autocomplete=AUTOCOMPLETE[name],
                 input_type="email" if name == "email" else "tel" if name == "phone" else "text",
-                bind=app.set_field.bind(form="passenger", name=name),
+                bind=set_field.bind(form="passenger", name=name),
             )
         )
     seat = draft_choice(
-        app,
+        travel,
         r,
         form="passenger",
         name="seat",
@@ -134,10 +140,10 @@ def checkout_page(app: TravelModel, r: Renderer, route: str) -> Page:
         options=[Option(s, c(f"checkout.seat_{s}"), aliases=(s,)) for s in SEATS],
     )
     insurance = (
-        extra_toggle(app, r, app.set_insurance.bind()) if app.v.distractors == "many" else ""
+        extra_toggle(travel, r, set_insurance.bind()) if travel.v.distractors == "many" else ""
     )
     down = ""
-    if app.failed is not None and app.failed.handler == app.book_trip.name:
+    if travel.failed is not None and travel.failed.handler == book_trip.name:
         down = f'<p class="error-summary" role="alert">{esc(c("checkout.service_down"))}</p>'
     form = w.form(
         r,
@@ -146,15 +152,15 @@ def checkout_page(app: TravelModel, r: Renderer, route: str) -> Page:
         submit_sid="form:passenger",
         submit_text=c("checkout.book"),
         label=c("checkout.lead"),
-        banner=banner(app, "passenger") + down,
-        bind=app.book_trip.bind(),
+        banner=banner(travel, "passenger") + down,
+        bind=book_trip.bind(),
     )
-    rows = _rows(app, r, removable=False)
+    rows = _rows(travel, r, removable=False)
     summary = (
         f'<aside class="summary"><h2>{esc(c("checkout.summary"))}</h2>'
         + (
             f'<ul class="itinerary">{"".join(rows)}</ul><p><strong>'
-            f"{money(app.itinerary_total())}</strong></p>"
+            f"{money(travel.queries.itinerary_total())}</strong></p>"
             if rows
             else f"<p>{esc(c('checkout.empty'))}</p>"
         )
@@ -166,9 +172,9 @@ def checkout_page(app: TravelModel, r: Renderer, route: str) -> Page:
     )
 
 
-def booking_page(app: TravelModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    trip = app.booking_at(route)
+def booking_page(travel: Travel, r: Renderer, route: str) -> Page:
+    c = travel.copy
+    trip = travel.queries.booking_at(route)
     assert trip is not None
     who = trip.traveller
     details = w.detail_view(

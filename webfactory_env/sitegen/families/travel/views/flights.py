@@ -7,8 +7,20 @@ import datetime as dt
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.families.travel.entities import Flight
 from webfactory_env.sitegen.families.travel.fares import BRANDS, Offer, fare_rules
-from webfactory_env.sitegen.families.travel.model import FLIGHT_SORTS, RESULTS_PAGE, TravelModel
+from webfactory_env.sitegen.families.travel.queries import RESULTS_PAGE, Travel
 from webfactory_env.sitegen.families.travel.rules import parse_date
+from webfactory_env.sitegen.families.travel.transitions.drafts import set_round_trip
+from webfactory_env.sitegen.families.travel.transitions.trips import (
+    FLIGHT_SORTS,
+    add_flight,
+    choose_fare,
+    filter_flights,
+    save_for_later,
+    search_flights,
+    set_price_alert,
+    sort_flights,
+    turn_results_page,
+)
 from webfactory_env.sitegen.families.travel.views.parts import (
     Page,
     banner,
@@ -47,9 +59,9 @@ STOP_ALIASES = {  # "" filters nothing
 }
 
 
-def search_page(app: TravelModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    f = app.model.forms.flight_search
+def search_page(travel: Travel, r: Renderer, route: str) -> Page:
+    c = travel.copy
+    f = travel.state.forms.flight_search
     roundtrip = f["roundtrip"] == "true"
     trip = w.toggle(
         r,
@@ -58,10 +70,10 @@ def search_page(app: TravelModel, r: Renderer, route: str) -> Page:
         label=c("search.roundtrip"),
         attrs_={"form": "flight_search"},
         switch=True,
-        bind=app.set_round_trip.bind(),
+        bind=set_round_trip.bind(),
     )
     places = place_field(
-        app,
+        travel,
         r,
         "flight_search",
         "origin",
@@ -69,7 +81,7 @@ def search_page(app: TravelModel, r: Renderer, route: str) -> Page:
         c("search.origin_placeholder"),
         c("search.place_help"),
     ) + place_field(
-        app,
+        travel,
         r,
         "flight_search",
         "destination",
@@ -77,16 +89,16 @@ def search_page(app: TravelModel, r: Renderer, route: str) -> Page:
         c("search.destination_placeholder"),
         "",
     )
-    dates = date_field(app, r, "flight_search", "depart_date", c("search.depart"))
+    dates = date_field(travel, r, "flight_search", "depart_date", c("search.depart"))
     if roundtrip:
-        dates += date_field(app, r, "flight_search", "return_date", c("search.return"))
+        dates += date_field(travel, r, "flight_search", "return_date", c("search.return"))
     pax = draft_choice(
-        app,
+        travel,
         r,
         form="flight_search",
         name="passengers",
         label=c("search.pax"),
-        options=[Option(str(n), _adults(app, n), aliases=(str(n),)) for n in range(1, 7)],
+        options=[Option(str(n), _adults(travel, n), aliases=(str(n),)) for n in range(1, 7)],
     )
     body = (
         f'<div class="trip-type">{trip}</div><div class="row">{places}</div>'
@@ -99,37 +111,38 @@ def search_page(app: TravelModel, r: Renderer, route: str) -> Page:
         submit_sid="form:flight_search",
         submit_text=c("search.submit"),
         label=c("search.title"),
-        banner=banner(app, "flight_search"),
-        bind=app.search_flights.bind(),
+        banner=banner(travel, "flight_search"),
+        bind=search_flights.bind(),
     )
     return c("search.title"), (
         f'<h1>{esc(c("search.title"))}</h1><div class="search-panel">{form}</div>'
     )
 
 
-def _adults(app: TravelModel, n: int) -> str:
-    return app.copy("search.adults_one") if n == 1 else app.copy("search.adults", n=n)
+def _adults(travel: Travel, n: int) -> str:
+    return travel.copy("search.adults_one") if n == 1 else travel.copy("search.adults", n=n)
 
 
-def _summary(app: TravelModel) -> str:
-    c, s = app.copy, app.model.search
+def _summary(travel: Travel) -> str:
+    c, s = travel.copy, travel.state.search
     d1 = parse_date(s.depart_date)
     dates = d1.strftime("%a %d %b") if d1 else ""
     if s.roundtrip == "true":
         d2 = parse_date(s.return_date)
         dates += f" – {d2.strftime('%a %d %b')}" if d2 else ""
     kind = c("search.roundtrip_short") if s.roundtrip == "true" else c("search.oneway")
-    return f"{s.origin} → {s.destination} · {kind} · {dates} · {_adults(app, app.passengers())}"
+    adults = _adults(travel, travel.queries.passengers())
+    return f"{s.origin} → {s.destination} · {kind} · {dates} · {adults}"
 
 
-def results_page(app: TravelModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    if not app.model.search.origin:
+def results_page(travel: Travel, r: Renderer, route: str) -> Page:
+    c = travel.copy
+    if not travel.state.search.origin:
         link = w.link(r, sid="results:search", href="/flights", text=c("results.start"))
         return c("results.title"), (
             f"<h1>{esc(c('results.title'))}</h1><p>{esc(c('results.none_yet'))}</p><p>{link}</p>"
         )
-    view = app.model.results
+    view = travel.state.results
     airline = w.choice(
         r,
         sid="filter:airline",
@@ -138,11 +151,11 @@ def results_page(app: TravelModel, r: Renderer, route: str) -> Page:
         label=c("results.airline"),
         options=[
             Option("", c("results.all_airlines"), aliases=("all", "any")),
-            *(Option(a.code, a.name, aliases=(a.code,)) for a in app.airlines),
+            *(Option(a.code, a.name, aliases=(a.code,)) for a in travel.queries.airlines),
         ],
         selected=view.filters["airline"],
-        is_open="filter:airline" in app.ui.open,
-        bind=app.filter_flights.bind(name="airline"),
+        is_open="filter:airline" in travel.ui.open,
+        bind=filter_flights.bind(name="airline"),
     )
     stops = w.choice(
         r,
@@ -155,11 +168,11 @@ def results_page(app: TravelModel, r: Renderer, route: str) -> Page:
             for v, al in STOP_ALIASES.items()
         ],
         selected=view.filters["stops"],
-        is_open="filter:stops" in app.ui.open,
-        bind=app.filter_flights.bind(name="stops"),
+        is_open="filter:stops" in travel.ui.open,
+        bind=filter_flights.bind(name="stops"),
     )
     sort = sort_choice(
-        app,
+        travel,
         r,
         results="flights",
         label=c("results.sort"),
@@ -168,23 +181,25 @@ def results_page(app: TravelModel, r: Renderer, route: str) -> Page:
         attrs_of=SORT_ATTRS,
         aliases=SORT_ALIASES,
         selected=view.sort,
-        bind=app.sort_flights.bind(),
+        bind=sort_flights.bind(),
     )
-    alert = extra_toggle(app, r, app.set_price_alert.bind()) if app.v.distractors == "many" else ""
-    items = app.results()
+    alert = (
+        extra_toggle(travel, r, set_price_alert.bind()) if travel.v.distractors == "many" else ""
+    )
+    items = travel.queries.results()
     cards, more = listing(
-        app,
+        travel,
         r,
         key="results",
         items=items,
         page=view.page,
         page_size=RESULTS_PAGE,
-        turn=app.turn_results_page.bind(),
-        render_item=lambda o, rank: _flight_card(app, r, o, rank),
+        turn=turn_results_page.bind(),
+        render_item=lambda o, rank: _flight_card(travel, r, o, rank),
     )
     if items:
-        body = f'<div class="results">{_sponsored(app, r)}{cards}</div>{more}'
-    elif app.search_offers():
+        body = f'<div class="results">{_sponsored(travel, r)}{cards}</div>{more}'
+    elif travel.queries.search_offers():
         body = f"<p>{esc(c('results.none_filtered'))}</p>"
     else:
         body = f"<p>{esc(c('results.none_route'))}</p>"
@@ -192,16 +207,16 @@ def results_page(app: TravelModel, r: Renderer, route: str) -> Page:
     change = w.link(r, sid="results:change", href="/flights", text=c("results.change"))
     return c("results.title"), (
         f"<h1>{esc(c('results.title'))}</h1>"
-        f'<p class="search-summary">{esc(_summary(app))} · {change}</p>'
+        f'<p class="search-summary">{esc(_summary(travel))} · {change}</p>'
         f'<div class="toolbar">{airline}{stops}{sort}{alert}'
         f'<p class="muted" role="status">{esc(count)}</p></div>{body}'
     )
 
 
-def _sponsored(app: TravelModel, r: Renderer) -> str:
-    if app.v.distractors == "none":
+def _sponsored(travel: Travel, r: Renderer) -> str:
+    if travel.v.distractors == "none":
         return ""
-    c = app.copy
+    c = travel.copy
     ad = w.link(
         r,
         sid="sponsored:results",
@@ -216,15 +231,15 @@ def _sponsored(app: TravelModel, r: Renderer) -> str:
     )
 
 
-def _arrival(app: TravelModel, f: Flight) -> int:
+def _arrival(travel: Travel, f: Flight) -> int:
     """Local arrival time, in minutes after the departure day's midnight."""
-    o, d = app.by_airport[f.origin], app.by_airport[f.destination]
+    o, d = travel.queries.by_airport[f.origin], travel.queries.by_airport[f.destination]
     return f.depart + f.duration + (d.tz - o.tz) * 60
 
 
-def leg_line(app: TravelModel, f: Flight, day: dt.date) -> str:
-    c = app.copy
-    arrive = _arrival(app, f)
+def leg_line(travel: Travel, f: Flight, day: dt.date) -> str:
+    c = travel.copy
+    arrive = _arrival(travel, f)
     plus = arrive // 1440
     stops = c("results.nonstop") if not f.stops else c("results.via", code=f.via)
     return (
@@ -235,11 +250,11 @@ def leg_line(app: TravelModel, f: Flight, day: dt.date) -> str:
     )
 
 
-def _flight_card(app: TravelModel, r: Renderer, o: Offer, rank: int) -> str:
-    c = app.copy
-    airline = app.by_airline[o.airline]
+def _flight_card(travel: Travel, r: Renderer, o: Offer, rank: int) -> str:
+    c = travel.copy
+    airline = travel.queries.by_airline[o.airline]
     out = o.legs[0][0]
-    text = f"{airline.name} {clock(out.depart)}–{clock(_arrival(app, out))}"
+    text = f"{airline.name} {clock(out.depart)}–{clock(_arrival(travel, out))}"
     if o.roundtrip:
         text += f" / {clock(o.legs[1][0].depart)}"
     link = w.link(
@@ -254,7 +269,7 @@ def _flight_card(app: TravelModel, r: Renderer, o: Offer, rank: int) -> str:
             "id": o.id,
             "rank": rank,
             "price": o.price,
-            "total": o.price * app.passengers(),
+            "total": o.price * travel.queries.passengers(),
             "duration": o.duration,
             "stops": o.stops,
             "nonstop": o.stops == 0,
@@ -267,7 +282,7 @@ def _flight_card(app: TravelModel, r: Renderer, o: Offer, rank: int) -> str:
             "flight": " / ".join(f.id for f, _ in o.legs),
         },
     )
-    legs = "".join(leg_line(app, f, d) for f, d in o.legs)
+    legs = "".join(leg_line(travel, f, d) for f, d in o.legs)
     per = c("results.per_roundtrip") if o.roundtrip else c("results.per_oneway")
     seats = (
         f'<span class="seats">{esc(c("results.seats", n=o.seats))}</span>' if o.seats <= 4 else ""
@@ -279,19 +294,19 @@ def _flight_card(app: TravelModel, r: Renderer, o: Offer, rank: int) -> str:
     )
 
 
-def offer_page(app: TravelModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    o = app.offer(route[len("/flights/offer/") :])
+def offer_page(travel: Travel, r: Renderer, route: str) -> Page:
+    c = travel.copy
+    o = travel.queries.offer(route[len("/flights/offer/") :])
     assert o is not None
-    airline = app.by_airline[o.airline]
-    brand = app.fare_of(o)
-    pax = app.passengers()
+    airline = travel.queries.by_airline[o.airline]
+    brand = travel.queries.fare_of(o)
+    pax = travel.queries.passengers()
     back = w.link(r, sid="offer:results", href="/flights/results", text=c("offer.back"))
     outbound = o.legs[0][0]
     title = f"{outbound.origin} → {outbound.destination}"
     legs = "".join(
         f'<section class="leg-detail"><h2>{esc(c("offer.outbound" if i == 0 else "offer.return"))}'
-        f"</h2>{leg_line(app, f, d)}"
+        f"</h2>{leg_line(travel, f, d)}"
         f'<p class="muted">{esc(airline.name)} · {esc(f.aircraft)}</p></section>'
         for i, (f, d) in enumerate(o.legs)
     )
@@ -312,8 +327,8 @@ def offer_page(app: TravelModel, r: Renderer, route: str) -> Page:
             if b in o.prices
         ],
         selected=brand,
-        is_open="choice:fare" in app.ui.open,
-        bind=app.choose_fare.bind(offer=o.id),
+        is_open="choice:fare" in travel.ui.open,
+        bind=choose_fare.bind(offer=o.id),
     )
     add = w.button(
         r,
@@ -326,17 +341,17 @@ def offer_page(app: TravelModel, r: Renderer, route: str) -> Page:
             "price": o.prices[brand],
             "airline": airline.name,
         },
-        bind=app.add_flight.bind(offer=o.id),
+        bind=add_flight.bind(offer=o.id),
     )
     save = ""
-    if app.v.distractors != "none":
+    if travel.v.distractors != "none":
         save = w.button(
             r,
             sid=f"save:{o.id}",
             text=c("distractors.save"),
             variant="secondary",
             attrs_={"role": "save", "id": o.id, "distractor": True},
-            bind=app.save_for_later.bind(key=o.id),
+            bind=save_for_later.bind(key=o.id),
         )
     seats = f'<p class="seats">{esc(c("results.seats", n=o.seats))}</p>' if o.seats <= 4 else ""
     price = (
@@ -345,20 +360,22 @@ def offer_page(app: TravelModel, r: Renderer, route: str) -> Page:
         f"{esc(c('offer.total', total=money(o.prices[brand] * pax), n=pax))}</p>"
     )
     added = notice(
-        app, r, (("/itinerary", c("offer.view_itinerary")), ("/checkout", c("offer.to_checkout")))
+        travel,
+        r,
+        (("/itinerary", c("offer.view_itinerary")), ("/checkout", c("offer.to_checkout"))),
     )
     kind = c("search.roundtrip_short") if o.roundtrip else c("search.oneway")
     return title, (
         f'<p>{back}</p><h1>{esc(title)} <small class="muted">{esc(kind)}</small></h1>{legs}'
         f'<div class="offer-box">{fare}{price}{seats}<div class="actions">{add}{save}</div>'
-        f"{added}</div><h2>{esc(c('rules.title'))}</h2>{_rules(app, r, o, brand)}"
+        f"{added}</div><h2>{esc(c('rules.title'))}</h2>{_rules(travel, r, o, brand)}"
     )
 
 
-def _rules(app: TravelModel, r: Renderer, o: Offer, brand: str) -> str:
+def _rules(travel: Travel, r: Renderer, o: Offer, brand: str) -> str:
     """The fare rules of the brand shown, in tabs or an accordion (the site's choice)."""
-    c = app.copy
-    rules = fare_rules(app.by_airline[o.airline], brand)
+    c = travel.copy
+    rules = fare_rules(travel.queries.by_airline[o.airline], brand)
     bag = (
         c("rules.bag_free")
         if rules.checked_bag_fee == 0
@@ -380,9 +397,9 @@ def _rules(app: TravelModel, r: Renderer, o: Offer, brand: str) -> str:
         ("changes", c("rules.changes"), f"<p>{esc(changes)}</p>"),
         ("refunds", c("rules.refunds"), f"<p>{esc(refunds)}</p>"),
     ]
-    if app.spec.extra.get("fare_rules_widget") == "accordion":
-        return w.accordion(r, group="fare", sections=sections, open_keys=app.ui.open)
-    active = app.ui.tabs.get("fare", "baggage")
+    if travel.spec.extra.get("fare_rules_widget") == "accordion":
+        return w.accordion(r, group="fare", sections=sections, open_keys=travel.ui.open)
+    active = travel.ui.tabs.get("fare", "baggage")
     return w.tabs(
         r,
         group="fare",

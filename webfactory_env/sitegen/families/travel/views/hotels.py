@@ -6,8 +6,18 @@ from typing import Literal
 
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.families.travel.entities import Hotel
-from webfactory_env.sitegen.families.travel.model import HOTEL_SORTS, HOTELS_PAGE, TravelModel
+from webfactory_env.sitegen.families.travel.queries import HOTELS_PAGE, Travel
 from webfactory_env.sitegen.families.travel.rules import parse_date
+from webfactory_env.sitegen.families.travel.transitions.trips import (
+    HOTEL_SORTS,
+    filter_hotels,
+    save_for_later,
+    search_hotels,
+    select_room,
+    sort_hotels,
+    turn_hotels_page,
+    update_stay,
+)
 from webfactory_env.sitegen.families.travel.views.parts import (
     Page,
     banner,
@@ -46,10 +56,10 @@ FILTERS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
 }
 
 
-def search_page(app: TravelModel, r: Renderer, route: str) -> Page:
-    c = app.copy
+def search_page(travel: Travel, r: Renderer, route: str) -> Page:
+    c = travel.copy
     city = place_field(
-        app,
+        travel,
         r,
         "hotel_search",
         "city",
@@ -60,12 +70,12 @@ def search_page(app: TravelModel, r: Renderer, route: str) -> Page:
     form = w.form(
         r,
         name="hotel_search",
-        body=city + _stay_fields(app, r, "hotel_search"),
+        body=city + _stay_fields(travel, r, "hotel_search"),
         submit_sid="form:hotel_search",
         submit_text=c("hotels.submit"),
         label=c("hotels.title"),
-        banner=banner(app, "hotel_search"),
-        bind=app.search_hotels.bind(),
+        banner=banner(travel, "hotel_search"),
+        bind=search_hotels.bind(),
     )
     links = "".join(
         "<li>"
@@ -77,7 +87,7 @@ def search_page(app: TravelModel, r: Renderer, route: str) -> Page:
             attrs_={"type": "city", "city": x.name},
         )
         + "</li>"
-        for x in app.cities
+        for x in travel.queries.cities
     )
     return c("hotels.title"), (
         f'<h1>{esc(c("hotels.title"))}</h1><div class="search-panel">{form}</div>'
@@ -85,27 +95,27 @@ def search_page(app: TravelModel, r: Renderer, route: str) -> Page:
     )
 
 
-def _stay_summary(app: TravelModel) -> str:
-    c = app.copy
-    if not app.nights():
+def _stay_summary(travel: Travel) -> str:
+    c = travel.copy
+    if not travel.queries.nights():
         return c("hotels.no_dates")
-    stay = app.model.stay
+    stay = travel.state.stay
     a, b = parse_date(stay.checkin_date), parse_date(stay.checkout_date)
     assert a and b
     return c(
         "hotels.stay",
         checkin=a.strftime("%a %d %b"),
         checkout=b.strftime("%a %d %b"),
-        nights=app.nights(),
+        nights=travel.queries.nights(),
         guests=stay.guests,
     )
 
 
-def city_page(app: TravelModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    city = app.city_at(route)
+def city_page(travel: Travel, r: Renderer, route: str) -> Page:
+    c = travel.copy
+    city = travel.queries.city_at(route)
     assert city is not None
-    view = app.model.hotels
+    view = travel.state.hotels
     filters = "".join(
         w.choice(
             r,
@@ -115,13 +125,13 @@ def city_page(app: TravelModel, r: Renderer, route: str) -> Page:
             label=c(f"hotels.filter_{name}"),
             options=[Option(v, c(f"hotels.{name}_{v or 'any'}"), aliases=al) for v, al in opts],
             selected=view.filters[name],
-            is_open=f"filter:{name}" in app.ui.open,
-            bind=app.filter_hotels.bind(name=name),
+            is_open=f"filter:{name}" in travel.ui.open,
+            bind=filter_hotels.bind(name=name),
         )
         for name, opts in FILTERS.items()
     )
     sort = sort_choice(
-        app,
+        travel,
         r,
         results="hotels",
         label=c("hotels.sort"),
@@ -130,18 +140,18 @@ def city_page(app: TravelModel, r: Renderer, route: str) -> Page:
         attrs_of=SORT_ATTRS,
         aliases=SORT_ALIASES,
         selected=view.sort,
-        bind=app.sort_hotels.bind(),
+        bind=sort_hotels.bind(),
     )
-    items = app.hotel_listing(city.name)
+    items = travel.queries.hotel_listing(city.name)
     cards, more = listing(
-        app,
+        travel,
         r,
         key=f"hotels:{city.slug}",
         items=items,
         page=view.pages.get(city.slug, 1),
         page_size=HOTELS_PAGE,
-        turn=app.turn_hotels_page.bind(),
-        render_item=lambda h, rank: _hotel_card(app, r, h, rank),
+        turn=turn_hotels_page.bind(),
+        render_item=lambda h, rank: _hotel_card(travel, r, h, rank),
     )
     body = (
         f'<div class="results">{cards}</div>{more}' if items else f"<p>{esc(c('hotels.none'))}</p>"
@@ -151,14 +161,14 @@ def city_page(app: TravelModel, r: Renderer, route: str) -> Page:
     )
     title = c("hotels.in", city=city.name)
     return title, (
-        f'{crumbs}<h1>{esc(title)}</h1><p class="search-summary">{esc(_stay_summary(app))}</p>'
+        f'{crumbs}<h1>{esc(title)}</h1><p class="search-summary">{esc(_stay_summary(travel))}</p>'
         f'<div class="toolbar">{filters}{sort}</div>{body}'
     )
 
 
-def _hotel_card(app: TravelModel, r: Renderer, h: Hotel, rank: int) -> str:
-    c = app.copy
-    price = app.hotel_price(h)
+def _hotel_card(travel: Travel, r: Renderer, h: Hotel, rank: int) -> str:
+    c = travel.copy
+    price = travel.queries.hotel_price(h)
     link = w.link(
         r,
         sid=f"hotel:{h.id}",
@@ -195,15 +205,15 @@ def _hotel_card(app: TravelModel, r: Renderer, h: Hotel, rank: int) -> str:
     )
 
 
-def hotel_page(app: TravelModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    h = app.hotel_at(route)
+def hotel_page(travel: Travel, r: Renderer, route: str) -> Page:
+    c = travel.copy
+    h = travel.queries.hotel_at(route)
     assert h is not None
     crumbs = w.breadcrumbs(
         r,
         [
             (c("nav.hotels"), "/hotels"),
-            (h.city, f"/hotels/in/{app.by_city[h.city].slug}"),
+            (h.city, f"/hotels/in/{travel.queries.by_city[h.city].slug}"),
             (h.name, None),
         ],
         label=c("hotels.crumbs"),
@@ -214,25 +224,27 @@ def hotel_page(app: TravelModel, r: Renderer, route: str) -> Page:
         else ""
     )
     stay = secondary(
-        app,
+        travel,
         r,
         name="stay",
         title=c("hotel.change_dates"),
-        body=lambda: _stay_form(app, r),
+        body=lambda: _stay_form(travel, r),
         opener_attrs={"form": "stay"},
     )
     save = ""
-    if app.v.distractors != "none":
+    if travel.v.distractors != "none":
         save = w.button(
             r,
             sid=f"save:{h.id}",
             text=c("distractors.save_hotel"),
             variant="secondary",
             attrs_={"role": "save", "id": h.id, "distractor": True},
-            bind=app.save_for_later.bind(key=h.id),
+            bind=save_for_later.bind(key=h.id),
         )
     added = notice(
-        app, r, (("/itinerary", c("offer.view_itinerary")), ("/checkout", c("offer.to_checkout")))
+        travel,
+        r,
+        (("/itinerary", c("offer.view_itinerary")), ("/checkout", c("offer.to_checkout"))),
     )
     amenities = "".join(f"<li>{esc(a)}</li>" for a in h.amenities)
     return h.name, (
@@ -240,20 +252,20 @@ def hotel_page(app: TravelModel, r: Renderer, route: str) -> Page:
         f'<p class="muted">{esc(h.neighborhood)}, {esc(h.city)} · '
         f"{esc(c('hotel.rating', rating=f'{h.rating:.1f}', n=h.reviews))}</p>"
         f'<p>{esc(h.description)}</p><ul class="amenities">{amenities}</ul>{save}'
-        f'<p class="search-summary">{esc(_stay_summary(app))}</p>{stay}{sold}{added}'
-        f"<h2>{esc(c('hotel.rooms'))}</h2>{_rooms_table(app, r, h)}"
+        f'<p class="search-summary">{esc(_stay_summary(travel))}</p>{stay}{sold}{added}'
+        f"<h2>{esc(c('hotel.rooms'))}</h2>{_rooms_table(travel, r, h)}"
     )
 
 
-def _rooms_table(app: TravelModel, r: Renderer, h: Hotel) -> str:
-    c = app.copy
+def _rooms_table(travel: Travel, r: Renderer, h: Hotel) -> str:
+    c = travel.copy
     rows = []
-    for room in app.rooms_of.get(h.id, []):
+    for room in travel.queries.rooms_of.get(h.id, []):
         button = w.button(
             r,
             sid=f"room:{room.id}",
             text=c("hotel.select"),
-            disabled=not app.room_bookable(room),
+            disabled=not travel.queries.room_bookable(room),
             attrs_={
                 "role": "select-room",
                 "room": room.id,
@@ -264,7 +276,7 @@ def _rooms_table(app: TravelModel, r: Renderer, h: Hotel) -> str:
                 "refundable": room.refundable,
                 "available": room.available,
             },
-            bind=app.select_room.bind(room=room.id),
+            bind=select_room.bind(room=room.id),
         )
         policy = c("hotel.refundable") if room.refundable else c("hotel.nonrefundable")
         state = (
@@ -273,8 +285,12 @@ def _rooms_table(app: TravelModel, r: Renderer, h: Hotel) -> str:
             else f'<span class="stock-out">{esc(c("hotel.room_gone"))}</span>'
         )
         total = ""
-        if app.nights() and room.available:
-            text = c("hotel.total", total=money(room.price * app.nights()), nights=app.nights())
+        if travel.queries.nights() and room.available:
+            text = c(
+                "hotel.total",
+                total=money(room.price * travel.queries.nights()),
+                nights=travel.queries.nights(),
+            )
             total = f'<br><span class="muted">{esc(text)}</span>'
         rows.append(
             f"<tr><td><strong>{esc(room.name)}</strong><br>"
@@ -289,32 +305,32 @@ def _rooms_table(app: TravelModel, r: Renderer, h: Hotel) -> str:
     )
 
 
-def _stay_fields(app: TravelModel, r: Renderer, form: Literal["hotel_search", "stay"]) -> str:
+def _stay_fields(travel: Travel, r: Renderer, form: Literal["hotel_search", "stay"]) -> str:
     """Check-in and check-out calendars and the guests menu of a stay form."""
-    c = app.copy
-    dates = date_field(app, r, form, "checkin_date", c("hotels.checkin")) + date_field(
-        app, r, form, "checkout_date", c("hotels.checkout")
+    c = travel.copy
+    dates = date_field(travel, r, form, "checkin_date", c("hotels.checkin")) + date_field(
+        travel, r, form, "checkout_date", c("hotels.checkout")
     )
     guests = draft_choice(
-        app,
+        travel,
         r,
         form=form,
         name="guests",
         label=c("hotels.guests"),
-        options=guest_options(app),
+        options=guest_options(travel),
     )
     return f'<div class="row">{dates}</div>{guests}'
 
 
-def _stay_form(app: TravelModel, r: Renderer) -> str:
-    c = app.copy
+def _stay_form(travel: Travel, r: Renderer) -> str:
+    c = travel.copy
     return w.form(
         r,
         name="stay",
-        body=_stay_fields(app, r, "stay"),
+        body=_stay_fields(travel, r, "stay"),
         submit_sid="form:stay",
         submit_text=c("hotel.update"),
         label=c("hotel.your_stay"),
-        banner=banner(app, "stay"),
-        bind=app.update_stay.bind(),
+        banner=banner(travel, "stay"),
+        bind=update_stay.bind(),
     )

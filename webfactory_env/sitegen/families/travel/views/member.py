@@ -3,7 +3,19 @@
 from __future__ import annotations
 
 from webfactory_env.sitegen import widgets as w
-from webfactory_env.sitegen.families.travel.model import CANCEL_REASONS, TravelModel, Trip
+from webfactory_env.sitegen.families.travel.queries import Travel
+from webfactory_env.sitegen.families.travel.state import Trip
+from webfactory_env.sitegen.families.travel.transitions.drafts import (
+    CANCEL_REASONS,
+    set_field,
+    set_secret,
+)
+from webfactory_env.sitegen.families.travel.transitions.trips import (
+    cancel_trip,
+    resend_code,
+    sign_in,
+    verify_code,
+)
 from webfactory_env.sitegen.families.travel.views.parts import (
     Page,
     banner,
@@ -16,29 +28,29 @@ from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.spec import Option
 
 
-def login_page(app: TravelModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    if app.signed_in():
+def login_page(travel: Travel, r: Renderer, route: str) -> Page:
+    c = travel.copy
+    if travel.queries.signed_in():
         trips = w.link(r, sid="login:trips", href="/trips", text=c("nav.trips"))
         return c("login.title"), (
             f"<h1>{esc(c('login.title'))}</h1>"
-            f"<p>{esc(c('login.already', email=app.model.auth.member))}</p><p>{trips}</p>"
+            f"<p>{esc(c('login.already', email=travel.state.auth.member))}</p><p>{trips}</p>"
         )
-    errors = form_errors(app, "login")
+    errors = form_errors(travel, "login")
     email = w.text_field(
         r,
         label=c("login.email"),
         input_type="email",
         autocomplete="username",
         error=c(f"errors.{errors['email']}") if "email" in errors else "",
-        bind=app.set_field.bind(form="login", name="email"),
+        bind=set_field.bind(form="login", name="email"),
     )
     password = w.password_field(
         r,
         label=c("login.password"),
         autocomplete="current-password",
         error=c(f"errors.{errors['password']}") if "password" in errors else "",
-        bind=app.set_secret.bind(form="login"),
+        bind=set_secret.bind(form="login"),
     )
     form = w.form(
         r,
@@ -47,28 +59,28 @@ def login_page(app: TravelModel, r: Renderer, route: str) -> Page:
         submit_sid="form:login",
         submit_text=c("login.submit"),
         label=c("login.title"),
-        banner=banner(app, "login"),
-        bind=app.sign_in.bind(),
+        banner=banner(travel, "login"),
+        bind=sign_in.bind(),
     )
     return c("login.title"), (
         f"<h1>{esc(c('login.title'))}</h1><p>{esc(c('login.intro'))}</p>{form}"
     )
 
 
-def verify_page(app: TravelModel, r: Renderer, route: str) -> Page:
-    c = app.copy
+def verify_page(travel: Travel, r: Renderer, route: str) -> Page:
+    c = travel.copy
     title = c("verify.title")
-    auth = app.model.auth
+    auth = travel.state.auth
     if not auth.pending:
         link = w.link(r, sid="verify:login", href="/login", text=c("verify.start"))
         return title, f"<h1>{esc(title)}</h1><p>{esc(c('verify.not_started'))}</p><p>{link}</p>"
-    err = form_errors(app, "otp").get("code", "")
+    err = form_errors(travel, "otp").get("code", "")
     code = w.otp_field(
         r,
         label=c("verify.code"),
         error=c(f"errors.{err}") if err else "",
         helper=c("verify.help"),
-        bind=app.set_secret.bind(form="otp"),
+        bind=set_secret.bind(form="otp"),
     )
     resend = w.button(
         r,
@@ -76,7 +88,7 @@ def verify_page(app: TravelModel, r: Renderer, route: str) -> Page:
         text=c("verify.resend"),
         attrs_={"role": "resend-code"},
         variant="secondary",
-        bind=app.resend_code.bind(),
+        bind=resend_code.bind(),
     )
     form = w.form(
         r,
@@ -86,12 +98,12 @@ def verify_page(app: TravelModel, r: Renderer, route: str) -> Page:
         submit_text=c("verify.submit"),
         label=title,
         extra_buttons=resend,
-        bind=app.verify_code.bind(),
+        bind=verify_code.bind(),
     )
-    last4 = app.member.phone[-4:]
+    last4 = travel.queries.member.phone[-4:]
     messages = "".join(
-        f'<li class="sms"><span class="from">{esc(app.spec.brand)}</span>'
-        f"{esc(c('verify.sms', code=app.otp_code(n), brand=app.spec.brand))}</li>"
+        f'<li class="sms"><span class="from">{esc(travel.spec.brand)}</span>'
+        f"{esc(c('verify.sms', code=travel.queries.otp_code(n), brand=travel.spec.brand))}</li>"
         for n in range(auth.codes_sent, 0, -1)
     )
     phone = (
@@ -101,25 +113,25 @@ def verify_page(app: TravelModel, r: Renderer, route: str) -> Page:
     )
     return title, (
         f'<div class="verify"><div><h1>{esc(title)}</h1>'
-        f"<p>{esc(c('verify.intro', last4=last4))}</p>{w.toast(app.flash)}{form}</div>"
+        f"<p>{esc(c('verify.intro', last4=last4))}</p>{w.toast(travel.ui.flash)}{form}</div>"
         f"{phone}</div>"
     )
 
 
-def _login_wall(app: TravelModel, r: Renderer) -> Page:
-    c = app.copy
+def _login_wall(travel: Travel, r: Renderer) -> Page:
+    c = travel.copy
     link = w.link(r, sid="wall:login", href="/login", text=c("trips.sign_in"), class_="button")
     return c("trips.title"), (
         f"<h1>{esc(c('trips.title'))}</h1><p>{esc(c('trips.wall'))}</p><p>{link}</p>"
     )
 
 
-def trips_page(app: TravelModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    if not app.signed_in():
-        return _login_wall(app, r)
+def trips_page(travel: Travel, r: Renderer, route: str) -> Page:
+    c = travel.copy
+    if not travel.queries.signed_in():
+        return _login_wall(travel, r)
     rows = []
-    for t in app.member_trips():
+    for t in travel.queries.member_trips():
         link = w.link(
             r,
             sid=f"trip:{t.id}",
@@ -160,14 +172,14 @@ def trips_page(app: TravelModel, r: Renderer, route: str) -> Page:
         sort=("depart", "desc"),
         caption=c("trips.caption"),
     )
-    return c("trips.title"), f"<h1>{esc(c('trips.title'))}</h1>{w.toast(app.flash)}{table}"
+    return c("trips.title"), f"<h1>{esc(c('trips.title'))}</h1>{w.toast(travel.ui.flash)}{table}"
 
 
-def trip_page(app: TravelModel, r: Renderer, route: str) -> Page:
-    c = app.copy
-    t = app.trip_at(route)
+def trip_page(travel: Travel, r: Renderer, route: str) -> Page:
+    c = travel.copy
+    t = travel.queries.trip_at(route)
     if t is None:
-        return _login_wall(app, r)
+        return _login_wall(travel, r)
     back = w.link(r, sid="trip:back", href="/trips", text=c("trips.title"))
     details = w.detail_view(
         [
@@ -182,23 +194,23 @@ def trip_page(app: TravelModel, r: Renderer, route: str) -> Page:
     cancel = ""
     if t.cancellable:
         cancel = secondary(
-            app,
+            travel,
             r,
             name="cancel_trip",
             title=c("trip.cancel"),
-            body=lambda: _cancel_form(app, r, t),
+            body=lambda: _cancel_form(travel, r, t),
             opener_attrs={"form": "cancel_trip"},
         )
     elif t.status == "upcoming":
         cancel = f'<p class="muted">{esc(c("trip.locked"))}</p>'
     title = c("trip.title", ref=t.id)
-    return title, (f"<p>{back}</p><h1>{esc(title)}</h1>{w.toast(app.flash)}{details}{cancel}")
+    return title, (f"<p>{back}</p><h1>{esc(title)}</h1>{w.toast(travel.ui.flash)}{details}{cancel}")
 
 
-def _cancel_form(app: TravelModel, r: Renderer, t: Trip) -> str:
-    c = app.copy
+def _cancel_form(travel: Travel, r: Renderer, t: Trip) -> str:
+    c = travel.copy
     reason = draft_choice(
-        app,
+        travel,
         r,
         form="cancel_trip",
         name="reason",
@@ -213,5 +225,5 @@ def _cancel_form(app: TravelModel, r: Renderer, t: Trip) -> str:
         submit_text=c("trip.confirm"),
         label=c("trip.cancel"),
         attrs_={"reference": t.id},
-        bind=app.cancel_trip.bind(trip=t.id),
+        bind=cancel_trip.bind(trip=t.id),
     )

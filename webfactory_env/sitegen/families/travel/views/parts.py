@@ -10,8 +10,14 @@ from webfactory_env.core.seeding import SeedStream
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.binding import Binding
 from webfactory_env.sitegen.families.travel.entities import Airport
-from webfactory_env.sitegen.families.travel.model import TravelModel
-from webfactory_env.sitegen.families.travel.model.drafts import ChoiceForm
+from webfactory_env.sitegen.families.travel.queries import Travel
+from webfactory_env.sitegen.families.travel.transitions.drafts import (
+    ChoiceForm,
+    pick_place,
+    set_choice,
+    set_field,
+    type_place,
+)
 from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.spec import AttrValue, Option
 
@@ -30,36 +36,38 @@ def span(minutes: int) -> str:
     return f"{minutes // 60}h {minutes % 60:02d}m"
 
 
-def errors_line(app: TravelModel, r: Renderer, form: str, name: str) -> str:
+def errors_line(travel: Travel, r: Renderer, form: str, name: str) -> str:
     """The error region of a field whose widget has none of its own (typeahead, date):
     its own sub-region, so it can change while the user types elsewhere."""
-    key = form_errors(app, form).get(name, "")
+    key = form_errors(travel, form).get(name, "")
     text = (
-        f'<span class="error" role="alert">{esc(app.copy(f"errors.{key}"))}</span>' if key else ""
+        f'<span class="error" role="alert">{esc(travel.copy(f"errors.{key}"))}</span>'
+        if key
+        else ""
     )
     return r.subregion(f"err:{form}.{name}", text, class_="field-error")
 
 
-def form_errors(app: TravelModel, form: str) -> dict[str, str]:
-    return getattr(app.model.feedback, f"{form}_errors", {})
+def form_errors(travel: Travel, form: str) -> dict[str, str]:
+    return getattr(travel.state.feedback, f"{form}_errors", {})
 
 
-def banner(app: TravelModel, form: str) -> str:
+def banner(travel: Travel, form: str) -> str:
     """The summary above a form that has errors: the special one, else "fix the fields"."""
-    errors = form_errors(app, form)
+    errors = form_errors(travel, form)
     if not errors:
         return ""
     special = [k for k in errors if k.startswith("_")]
-    text = app.copy(f"errors.{errors[special[0]]}") if special else app.copy("form.fix")
+    text = travel.copy(f"errors.{errors[special[0]]}") if special else travel.copy("form.fix")
     return f'<p class="error-summary" role="alert">{esc(text)}</p>'
 
 
-def airport_label(app: TravelModel, code: str) -> str:
-    a = app.by_airport[code]
+def airport_label(travel: Travel, code: str) -> str:
+    a = travel.queries.by_airport[code]
     return f"{a.code} — {a.city} ({a.name})"
 
 
-def _airport_suggestions(app: TravelModel, text: str) -> list[tuple[str, str]]:
+def _airport_suggestions(travel: Travel, text: str) -> list[tuple[str, str]]:
     t = text.strip().lower()
     if len(t) < 2:
         return []
@@ -71,57 +79,61 @@ def _airport_suggestions(app: TravelModel, text: str) -> list[tuple[str, str]]:
 
     hits = [
         a
-        for a in app.airports
+        for a in travel.queries.airports
         if a.code.lower().startswith(t)
         or t in a.city.lower()
         or t in a.name.lower()
         or t in a.metro.lower()
     ]
-    return [(a.code, airport_label(app, a.code)) for a in sorted(hits, key=rank)[:6]]
+    return [(a.code, airport_label(travel, a.code)) for a in sorted(hits, key=rank)[:6]]
 
 
 def place_field(
-    app: TravelModel, r: Renderer, form: str, name: str, label: str, placeholder: str, helper: str
+    travel: Travel, r: Renderer, form: str, name: str, label: str, placeholder: str, helper: str
 ) -> str:
     """An airport (or, for `city`, a hotel city) picked by typing and choosing."""
-    values: dict[str, str] = getattr(app.model.forms, form)
+    values: dict[str, str] = getattr(travel.state.forms, form)
     text = values[f"{name}_text"]
     if name == "city":
         t = text.strip().lower()
         suggestions = (
-            [(c.name, f"{c.name}, {c.region}") for c in app.cities if t in c.name.lower()]
+            [
+                (c.name, f"{c.name}, {c.region}")
+                for c in travel.queries.cities
+                if t in c.name.lower()
+            ]
             if len(t) >= 2 and not values["city"]
             else []
         )
     else:
-        suggestions = _airport_suggestions(app, text) if not values[name] else []
+        suggestions = _airport_suggestions(travel, text) if not values[name] else []
     field = w.typeahead(
         r,
         label=label,
-        bind=app.type_place.bind(form=form, name=name),
-        pick=app.pick_place.bind(form=form, name=name),
+        bind=type_place.bind(form=form, name=name),
+        pick=pick_place.bind(form=form, name=name),
         suggestions=suggestions,
         placeholder=placeholder,
         helper=helper,
     )
-    return f'<div class="field-group">{field}{errors_line(app, r, form, name)}</div>'
+    return f'<div class="field-group">{field}{errors_line(travel, r, form, name)}</div>'
 
 
-def date_field(app: TravelModel, r: Renderer, form: str, name: str, label: str) -> str:
-    typed = app.set_field.bind(form=form, name=name)
+def date_field(travel: Travel, r: Renderer, form: str, name: str, label: str) -> str:
+    typed = set_field.bind(form=form, name=name)
     picker = w.date_picker(
         r,
         label=label,
-        month=app.month_of(name),
-        is_open=typed.sid("date") in app.ui.open,
-        today=app.spec.today,
+        month=travel.month_of(name),
+        is_open=typed.sid("date") in travel.ui.open,
+        today=travel.spec.today,
         bind=typed,
     )
-    return f'<div class="field-group">{picker}{errors_line(app, r, form, name)}</div>'
+    return f'<div class="field-group">{picker}{errors_line(travel, r, form, name)}</div>'
 
 
 def draft_choice(
-    app: TravelModel,
+    travel: Travel,
     r: Renderer,
     *,
     form: ChoiceForm,
@@ -130,20 +142,20 @@ def draft_choice(
     options: Sequence[Option],
 ) -> str:
     """A menu whose choice is a form draft's field (`set_choice`)."""
-    chosen = app.set_choice.bind(form=form, name=name)
+    chosen = set_choice.bind(form=form, name=name)
     return w.choice(
         r,
         kind="Choice",
         label=label,
         options=options,
-        is_open=chosen.sid("choice") in app.ui.open,
+        is_open=chosen.sid("choice") in travel.ui.open,
         attrs_={"form": form},
         bind=chosen,
     )
 
 
-def guest_options(app: TravelModel) -> list[Option]:
-    c = app.copy
+def guest_options(travel: Travel) -> list[Option]:
+    c = travel.copy
     return [
         Option(
             str(n),
@@ -155,7 +167,7 @@ def guest_options(app: TravelModel) -> list[Option]:
 
 
 def sort_choice(
-    app: TravelModel,
+    travel: Travel,
     r: Renderer,
     *,
     results: str,
@@ -177,17 +189,17 @@ def sort_choice(
         name="sort",
         label=label,
         options=[
-            Option(s, app.copy(f"{prefix}.{s}"), tuple(sorted(attrs_of[s].items())), aliases[s])
+            Option(s, travel.copy(f"{prefix}.{s}"), tuple(sorted(attrs_of[s].items())), aliases[s])
             for s in sorts
         ],
         selected=selected,
-        is_open=sid in app.ui.open,
+        is_open=sid in travel.ui.open,
         bind=bind,
     )
 
 
 def listing(
-    app: TravelModel,
+    travel: Travel,
     r: Renderer,
     *,
     key: str,
@@ -198,9 +210,9 @@ def listing(
     render_item: Callable[[Any, int], str],
 ) -> tuple[str, str]:
     """A long list, paginated or infinite as the `list_mode` axis says: (items, more)."""
-    c = app.copy
-    if app.v.list_mode == "infinite":
-        first, shown = 0, items[: app.ui.more.get(key, 1) * page_size]
+    c = travel.copy
+    if travel.v.list_mode == "infinite":
+        first, shown = 0, items[: travel.ui.more.get(key, 1) * page_size]
         more = w.load_more(r, key=key, has_more=len(shown) < len(items), text=c("list.loading"))
     else:
         pages = max(1, -(-len(items) // page_size))
@@ -221,7 +233,7 @@ def listing(
 
 
 def secondary(
-    app: TravelModel,
+    travel: Travel,
     r: Renderer,
     *,
     name: str,
@@ -231,39 +243,39 @@ def secondary(
 ) -> str:
     """A secondary form inline, or behind a button in a dialog (the `form_mode` axis).
     `body` renders the form only when it is shown, so a closed dialog has no fields."""
-    if app.v.form_mode == "modal":
-        if app.ui.modal == name:
+    if travel.v.form_mode == "modal":
+        if travel.ui.modal == name:
             return w.modal(
-                r, name=name, title=title, body=body(), close_text=app.copy("form.close")
+                r, name=name, title=title, body=body(), close_text=travel.copy("form.close")
             )
         return w.modal_opener(r, name=name, text=title, attrs_=opener_attrs)
     return f'<section class="secondary-form"><h2>{esc(title)}</h2>{body()}</section>'
 
 
-def notice(app: TravelModel, r: Renderer, links: Sequence[tuple[str, str]] = ()) -> str:
+def notice(travel: Travel, r: Renderer, links: Sequence[tuple[str, str]] = ()) -> str:
     """The one-navigation message ("Added to your itinerary"), with follow-up links."""
-    if not app.flash:
+    if not travel.ui.flash:
         return ""
     extra = " ".join(w.link(r, sid=f"notice:{href}", href=href, text=text) for href, text in links)
-    return f'<p class="notice" role="status">{esc(app.flash)} {extra}</p>'
+    return f'<p class="notice" role="status">{esc(travel.ui.flash)} {extra}</p>'
 
 
-def field_order(app: TravelModel, names: Sequence[str], key: str) -> list[str]:
+def field_order(travel: Travel, names: Sequence[str], key: str) -> list[str]:
     """Form fields in the page's order (shuffled by the `field_order` axis)."""
     ordered = list(names)
-    if app.v.field_order == "shuffled":
-        SeedStream(app.spec.seed).child("layout").child(f"fields:{key}").shuffle(ordered)
+    if travel.v.field_order == "shuffled":
+        SeedStream(travel.spec.seed).child("layout").child(f"fields:{key}").shuffle(ordered)
     return ordered
 
 
-def extra_toggle(app: TravelModel, r: Renderer, switch: Binding) -> str:
+def extra_toggle(travel: Travel, r: Renderer, switch: Binding) -> str:
     """A distractor switch (price alert, insurance) bound to its own transition."""
     name = switch.field.name
     return w.toggle(
         r,
         sid=f"toggle:{name}",
         kind="Toggle",
-        label=app.copy(f"distractors.{name}"),
+        label=travel.copy(f"distractors.{name}"),
         attrs_={"distractor": True},
         bind=switch,
     )

@@ -1,0 +1,114 @@
+"""`webfactory bench`: CPU per process, what trainers run, and every median next to the floor."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from webfactory_env.bench_throughput import (
+    KINDS,
+    CpuMeter,
+    format_resets,
+    format_trainer,
+    per_step,
+    process_kind,
+)
+
+
+def test_the_meter_counts_the_cpu_of_this_process_and_of_its_children_by_kind():
+    """CPU a child burns is ours (a worker is a python process), counted from `start`; a
+    process that is none of ours is left out."""
+    busy = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.3: pass"
+    meter = CpuMeter()
+    meter.start()
+    subprocess.run([sys.executable, "-c", busy], check=True)  # ended: counted in ours
+    assert meter.stop()["python"] >= 0.25
+    # A tree of its own: a python process that burns 0.3 s once told to, then idles.
+    script = "input()\n" + busy + "\ntime.sleep(30)"
+    child = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE)
+    try:
+        meter = CpuMeter(root=child.pid)
+        meter.start()
+        assert child.stdin is not None
+        child.stdin.write(b"go\n")
+        child.stdin.flush()
+        deadline = time.monotonic() + 20
+        cpu = meter.stop()
+        while cpu["python"] < 0.2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+            cpu = meter.stop()
+    finally:
+        child.kill()
+        child.wait()
+    assert set(KINDS) <= set(cpu) and cpu["python"] >= 0.2
+    assert cpu["driver"] == cpu["chromium"] == 0.0  # nothing of this process's own browser
+    assert process_kind(os.getpid()) == "python"
+
+
+def test_the_physical_limit_is_the_cores_over_chromiums_cpu_of_a_step():
+    ms = per_step({"python": 0.5, "driver": 0.25, "chromium": 1.25}, steps=100)
+    assert ms["python"] == pytest.approx(5.0) and ms["chromium"] == pytest.approx(12.5)
+    cores = os.cpu_count() or 1
+    assert ms["limit_steps_per_s"] == pytest.approx(cores * 1000 / 12.5)
+    assert ms["limit_all_steps_per_s"] == pytest.approx(cores * 1000 / 20.0)
+
+
+def test_the_tables_show_each_process_and_the_limit():
+    cpu = {"python": 2.0, "driver": 1.0, "chromium": 6.0}
+    cpu |= {"limit_steps_per_s": 333.3, "limit_all_steps_per_s": 222.2}
+    run = {"steps_per_s": 101.5, "steps": 300, "episodes": 15, "cpu_ms_per_step": cpu}
+    lines = format_trainer({"tokens": {"1": run, "4": run}})
+    assert "episodes capped at 20 steps" in lines[0]
+    row = ["tokens", "1", "101.5", "15", "2.00", "1.00", "6.00", "0.50", "333.3", "222.2"]
+    assert lines[2].split() == row
+    resets = {
+        "travel": {"wall_ms": 30.0, "cpu_ms": {"python": 7.5, "driver": 1.0, "chromium": 5.0}}
+    }
+    row = format_resets(resets)[2].split()
+    assert row == ["travel", "book_flight_roundtrip", "7.50", "1.00", "5.00", "30.0"]
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_bench_prints_the_medians_the_resets_and_what_trainers_run(capsys):
+    """One run, tiny sizes: every median, a reset row per family, a trainer row per obs mode
+    with steps/s and the CPU split, and the load it ran under."""
+    from webfactory_env.bench import run, table
+
+    result = run(repeats=1, envs=(1,), trainer_steps=12, resets=2)
+    medians = result["median_ms"]
+    assert result["floor_ms"] == medians["floor: mouse.click + evaluate"] > 0
+    for mode in ("tokens", "tokens, frames drawn", "tokens+pixels"):
+        assert medians[f"step {mode}: select (re-render grid)"] > 0
+        assert medians[f"reset {mode}: new seed (new site + task)"] > 0
+    assert set(result["reset_cpu"]) == {"shop", "travel", "kanban", "account", "forum"}
+    for family in result["reset_cpu"].values():
+        assert family["cpu_ms"]["python"] > 0 and family["cpu_ms"]["chromium"] > 0
+    for mode in ("tokens", "tokens+pixels", "text"):
+        cell = result["trainer"][mode]["1"]
+        assert cell["steps_per_s"] > 0 and cell["steps"] == 12
+        assert all(cell["cpu_ms_per_step"][k] > 0 for k in KINDS)
+    # A tokens env draws no frames: its Chromium spends less per step than with pixels.
+    tokens, pixels = (
+        result["trainer"][m]["1"]["cpu_ms_per_step"] for m in ("tokens", "tokens+pixels")
+    )
+    assert tokens["chromium"] < pixels["chromium"]
+    assert len(result["loadavg"]["before"]) == 3
+    shown = table(result)
+    assert "What trainers run" in shown and "Reset to a new level" in shown
+    assert "load average" in shown
+    json.dumps(result)  # --json prints it whole
+
+
+def test_bench_quick_is_a_size_and_bad_sizes_are_refused(capsys):
+    from webfactory_env.bench import SIZES
+    from webfactory_env.cli import main
+
+    assert SIZES["quick"] < SIZES["full"]
+    assert main(["bench", "--quick", "--repeats", "0"]) != 0
+    assert "--repeats must be at least 1" in capsys.readouterr().err
