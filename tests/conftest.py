@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import gymnasium as gym
@@ -76,3 +77,61 @@ def shop_site():
     from webfactory_env.sitegen.variation import Variation
 
     return generate_site("shop", 42, variation=Variation.plain())
+
+
+@dataclass(frozen=True)
+class PartlyCompilable:
+    """A shop task file that compiles on some levels and not on others (its product is
+    missing from some catalogs), and two neighbouring easy seeds: `bad` does not compile,
+    `bad + 1` does."""
+
+    path: str
+    bad: int
+
+    @property
+    def good(self) -> int:
+        return self.bad + 1
+
+
+@pytest.fixture(scope="session")
+def partly_compilable(tmp_path_factory: pytest.TempPathFactory) -> PartlyCompilable:
+    from webfactory_env.sitegen import generate_site
+    from webfactory_env.tasks import CompileError, compile_for_site
+
+    path = tmp_path_factory.mktemp("tasks") / "open_blanket.task"
+    path.write_text(
+        "// Goal: Open the page of the throw blanket.\n"
+        "task open_blanket {\n"
+        '  goto route("/shop");\n'
+        '  click Item(type="product", title~="Throw Blanket");\n'
+        "}\n",
+        encoding="utf-8",
+    )
+
+    def compiles(seed: int) -> bool:
+        try:
+            compile_for_site(str(path), generate_site("shop", seed))
+        except CompileError:
+            return False
+        return True
+
+    bad = next(s for s in range(200) if not compiles(s) and compiles(s + 1))
+    return PartlyCompilable(str(path), bad)
+
+
+@pytest.fixture
+def partly_compilable_suite(monkeypatch: pytest.MonkeyPatch, partly_compilable: PartlyCompilable):
+    """Suite `partly`, registered for one test: `partly_compilable`'s task on level seeds
+    `bad` (episode 0, does not compile) and `good` (episode 1)."""
+    from webfactory_env.suites import _SUITES, Suite
+
+    suite = Suite(
+        "partly",
+        "",
+        "shop",
+        (partly_compilable.path,),
+        seed_start=partly_compilable.bad,
+        seed_count=2,
+    )
+    monkeypatch.setitem(_SUITES, suite.name, suite)
+    return suite

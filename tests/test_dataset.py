@@ -99,3 +99,23 @@ def test_progress_bar_draws_on_a_terminal_and_stays_quiet_in_a_pipe():
     drawn = tty.getvalue()
     assert "\r" in drawn and "4/4 episodes, 1 ok" in drawn and drawn.endswith("\n")
     assert "[" + "#" * 30 + "]" in drawn
+
+
+@pytest.mark.browser
+def test_a_level_that_does_not_compile_is_skipped_and_listed(
+    tmp_path, capsys, partly_compilable, partly_compilable_suite
+):
+    from webfactory_env.cli import main
+    from webfactory_env.replay import read_skipped
+
+    out = tmp_path / "ds"
+    argv = ["dataset", "--suite", "partly", "--agent", "random", "--episodes", "2"]
+    assert main([*argv, "--max-steps", "2", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert f"wrote 1 episodes (0 successful) to {out}" in printed
+    assert "skipped 1 episode whose task cannot be compiled on its level" in printed
+    assert [(r["episode"], r["seed"]) for r in read_index(out)] == [(1, partly_compilable.good)]
+    (skipped,) = read_skipped(out)
+    assert (skipped["episode"], skipped["seed"]) == (0, partly_compilable.bad)
+    assert skipped["family"] == "shop" and "Throw Blanket" in skipped["reason"]
+    assert len(list(load_dataset(out))) == 1  # what was written loads as usual

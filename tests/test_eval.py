@@ -380,3 +380,26 @@ def test_sb3_models_load_with_their_algorithm_and_env_shapes(tmp_path):
     # An untrained policy acts deterministically, and may well end the episode at once.
     assert 1 <= episode.steps == sum(episode.verbs.values()) <= 3
     assert episode.ended_by in ("agent", "step_budget") and not episode.success
+
+
+@pytest.mark.browser
+def test_a_level_that_does_not_compile_is_skipped_with_its_reason(
+    tmp_path, capsys, partly_compilable, partly_compilable_suite
+):
+    from webfactory_env.cli import main
+
+    out = tmp_path / "results.json"
+    argv = ["eval", "--agent", "oracle", "--suite", "partly", "--episodes", "2"]
+    assert main([*argv, "--max-steps", "8", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "oracle on partly (v1), 1 episodes:" in printed
+    assert "skipped 1 episode whose task cannot be compiled on its level" in printed
+    data = json.loads(out.read_text(encoding="utf-8"))
+    _validate(data)
+    assert [e["seed"] for e in data["episodes"]] == [partly_compilable.good]
+    assert data["metrics"]["success_rate"] == 1.0  # the skipped level counts in no metric
+    (skipped,) = data["skipped_levels"]
+    bad, task = partly_compilable.bad, partly_compilable_suite.tasks[0]
+    assert (skipped["index"], skipped["seed"], skipped["task"]) == (0, bad, task)
+    assert "Throw Blanket" in skipped["reason"]
+    assert "Skipped 1 episode" in out.with_suffix(".md").read_text(encoding="utf-8")

@@ -37,7 +37,7 @@ SHIPPING = {  # a shipping address the checkout accepts
 
 @pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
 def test_catalog_invariants(difficulty):
-    for seed in SEEDS:
+    for seed in (*SEEDS, 850):  # on 850, breaking a tie among red products made two red mugs tie
         products = generate_site("shop", seed, difficulty).spec.entities["products"]
         skus = [p.sku for p in products]
         assert len(set(skus)) == len(skus), "SKUs are unique"

@@ -255,10 +255,13 @@ def check_seed(seed: Any) -> int | None:
 
 
 def episode_choice(
-    options: Mapping[str, Any] | None, defaults: Mapping[str, Any], seed: int | None, draw: Any
+    options: Mapping[str, Any] | None,
+    defaults: Mapping[str, Any],
+    seed: int | None,
+    rng: np.random.Generator,
 ) -> dict[str, Any]:
     """Which site and task an episode shows: `reset(options=...)` over the env's defaults;
-    the level seed is `options["level_seed"]`, else `seed`, else drawn with `draw()`."""
+    the level seed is `options["level_seed"]`, else `seed`, else drawn from `rng`."""
     if options is not None and not isinstance(options, Mapping):
         raise ConfigError(
             f"reset options must be a dict such as {{'task': 'shop_open_cart'}}, got"
@@ -274,7 +277,7 @@ def episode_choice(
     elif seed is not None:
         level_seed = seed
     else:
-        level_seed = draw()
+        level_seed = int(rng.integers(0, 2**31 - 1))
     if isinstance(level_seed, bool) or not isinstance(level_seed, int | np.integer):
         raise ConfigError(f"level_seed must be a non-negative integer, got {_shown(level_seed)}")
     chosen = {k: options.get(k, defaults[k]) for k in ("family", "task", "difficulty", "variation")}

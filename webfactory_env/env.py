@@ -31,8 +31,9 @@ from webfactory_env.observation import encode_goal, encode_observation, observat
 from webfactory_env.reward import RewardSpec
 from webfactory_env.sitegen import SiteApp, generate_site
 from webfactory_env.sitegen.registry import Site
-from webfactory_env.tasks import CompiledTask, compile_for_site
-from webfactory_env.tasks.library import compile_in_background
+from webfactory_env.tasks import CompiledTask
+from webfactory_env.tasks.levels import reset_level
+from webfactory_env.tasks.library import check_task, compile_in_background
 
 __all__ = ["EpisodeArtifacts", "StepRecord", "WebTaskEnv", "observation_digest", "state_delta"]
 
@@ -67,8 +68,9 @@ class WebTaskEnv(gym.Env):
 
     ## Starting State / Episode End
     The start page of level seed N (`reset(seed=N)`; `options`: `family`, `task`,
-    `difficulty`, `level_seed`). Terminated on success or a done verb; truncated after
-    `max_steps`, or when the browser fails (`info["reason"]` says how).
+    `difficulty`, `level_seed`); a given level the task cannot compile on raises
+    `UncompilableLevelError`, a drawn one is skipped (`info["skipped_levels"]`). Terminated
+    on success or a done verb; truncated after `max_steps` or a browser failure (`reason`).
 
     ## Arguments
     `EnvConfig` validates them and says what each does (the browser draws only for pixels).
@@ -115,8 +117,7 @@ class WebTaskEnv(gym.Env):
         self.reward_spec = self.config.reward
         self.max_steps = max_steps
         self._defaults = self.config.model_dump(include={*EPISODE_FIELDS})
-        # Fail on a bad family/task/difficulty/variation now, not at the first reset.
-        compile_for_site(task, generate_site(family, 0, difficulty, variation))
+        check_task(task, generate_site(family, 0, difficulty, variation))  # bad names fail now
         shot = self.obs_config.screenshot_size if self.obs_config.pixels else None
         # Texts whole up to the text observation's budget: only its ladder shortens them.
         self._observe = ObserveConfig(max_elements, self.obs_config.max_chars, shot)
@@ -135,15 +136,18 @@ class WebTaskEnv(gym.Env):
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None):
         super().reset(seed=check_seed(seed))
-        draw = lambda: int(self.np_random.integers(0, 2**31 - 1))  # noqa: E731
-        choice = episode_choice(options, self._defaults, seed, draw)
+        choice = episode_choice(options, self._defaults, seed, self.np_random)
+        drawn = seed is None and (options or {}).get("level_seed") is None
+        return reset_level(self._start, choice, drawn=drawn)
+
+    def _start(self, choice: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         site = generate_site(
             choice["family"], choice["level_seed"], choice["difficulty"], choice["variation"]
         )
         # The task compiles (pure Python) on a worker thread while Chromium mounts the new
         # site: the main thread only waits on the browser then, so the two overlap.
         compiling = compile_in_background(choice["task"], site)
-        self.episode = None  # until the new task is in place, step() asks for a reset
+        self.episode, self.task = None, None  # until the new task is in place, step() refuses
         self.site, self.level_seed, self._choice = site, choice["level_seed"], choice
         self.app = site.new_app()
         if self._session is None:  # an env dropped without close() gives its context back
@@ -153,12 +157,8 @@ class WebTaskEnv(gym.Env):
         self._dom = self._session.load(
             self.app, seed=self.level_seed, observe=self._observe, clock_ms=EPOCH_MS
         )
-        self.task = compiling.result()
-        if len(self.task.values) > self.action_config.max_values:
-            raise ConfigError(
-                f"task {choice['task']!r} needs {len(self.task.values)} value slots; "
-                f"make the env with max_values >= {len(self.task.values)}"
-            )
+        self.task = compiling.result()  # UncompilableLevelError names the level
+        self.action_config.check_value_slots(choice["task"], len(self.task.values))
         mode, shot = self.action_config.mode, self.config.end_screenshot
         self.episode = Episode(self.task, self.app, self.reward_spec, self.max_steps, mode, shot)
         self._obs = self._encode(self._dom, self._session.screenshot_for(self._observe))
@@ -167,7 +167,7 @@ class WebTaskEnv(gym.Env):
     def step(self, action: Any):
         ep, task, dom_before = self.episode, self.task, self._dom
         if ep is None or dom_before is None or task is None or self._session is None:
-            closed = self._release is not None  # close() ended what a reset() had opened
+            closed = self._session is None and self._release is not None  # close() ended it
             raise EnvClosedError("step()") if closed else ConfigError("call reset() before step()")
         if ep.ended:
             raise ConfigError("the episode has ended; call reset() before stepping again")

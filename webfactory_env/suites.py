@@ -14,6 +14,11 @@ What a test suite holds out from its training suites (`holdout`, checked by the 
   the seed range of the training suites it names (`travel-menu-heldout`: custom menu
   widgets, which `shop-tasks-train` shows but `travel-tasks-train` never does).
 
+An episode whose task cannot be compiled on its level (none of the library's, on the train
+range: `benchmarks/compile_every_seed.py`) is skipped by `webfactory eval` and `webfactory
+dataset`, with its reason in their output; it is never replaced by another seed, so that
+episode `i` means the same level for every agent.
+
 Add a suite with `register_suite(Suite(...))`; bump `version` whenever its episodes change.
 """
 

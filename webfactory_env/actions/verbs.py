@@ -55,6 +55,13 @@ class ActionConfig:
         """Whether done_success/done_fail are offered to a task (always in `text` mode)."""
         return self.done_actions == "always" or self.mode == "text" or expects_answer
 
+    def check_value_slots(self, task: str, slots: int) -> None:
+        """A task whose value table is larger than the action space's slots cannot be played."""
+        if slots > self.max_values:
+            raise ConfigError(
+                f"task {task!r} needs {slots} value slots; make the env with max_values >= {slots}"
+            )
+
 
 @dataclass(frozen=True)
 class Decoded:

@@ -7,6 +7,7 @@ import dataclasses
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from webfactory_env.cli.common import (
@@ -223,7 +224,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def cmd_dataset(args: argparse.Namespace) -> int:
     from webfactory_env.progress import ProgressBar
-    from webfactory_env.replay import write_dataset
+    from webfactory_env.replay import read_skipped, write_dataset
+    from webfactory_env.replay.dataset import SKIPPED
     from webfactory_env.suites import get_suite
 
     suite = get_suite(args.suite)
@@ -241,4 +243,13 @@ def cmd_dataset(args: argparse.Namespace) -> int:
         )
     wins = sum(r["success"] for r in rows)
     print(f"wrote {len(rows)} episodes ({wins} successful) to {args.out}")
+    skipped = read_skipped(args.out)
+    if skipped:
+        first = skipped[0]
+        print(
+            f"skipped {len(skipped)} episode{'s' if len(skipped) != 1 else ''} whose task"
+            " cannot be compiled on its level"
+            f" (listed in {Path(args.out) / SKIPPED}; first: {first['task']} on level seed"
+            f" {first['seed']}: {first['reason']})"
+        )
     return 0

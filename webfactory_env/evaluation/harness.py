@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -23,12 +24,16 @@ from webfactory_env.evaluation.schema import (
     LLMUsage,
     RunConfig,
     RunSummary,
+    SkippedEpisode,
     SuiteInfo,
     Timing,
 )
 from webfactory_env.llm import AgentAbort, EpisodeUsage
 from webfactory_env.sitegen.variation import AXES, AXIS_BY_NAME, Variation
 from webfactory_env.suites import Suite, SuiteEpisode, get_suite
+from webfactory_env.tasks.levels import UncompilableLevelError
+
+log = logging.getLogger(__name__)
 
 # Error-event kinds (see env._error_event) and the taxonomy class each one counts in.
 NAVIGATION_EVENTS = ("executor", "app", "browser")
@@ -211,6 +216,8 @@ def evaluate(
     `perturbations` ((axis, value) pairs) adds the paired robustness runs; `reference`
     runs the oracle on every episode the agent solved, to count its detours; `trace`
     records the agent's own episodes (not the reference or robustness runs) to a JSONL file.
+    An episode whose level the task cannot be compiled on is skipped, logged and listed in
+    `skipped_levels`; the others run as usual.
     `max_steps` and `obs_mode` default to the settings a model was trained with (else 64,
     tokens), `instruction_style` to the model's, else the env's (`goal`).
     """
@@ -219,7 +226,6 @@ def evaluate(
         raise ConfigError("--episodes must be at least 1")
     plan = list(suite.episode_specs(episodes))  # says how many the suite has, if too many
     agent = parse_agent(agent) if isinstance(agent, str) else agent
-    oracle = parse_agent("oracle")
     env_kwargs: dict[str, Any] = {"obs_mode": "tokens", **agent.env_kwargs}
     if obs_mode is not None:
         env_kwargs["obs_mode"] = obs_mode
@@ -242,40 +248,35 @@ def evaluate(
 
         recorder = TraceRecorder(env, trace)
     rows: list[EpisodeResult] = []
+    skipped: list[SkippedEpisode] = []
     descriptions: dict[tuple[str, str], str] = {}
     start = time.monotonic()  # for the `timing` section only
     prices = llm_prices(agent.llm)
     try:
         for episode in plan:
-            run = run_episode(recorder or env, agent, episode)
+            try:
+                run, row = _suite_episode(
+                    env, recorder, agent, episode, reference, perturbations, prices
+                )
+            except UncompilableLevelError as exc:  # one level never ends a suite
+                log.warning("episode %d skipped: %s cannot be compiled", episode.index, exc.level)
+                skipped.append(SkippedEpisode(index=episode.index, **exc.level.to_json()))
+                continue
             for sid, text in run.subgoals.items():
                 descriptions.setdefault((episode.task, sid), text)
-            ref_steps = None
-            if run.success and reference:
-                if agent.info.kind == "oracle":
-                    ref_steps = run.steps
-                else:
-                    ref = run_episode(env, oracle, episode, coverage=False)
-                    ref_steps = ref.steps if ref.success else None
-            paired: dict[str, RunSummary] = {}
-            if perturbations:
-                paired[PLAIN] = _summary(
-                    run_episode(env, agent, episode, variation=_plain(), coverage=False), {}
-                )
-                for axis, value in perturbations:
-                    forced = {axis: value}
-                    extra = run_episode(
-                        env, agent, episode, variation=_plain(forced), coverage=False
-                    )
-                    paired[f"{axis}={value}"] = _summary(extra, forced)
-            row = _row(episode, run, ref_steps, paired, prices)
             rows.append(row)
             if on_episode is not None:
-                on_episode(len(rows), len(plan), row)
+                on_episode(episode.index + 1, len(plan), row)
     finally:
         if recorder is not None:
             recorder.close_trace()
         env.close()
+    if not rows:
+        raise ConfigError(
+            f"none of the {len(plan)} episodes could be run: the task cannot be compiled on"
+            f" any of their levels (first: {skipped[0].task} on level seed {skipped[0].seed}:"
+            f" {skipped[0].reason})"
+        )
     elapsed = time.monotonic() - start
     extra_env = {k: v for k, v in env_kwargs.items() if k != "obs_mode"}
     return EvalResults(
@@ -292,10 +293,42 @@ def evaluate(
         metrics=aggregate(rows, descriptions),
         robustness=robustness(rows, perturbations),
         episodes=rows,
+        skipped_levels=skipped,
         timing=Timing(
             wall_seconds=round(elapsed, 3), seconds_per_episode=round(elapsed / len(rows), 3)
         ),
     )
+
+
+def _suite_episode(
+    env: gym.Env[Any, Any],
+    recorder: gym.Env[Any, Any] | None,
+    agent: AgentSpec,
+    episode: SuiteEpisode,
+    reference: bool,
+    perturbations: Sequence[tuple[str, str]],
+    prices: tuple[float, float] | None,
+) -> tuple[EpisodeRun, EpisodeResult]:
+    """One suite episode: the agent's run (traced by `recorder`), the oracle's reference
+    run when the agent succeeded, and the paired robustness runs."""
+    run = run_episode(recorder or env, agent, episode)
+    ref_steps = None
+    if run.success and reference:
+        if agent.info.kind == "oracle":
+            ref_steps = run.steps
+        else:
+            ref = run_episode(env, parse_agent("oracle"), episode, coverage=False)
+            ref_steps = ref.steps if ref.success else None
+    paired: dict[str, RunSummary] = {}
+    if perturbations:
+        paired[PLAIN] = _summary(
+            run_episode(env, agent, episode, variation=_plain(), coverage=False), {}
+        )
+        for axis, value in perturbations:
+            forced = {axis: value}
+            extra = run_episode(env, agent, episode, variation=_plain(forced), coverage=False)
+            paired[f"{axis}={value}"] = _summary(extra, forced)
+    return run, _row(episode, run, ref_steps, paired, prices)
 
 
 def _plain(forced: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -58,6 +58,8 @@ def summary_lines(results: EvalResults) -> list[str]:
         f"  errors: validation {e.validation.events}, navigation {e.navigation.events},"
         f" extraction {e.extraction.events}, timeout {e.timeout.events}, model {e.model.events}",
     ]
+    if results.skipped_levels:
+        lines.append(f"  {_skipped_text(results)}")
     if m.llm is not None:
         lines.append(
             f"  model: {m.llm.calls} calls, {_num(m.llm.total_tokens, 'd')} tokens,"
@@ -80,6 +82,19 @@ def summary_lines(results: EvalResults) -> list[str]:
     return lines
 
 
+def _skipped_text(results: EvalResults) -> str:
+    """How many suite episodes were skipped because their level does not compile, and the
+    first few of them."""
+    skipped = results.skipped_levels
+    shown = "; ".join(f"{e.task} on level seed {e.seed}: {e.reason}" for e in skipped[:3])
+    more = f"; and {len(skipped) - 3} more" if len(skipped) > 3 else ""
+    noun = "episode" if len(skipped) == 1 else "episodes"
+    return (
+        f"skipped {len(skipped)} {noun} whose task cannot be compiled on its level"
+        f" (in no metric; see skipped_levels): {shown}{more}"
+    )
+
+
 def summary_markdown(results: EvalResults, plot: Path | None) -> str:
     m, s, a = results.metrics, results.suite, results.agent
     out = [
@@ -89,6 +104,9 @@ def summary_markdown(results: EvalResults, plot: Path | None) -> str:
         f" max_steps {results.config.max_steps}, obs_mode `{results.config.obs_mode}`."
         f" webfactory {results.package_version}, results schema {results.schema_version}.",
     ]
+    if results.skipped_levels:
+        text = _skipped_text(results)
+        out.append(text[0].upper() + text[1:] + ".")
     if a.kind == "sb3":
         out.append(f"Model `{a.path}` ({a.algorithm}, sha256 `{(a.sha256 or '')[:16]}…`).")
     if a.llm is not None:

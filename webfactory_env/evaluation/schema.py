@@ -25,7 +25,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from webfactory_env.core.errors import ConfigError
 
-METRICS_SCHEMA_VERSION = "1.1"
+METRICS_SCHEMA_VERSION = "1.2"
 RESULTS_KIND: Literal["webfactory.eval"] = "webfactory.eval"
 
 Outcome = Literal["success", "soft_fail", "hard_fail"]
@@ -400,6 +400,17 @@ class EpisodeResult(_Model):
     llm: LLMUsage | None = Field(default=None, description="model calls (openai agents)")
 
 
+class SkippedEpisode(_Model):
+    """A suite episode that was not run: its task cannot be compiled on its level."""
+
+    index: int = Field(description="episode index in the suite")
+    family: str
+    task: str
+    seed: int
+    difficulty: str
+    reason: str = Field(description="the compiler's message")
+
+
 class Timing(_Model):
     note: str = "wall-clock figures: not deterministic, and not part of any metric"
     wall_seconds: float
@@ -416,6 +427,11 @@ class EvalResults(_Model):
     metrics: Metrics
     robustness: Robustness
     episodes: list[EpisodeResult]
+    skipped_levels: list[SkippedEpisode] = Field(
+        default_factory=list,
+        description="suite episodes not run because their task cannot be compiled on their"
+        " level (no metric counts them); `config.episodes` = run + skipped",
+    )
     timing: Timing | None = None
 
     def to_json_text(self) -> str:

@@ -8,7 +8,13 @@ from webfactory_env.replay.bundle import (
     open_bundle,
     write_bundle,
 )
-from webfactory_env.replay.dataset import EpisodeArrays, load_dataset, read_index, write_dataset
+from webfactory_env.replay.dataset import (
+    EpisodeArrays,
+    load_dataset,
+    read_index,
+    read_skipped,
+    write_dataset,
+)
 from webfactory_env.replay.verify import Verdict, verify_bundle
 from webfactory_env.replay.viewer import render_report, write_report
 
@@ -20,6 +26,7 @@ __all__ = [
     "load_dataset",
     "open_bundle",
     "read_index",
+    "read_skipped",
     "render_report",
     "verify_bundle",
     "write_bundle",

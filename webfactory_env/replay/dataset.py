@@ -4,6 +4,8 @@ Layout of a dataset directory:
 
     dataset.json            the suite, agent and env settings it was made with
     index.jsonl             one row per episode, appended as each episode finishes
+    skipped.jsonl           one row per suite episode skipped because its task cannot be
+                            compiled on its level (family, task, seed, reason); absent if none
     episodes/NNNNNN-<task>-s<seed>.tar.gz   the episode's replay bundle
     episodes/NNNNNN-<task>-s<seed>.npz      its arrays
 
@@ -37,14 +39,17 @@ from webfactory_env.core.errors import BundleError, ConfigError
 from webfactory_env.env import observation_digest
 from webfactory_env.replay.bundle import ARCHIVE_SUFFIX, sha256_file, write_bundle
 from webfactory_env.suites import Suite, SuiteEpisode
+from webfactory_env.tasks.levels import UncompilableLevelError
 from webfactory_env.trace.recorder import TraceRecorder
+
+log = logging.getLogger(__name__)
 
 DATASET_FORMAT = "1.0"
 INDEX = "index.jsonl"
+SKIPPED = "skipped.jsonl"
 META = "dataset.json"
 EPISODES_DIR = "episodes"
 _OBS_PREFIX = "obs."
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -76,7 +81,9 @@ def write_dataset(
     """Run `episodes` episodes of `suite` with `agent` and write bundles, arrays and index.
 
     `out` must be new or empty. Rows are appended to `index.jsonl` as episodes finish, so
-    an interrupted run leaves a readable dataset of the episodes done so far.
+    an interrupted run leaves a readable dataset of the episodes done so far. An episode
+    whose task cannot be compiled on its level is skipped and listed in `skipped.jsonl`
+    (`read_skipped`); episode numbers and file names keep the suite's indices.
     """
     from webfactory_env.agents import AGENTS
 
@@ -114,7 +121,12 @@ def write_dataset(
     try:
         with (out / INDEX).open("a", encoding="utf-8") as index:
             for i, episode in enumerate(plan):
-                row = _record(env, out, i, suite, episode, agent, screenshots)
+                try:
+                    row = _record(env, out, i, suite, episode, agent, screenshots)
+                except UncompilableLevelError as exc:  # one level never ends a dataset
+                    _write_skipped(out, {"episode": i, **exc.level.to_json()})
+                    log.warning("episode %d skipped: %s cannot be compiled", i, exc.level)
+                    continue
                 index.write(json.dumps(row, sort_keys=True) + "\n")
                 index.flush()
                 rows.append(row)
@@ -192,14 +204,31 @@ def _record(
     }
 
 
+def _write_skipped(out: Path, entry: dict[str, Any]) -> None:
+    with (out / SKIPPED).open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(entry, sort_keys=True) + "\n")
+
+
 def read_index(path: str | Path) -> list[dict[str, Any]]:
     """The index rows of a dataset directory. A damaged row (a torn last one, say) is
     skipped with a warning naming its line; the rest are read. Rows end at "\n" only."""
     index = Path(path) / INDEX
     if not index.is_file():
         raise ConfigError(f"{path} is not a webfactory dataset: it has no {INDEX}")
+    return _read_rows(index)
+
+
+def read_skipped(path: str | Path) -> list[dict[str, Any]]:
+    """The suite episodes a dataset skipped because their level does not compile: episode,
+    family, difficulty, seed, task and reason (none: an empty list)."""
+    read_index(path)  # a dataset directory, or a clear error
+    skipped = Path(path) / SKIPPED
+    return _read_rows(skipped) if skipped.is_file() else []
+
+
+def _read_rows(file: Path) -> list[dict[str, Any]]:
     rows = []
-    text = index.read_bytes().decode("utf-8", errors="replace")
+    text = file.read_bytes().decode("utf-8", errors="replace")
     for lineno, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
@@ -210,7 +239,7 @@ def read_index(path: str | Path) -> list[dict[str, Any]]:
         if isinstance(row, dict):
             rows.append(row)
         else:
-            log.warning("%s:%d: skipped a damaged index row", index, lineno)
+            log.warning("%s:%d: skipped a damaged row", file, lineno)
     return rows
 
 

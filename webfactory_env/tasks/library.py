@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections import OrderedDict
@@ -14,9 +15,10 @@ from webfactory_env.core.errors import ConfigError, UnknownNameError
 from webfactory_env.core.resources import resource_root
 from webfactory_env.dsl import For, If, Step, TaskFile, parse_task_file
 from webfactory_env.sitegen.registry import Site, families
-from webfactory_env.tasks.compile import compile_task
+from webfactory_env.tasks.compile import CompileError, compile_task
 from webfactory_env.tasks.compiled import CompiledTask
 from webfactory_env.tasks.instruction import description_of, goal_templates
+from webfactory_env.tasks.levels import UncompilableLevelError, uncompilable
 
 
 @dataclass(frozen=True)
@@ -136,18 +138,35 @@ def compile_for_site(task: str, site: Site) -> CompiledTask:
     return compiled
 
 
+def compile_level(task: str, site: Site) -> CompiledTask:
+    """`compile_for_site`, but a task that cannot be compiled on this level raises
+    `UncompilableLevelError`, naming the level and the task beside the compiler's reason."""
+    try:
+        return compile_for_site(task, site)
+    except CompileError as exc:
+        raise uncompilable(task, site, exc) from None
+
+
+def check_task(task: str, site: Site) -> None:
+    """Raise now on a task that is no task of `site`'s family (an unknown name, a file that
+    does not parse). That it cannot be compiled on `site`'s level is no error here: it may
+    compile on the levels a reset shows, and each of those says so for itself."""
+    with contextlib.suppress(UncompilableLevelError):
+        compile_level(task, site)
+
+
 _compiler: ThreadPoolExecutor | None = None
 
 
 def compile_in_background(task: str, site: Site) -> Future[CompiledTask]:
-    """Compile `task` for `site` on the process's one compile thread (an env's reset
-    compiles there while Chromium mounts the new site: the two overlap)."""
+    """`compile_level` on the process's one compile thread (an env's reset compiles there
+    while Chromium mounts the new site: the two overlap)."""
     global _compiler
     with _COMPILED_LOCK:  # envs reset on several threads at once share the one thread
         if _compiler is None:
             _compiler = ThreadPoolExecutor(max_workers=1, thread_name_prefix="webfactory-compile")
         compiler = _compiler
-    return compiler.submit(compile_for_site, task, site)
+    return compiler.submit(compile_level, task, site)
 
 
 def _forget_compiler() -> None:

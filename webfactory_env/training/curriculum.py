@@ -30,7 +30,7 @@ import numpy as np
 import webfactory_env  # noqa: F401  (registers WebTask-v0)
 from webfactory_env.core.errors import ConfigError
 from webfactory_env.training.heldout import Evaluation, evaluate, policy_actor, random_actor
-from webfactory_env.training.levels import EVAL_SEEDS, TRAIN_SEEDS, SeedRange
+from webfactory_env.training.levels import EVAL_SEEDS, TRAIN_SEEDS, SeedRange, reset_in_range
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,9 @@ class Stage:
 class Curriculum(gym.Wrapper[Any, Any, Any, Any]):
     """Resets show the current stage on a train-range level seed; `set_stage` moves on.
 
+    A drawn level that the task cannot be compiled on is skipped for the next seed of the
+    range and counted in `levels_skipped` (see `reset_in_range`).
+
     SB3 vector envs reach it with `venv.env_method("set_stage", i)`.
     """
 
@@ -77,6 +80,7 @@ class Curriculum(gym.Wrapper[Any, Any, Any, Any]):
         self.seeds = seeds
         self.review = review  # chance that a reset shows a task of an earlier stage
         self._rng = np.random.default_rng(seed)
+        self.levels_skipped = 0  # drawn levels the task could not be compiled on
 
     def action_masks(self) -> np.ndarray:
         return self.env.get_wrapper_attr("action_masks")()
@@ -99,7 +103,11 @@ class Curriculum(gym.Wrapper[Any, Any, Any, Any]):
             "level_seed": int(self.seeds.start + self._rng.integers(self.seeds.count)),
             **(options or {}),
         }
-        return self.env.reset(seed=seed, options=merged)
+        if (options or {}).get("level_seed") is not None:  # the caller's level: no skipping
+            return self.env.reset(seed=seed, options=merged)
+        result, skipped = reset_in_range(self.env, self.seeds, merged["level_seed"], seed, merged)
+        self.levels_skipped += len(skipped)
+        return result
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -12,6 +13,9 @@ import numpy as np
 from webfactory_env.agents import RandomAgent
 from webfactory_env.core.errors import ConfigError
 from webfactory_env.env import WebTaskEnv
+from webfactory_env.tasks.levels import UncompilableLevelError
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -22,6 +26,7 @@ class Evaluation:
     success_rate: float
     mean_return: float
     mean_steps: float
+    skipped: int = 0  # levels the task cannot be compiled on: not played, not counted
 
     def to_json(self) -> dict[str, float]:
         return asdict(self)
@@ -43,9 +48,15 @@ def evaluate(
     if not isinstance(unwrapped, WebTaskEnv):
         raise TypeError("evaluate() needs a WebTask-v0 environment")
     successes, returns, steps = [], [], []
+    skipped = 0
     for entry in seeds:
         seed, extra = entry if isinstance(entry, tuple) else (entry, {})
-        obs, info = env.reset(seed=int(seed), options={**dict(options or {}), **extra})
+        try:
+            obs, info = env.reset(seed=int(seed), options={**dict(options or {}), **extra})
+        except UncompilableLevelError as exc:  # one level cannot end a training run
+            log.warning("held-out level skipped: %s cannot be compiled", exc.level)
+            skipped += 1
+            continue
         total, n, success = 0.0, 0, False
         while True:
             obs, reward, terminated, truncated, info = env.step(act(obs, unwrapped))
@@ -58,12 +69,16 @@ def evaluate(
         returns.append(total)
         steps.append(n)
     if not successes:
-        raise ConfigError("evaluate() needs at least one seed")
+        raise ConfigError(
+            "evaluate() needs at least one seed whose level compiles"
+            + (f" ({skipped} could not be compiled)" if skipped else "")
+        )
     return Evaluation(
         episodes=len(successes),
         success_rate=float(np.mean(successes)),
         mean_return=float(np.mean(returns)),
         mean_steps=float(np.mean(steps)),
+        skipped=skipped,
     )
 
 

@@ -10,6 +10,7 @@ import gymnasium as gym
 import numpy as np
 
 from webfactory_env.core.errors import ConfigError
+from webfactory_env.tasks.levels import SkippedLevel, reset_skipping
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,10 @@ class SeedRange:
     @property
     def seeds(self) -> range:
         return range(self.start, self.start + self.count)
+
+    def after(self, seed: int) -> int:
+        """The seed that follows `seed` in the range (the last is followed by the first)."""
+        return self.start + (seed - self.start + 1) % self.count
 
     def overlaps(self, other: SeedRange) -> bool:
         return self.start < other.start + other.count and other.start < self.start + self.count
@@ -57,6 +62,23 @@ TRAIN_SEEDS = SeedRange(0, 10_000)
 EVAL_SEEDS = SeedRange(100_000, 30)
 
 
+def reset_in_range(
+    env: gym.Env[Any, Any],
+    seeds: SeedRange,
+    first: int,
+    seed: int | None,
+    options: dict[str, Any],
+) -> tuple[tuple[Any, dict[str, Any]], list[SkippedLevel]]:
+    """Reset `env` on level seed `first`, drawn from `seeds`; a level the task cannot be
+    compiled on is skipped for the next seed of the range (logged, and listed in
+    `info["skipped_levels"]`), so that a training loop never dies on one level."""
+    return reset_skipping(
+        lambda level: env.reset(seed=seed, options={**options, "level_seed": level}),
+        first,
+        seeds.after,
+    )
+
+
 class LevelSeeds(gym.Wrapper[Any, Any, Any, Any]):
     """Each reset shows a level seed drawn from `seeds`, unless `options` name one.
 
@@ -64,7 +86,9 @@ class LevelSeeds(gym.Wrapper[Any, Any, Any, Any]):
     code wraps the env in this so that the levels it trains on stay inside the train range
     and never touch the held-out ones. Observations, actions, rewards and `action_masks()`
     pass through unchanged. `reset(seed=N)` reseeds the draw (and the env), so a worker
-    that is seeded once sees a fixed sequence of levels.
+    that is seeded once sees a fixed sequence of levels. A drawn level that the task cannot
+    be compiled on is skipped for the next seed of the range and counted in
+    `levels_skipped`; a level named in `options` that cannot be compiled raises.
     """
 
     def __init__(
@@ -78,6 +102,7 @@ class LevelSeeds(gym.Wrapper[Any, Any, Any, Any]):
         self.seeds = seeds
         self.tasks = tuple(tasks)  # (family, task) pairs to draw from, for a multi-task mix
         self._rng = np.random.default_rng(seed)
+        self.levels_skipped = 0
 
     def action_masks(self) -> np.ndarray:
         """The env's action masks (so `wrapper.action_masks()` works too)."""
@@ -89,9 +114,14 @@ class LevelSeeds(gym.Wrapper[Any, Any, Any, Any]):
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         options = dict(options or {})
+        drawn = None
         if options.get("level_seed") is None:
-            options["level_seed"] = int(self.seeds.start + self._rng.integers(self.seeds.count))
+            drawn = int(self.seeds.start + self._rng.integers(self.seeds.count))
         if self.tasks and "task" not in options:
             family, task = self.tasks[int(self._rng.integers(len(self.tasks)))]
             options.update(family=family, task=task)
-        return self.env.reset(seed=seed, options=options)
+        if drawn is None:
+            return self.env.reset(seed=seed, options=options)
+        result, skipped = reset_in_range(self.env, self.seeds, drawn, seed, options)
+        self.levels_skipped += len(skipped)
+        return result

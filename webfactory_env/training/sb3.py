@@ -294,6 +294,7 @@ def train(config: TrainConfig) -> TrainResult:
                 f"{stats.accuracy:.2f} of their actions picked ({timing['cloning']:.0f} s)"
             )
         curve: list[dict[str, float]] = []
+        greedy_runs: list[Evaluation] = []  # the curve's points as evaluations
         csv_path = out / "learning_curve.csv"
         started = time.perf_counter()
         eval_time = 0.0
@@ -302,6 +303,7 @@ def train(config: TrainConfig) -> TrainResult:
             nonlocal eval_time
             t0 = time.perf_counter()
             greedy = evaluate(eval_env, policy_actor(model, deterministic=True), seeds)
+            greedy_runs.append(greedy)
             sampled_rate = float("nan")  # not measured
             if config.eval_sampled:
                 sampled = evaluate(eval_env, policy_actor(model, deterministic=False), seeds)
@@ -341,13 +343,7 @@ def train(config: TrainConfig) -> TrainResult:
             "tasks": [list(t) for t in config.task_list],
         }
         model.save(files["model"])
-        final_row = curve[-1]
-        final = Evaluation(
-            episodes=int(final_row["episodes"]),
-            success_rate=final_row["success_rate"],
-            mean_return=final_row["mean_return"],
-            mean_steps=final_row["mean_steps"],
-        )
+        final = greedy_runs[-1]
         result = TrainResult(config, model, curve, baselines, final, 0.0, files, timing)
         png = plot_curve(result, out / "learning_curve.png")
         if png is not None:

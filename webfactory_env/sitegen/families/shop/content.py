@@ -117,7 +117,8 @@ def _catalog(rng: SeedStream, size: int) -> list[Product]:
     ]
     _two_red_mugs_that_differ(drafts)  # "the cheapest red mug" is a real choice
     _mug_ratings_differ(drafts)  # "the best-rated mug" is one mug
-    _cheapest_of_each_colour_is_one(drafts)  # "the cheapest red product" is one product
+    _cheapest_of_each_colour_is_one(drafts)  # "the cheapest red product" is one product, and
+    # "the cheapest red mug" still is one mug after the ties that settling breaks
     _cheapest_of_each_kind_in_stock(drafts)  # "the cheapest X" can be bought
     _something_sold_out(drafts)  # "out of stock" tasks exist on every site
     order = list(range(len(drafts)))
@@ -181,8 +182,12 @@ def _product(
     )
 
 
+def _red_mugs(drafts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [d for d in drafts if d["product_type"] == "mug" and d["color"] == "Red"]
+
+
 def _two_red_mugs_that_differ(drafts: list[dict[str, Any]]) -> None:
-    first, second = (d for d in drafts if d["product_type"] == "mug" and d["color"] == "Red")
+    first, second = _red_mugs(drafts)
     if second["price_cents"] == first["price_cents"]:
         second["price_cents"] += 100
     for d in (first, second):
@@ -199,9 +204,23 @@ def _mug_ratings_differ(drafts: list[dict[str, Any]]) -> None:
         seen.add(d["rating"])
 
 
+SETTLE_ROUNDS = 8  # raising one price can make a new tie elsewhere; a few rounds settle all
+
+
 def _cheapest_of_each_colour_is_one(drafts: list[dict[str, Any]]) -> None:
-    """Within every colour and every kind, no other price ties the cheapest one."""
-    for _ in range(8):  # raising one price can make a new tie elsewhere: settle it
+    """Within every colour and every kind, no other price ties the cheapest one; and the two
+    red mugs still differ (raising the dearer of a tie can make them equal: seed 850)."""
+    for _ in range(SETTLE_ROUNDS):
+        _no_price_ties_the_cheapest(drafts)
+        first, second = sorted(_red_mugs(drafts), key=lambda d: (d["price_cents"], d["sku"]))
+        if first["price_cents"] != second["price_cents"]:
+            return
+        second["price_cents"] += 100
+    raise RuntimeError("shop prices did not settle")  # never on seeds 0-9999 (benchmarked)
+
+
+def _no_price_ties_the_cheapest(drafts: list[dict[str, Any]]) -> None:
+    for _ in range(SETTLE_ROUNDS):
         changed = False
         for key in ("color", "product_type"):
             for group in sorted({d[key] for d in drafts}):
