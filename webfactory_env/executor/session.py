@@ -168,10 +168,25 @@ class PageSession:
         self._egress: EgressProxy | None = None
         self._shared.join()
         try:
-            self._open()
+            self._open_retrying()
         except BaseException:
             self._shared.leave()
             raise
+
+    def _open_retrying(self) -> None:
+        """`_open`, once more if the page or context died while being opened (a renderer
+        that crashed at birth): opening is where a session recovers, as a reset is where an
+        env does. A hang (`StepTimeoutError`) is not retried: the browser was killed."""
+        try:
+            self._open()
+        except StepTimeoutError:
+            raise
+        except BrowserCrashedError as exc:
+            log.warning("opening a page failed (%s); opening a fresh one", exc)
+            context = getattr(self, "_context", None)
+            if context is not None:
+                self._shared.close_context(context, self.config.step_timeout_ms or 5_000)
+            self._open()
 
     # ---------------------------------------------------------------- lifecycle
     def _open(self) -> None:
@@ -240,7 +255,7 @@ class PageSession:
     def reopen(self) -> None:
         """Replace the page and context (relaunching the browser or driver if they died)."""
         self._drop_context()
-        self._open()
+        self._open_retrying()
 
     def _drop_context(self) -> None:
         self.changes += 1
