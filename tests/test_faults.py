@@ -626,3 +626,34 @@ def test_a_page_that_dies_while_being_opened_is_opened_again(make_env, monkeypat
     assert failures and env.observation_space.contains(obs)
     obs, *_ = env.step(OracleAgent(env).act(obs, info))
     assert env.observation_space.contains(obs)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_browser_that_hangs_while_a_page_opens_is_relaunched_and_the_reset_goes_on(make_env):
+    """A Chromium that stops answering as a new env opens its page (seen once in a full
+    suite, after many tests in one browser) is killed by the watchdog; the reset then
+    opens its page in a fresh one instead of failing."""
+    first = make_env(obs_mode="tokens")
+    first.reset(seed=1)
+    shared = shared_browser()
+    starts = shared.driver_starts
+    frozen = _all_our_chromium()
+    assert frozen
+    rescue = threading.Timer(300, lambda: [_signal(pid, signal.SIGCONT) for pid in frozen])
+    rescue.start()
+    try:
+        for pid in frozen:
+            os.kill(pid, signal.SIGSTOP)
+        env = make_env(obs_mode="tokens")
+        oracle = OracleAgent(env)
+        obs, info = env.reset(seed=1)
+    finally:
+        rescue.cancel()
+        for pid in frozen:
+            _signal(pid, signal.SIGCONT)
+    assert _wait_gone(frozen, "-") == []  # killed by pid, not left stopped
+    assert shared.driver_starts == starts + 1
+    assert env.observation_space.contains(obs) and info["level_seed"] == 1
+    _, info, terminated = _play(env, oracle, 1)
+    assert terminated and info["success"]

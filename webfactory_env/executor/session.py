@@ -174,13 +174,12 @@ class PageSession:
             raise
 
     def _open_retrying(self) -> None:
-        """`_open`, once more if the page or context died while being opened (a renderer
-        that crashed at birth): opening is where a session recovers, as a reset is where an
-        env does. A hang (`StepTimeoutError`) is not retried: the browser was killed."""
+        """`_open`, once more if the page or context died or hung while being opened (a
+        renderer that crashed at birth; a browser that stopped answering, which the watchdog
+        then killed, so the second try launches a fresh one): opening is where a session
+        recovers, as a reset is where an env does. A second failure is raised."""
         try:
             self._open()
-        except StepTimeoutError:
-            raise
         except BrowserCrashedError as exc:
             log.warning("opening a page failed (%s); opening a fresh one", exc)
             context = getattr(self, "_context", None)
