@@ -6,10 +6,10 @@ from __future__ import annotations
 import os
 import signal
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
+from processes import browser_roots, chromium, descendants
 
 from webfactory_env.actions import VERB_INDEX
 from webfactory_env.agents import OracleAgent
@@ -20,24 +20,12 @@ pytestmark = pytest.mark.browser
 DRAWS = BrowserConfig(pixels=True)
 
 
-def _browser_pids() -> list[int]:
-    """Main Chromium processes driven by Playwright (not its helper processes)."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmd = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if (
-            cmd
-            and b"chrom" in cmd[0]
-            and b"--remote-debugging-pipe" in cmd
-            and not any(a.startswith(b"--type=") for a in cmd)
-        ):
-            pids.append(int(entry.name))
-    return pids
+def _browser_pids() -> set[int]:
+    """This test process's own Chromium browsers (not their helpers). Never any other
+    process's: the other test worker's browser, or another program's on this machine, is
+    not ours to kill (scanning all of /proc for Chromium once killed a parallel worker's
+    browser mid-test)."""
+    return browser_roots(chromium(descendants(os.getpid())))
 
 
 def _play(env, oracle, seed, limit=None):
