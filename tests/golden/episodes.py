@@ -3,10 +3,11 @@
     .venv/bin/python tests/golden/episodes.py     # rewrites tests/golden/episodes.json
 
 Per family, the oracle's episode and a random agent's (every verb, valid or not); in the
-shop also one on a page that re-renders under the agent, and one in `text` mode; each step as the digest of its observation, its
-reward, its ending flags and the digest of its `info`, and the digest of the trace's step
-lines. `tests/test_step_equivalence.py` plays them again: a change to how a step reaches
-the browser or builds what it returns must leave every one of these bytes as it was.
+shop also one on a page that re-renders under the agent, and one in `text` mode. Each step
+is kept as the digest of its observation, its reward, its ending flags and the digest of
+its `info`; each episode also as the digest of the trace's step lines.
+`tests/test_step_equivalence.py` plays them again: a change to how a step reaches the
+browser or builds what it returns must leave every one of these bytes as it was.
 """
 
 from __future__ import annotations
