@@ -9,11 +9,32 @@ import base64
 import hashlib
 import json
 import struct
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from webfactory_env.executor.direct import WS_GUID, UnixWebSocket, split_endpoint
+
+
+def _run(coro: Any) -> Any:
+    """`asyncio.run(coro)` on a thread of its own: Playwright's sync API (a browser test
+    earlier in the process) leaves this thread's loop marked as running."""
+    out: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            out["value"] = asyncio.run(coro)
+        except BaseException as exc:
+            out["error"] = exc
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if "error" in out:
+        raise out["error"]
+    return out.get("value")
 
 
 def test_an_endpoint_names_its_socket_and_its_path():
@@ -100,7 +121,7 @@ def test_messages_of_every_size_cross_whole_and_the_end_is_reported(tmp_path: Pa
         assert got == messages
         server.close()
 
-    asyncio.run(run())
+    _run(run())
     assert seen[0].startswith("GET /tok HTTP/1.1") and "x-test: 1" in seen[0]
     assert ("pong", b"hi") in seen
     assert ended == [None]
@@ -115,9 +136,9 @@ def test_a_refused_upgrade_and_a_missing_server_are_errors(tmp_path: Path):
             await UnixWebSocket.open(f"ws+unix://{socket_path}:/tok", {})
         server.close()
 
-    asyncio.run(refused())
+    _run(refused())
     with pytest.raises(OSError):
-        asyncio.run(UnixWebSocket.open(f"ws+unix://{tmp_path / 'none'}:/tok", {}))
+        _run(UnixWebSocket.open(f"ws+unix://{tmp_path / 'none'}:/tok", {}))
 
 
 def test_a_server_that_goes_away_mid_message_ends_the_connection_with_a_reason(tmp_path: Path):
@@ -139,7 +160,7 @@ def test_a_server_that_goes_away_mid_message_ends_the_connection_with_a_reason(t
         await asyncio.wait_for(ws.serve(lambda m: None, ended.append), 5)
         server.close()
 
-    asyncio.run(run())
+    _run(run())
     assert len(ended) == 1 and "IncompleteReadError" in (ended[0] or "")
 
 

@@ -14,7 +14,6 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
@@ -25,6 +24,7 @@ from pydantic import ValidationError
 from webfactory_env.core.dom import DomSnapshot
 from webfactory_env.core.errors import BrowserCrashedError, ConfigError
 from webfactory_env.core.resources import read_text
+from webfactory_env.executor import calls
 from webfactory_env.executor.browser import (
     BrowserConfig,
     SharedBrowser,
@@ -55,13 +55,6 @@ ORIGIN = "https://site.webfactory.test"
 # they fail inside the browser. "<-loopback>" sends loopback through it too.
 NO_PROXY = {"server": "http://no-egress.invalid:9", "bypass": "<-loopback>"}
 EPOCH_MS = 1767607200000  # 2026-01-05T10:00:00Z, the sites' "today"
-
-# Before any page script: the determinism shims, and the calls a step makes (`step.js`).
-_INIT_SCRIPT = (
-    read_text("sites", "runtime", "shims.js")
-    + "\n"
-    + Path(__file__).with_name("step.js").read_text(encoding="utf-8")
-)
 
 BrowserVerb = Literal["click", "type", "select", "submit", "press", "scroll", "back"]
 
@@ -232,7 +225,9 @@ class PageSession:
             # that it is gone. Connect afresh, once.
             self._context = new_context(self._shared.reconnect(self.config.browser))
         self._context.set_default_timeout(self.config.timeout_ms)
-        bounded(lambda: self._context.add_init_script(_INIT_SCRIPT), "installing the page shims")
+        bounded(
+            lambda: self._context.add_init_script(calls.INIT_SCRIPT), "installing the page shims"
+        )
         bounded(lambda: self._context.route("**/*", self._on_route), "routing requests")
         self._page: Page = bounded(self._context.new_page, "opening a page")
         self._page.on("crash", self._on_crash)
@@ -394,26 +389,16 @@ class PageSession:
         return DomSnapshot.from_json(self._js("mount", args))
 
     def _js(self, fn: str, args: list[Any]) -> Any:
-        """Call a runtime entry point with JSON text in and out, through the page's CDP
-        session: `Runtime.evaluate` in the page's main world costs about half what
-        `page.evaluate` does (no argument serializer, no utility world), and JSON text is
-        much cheaper than a structured clone of many small arrays. A script error is a
-        Playwright error, as `page.evaluate` would raise, so `call` treats both alike."""
-        return json.loads(
-            self._runtime_evaluate(f"window.__wf.j.{fn}({json.dumps(json.dumps(args))})")
-        )
+        """Call the runtime's entry point `fn` with JSON text in and out (`calls`)."""
+        return json.loads(self._runtime_evaluate(calls.runtime_call(fn, args)))
 
     def _step_js(self, fn: str, *args: Any) -> Any:
-        """A step's call `fn` of `step.js`: the arguments go as a JSON literal, escaped once
-        on the way, where `_js` passes JSON text inside a string (every quote of a patch's
-        HTML escaped twice, then once more by Playwright)."""
-        literals = ", ".join(json.dumps(a, ensure_ascii=False) for a in args)
-        return json.loads(self._runtime_evaluate(f"__wfStep.{fn}({literals})"))
+        """A step's call `fn` of `step.js`, arguments as a JSON literal (`calls`)."""
+        return json.loads(self._runtime_evaluate(calls.step_call(fn, *args)))
 
     def _runtime_evaluate(self, expression: str) -> Any:
         """`expression`'s value, evaluated in the page's main world over its CDP session."""
-        params = {"expression": expression, "returnByValue": True}
-        return self.call(lambda: _evaluated(self._cdp.send("Runtime.evaluate", params)))
+        return self.call(lambda: calls.evaluate(self._cdp, expression))
 
     def perform(self, op: BrowserOp, *, observe: ObserveConfig, clock_ms: int) -> StepResult:
         """Run one action, let the app handle what the page reported, patch, observe.
@@ -610,15 +595,3 @@ def _describe_selector(old: dict[str, str]) -> str:
     if old.get("aria"):
         return f"[aria-label={json.dumps(old['aria'])}]"
     return f"{old['tag']}:text-is({json.dumps(old.get('label') or old.get('text') or '')})"
-
-
-def _evaluated(reply: dict[str, Any]) -> Any:
-    """The value of a `Runtime.evaluate` reply, or the script's error raised as a Playwright
-    error (the first line of its description: the stack below names our runtime only)."""
-    from playwright.sync_api import Error as PlaywrightError
-
-    failure = reply.get("exceptionDetails")
-    if failure is not None:
-        described = (failure.get("exception") or {}).get("description") or failure.get("text")
-        raise PlaywrightError(str(described or "a script error").splitlines()[0][:300])
-    return reply["result"].get("value")
