@@ -224,7 +224,8 @@ def encode_dom(dom: DomSnapshot, config: ObservationConfig) -> dict[str, np.ndar
     if m:  # rows built as tuples, then each array filled in one assignment
         tag[:m] = [_TAG_ID.get(t, 1) for t in dom.tags[:m]]
         role[:m] = [_ROLE_ID.get(r, 1) for r in dom.roles[:m]]
-        rows = _entry_words(dom, m, k, vocab)
+        items, headings = dom.items(m), dom.container_headings(m)
+        rows = _entry_words(dom, items, k, vocab)
         empty = (0,) * k
         texts, contexts = [], []
         for i in range(m):
@@ -232,9 +233,9 @@ def encode_dom(dom: DomSnapshot, config: ObservationConfig) -> dict[str, np.ndar
             texts.append(_token_row(words, k, vocab))
             contexts.append(
                 (  # the rows of CONTEXT_PARTS, in its order
-                    rows.get(dom.item_of(i), empty),
+                    rows.get(items[i], empty),
                     _token_row(dom.label(i), k, vocab),
-                    _token_row(dom.container_heading(i), k, vocab),
+                    _token_row(headings[i], k, vocab),
                 )
             )
         text[:m] = texts
@@ -258,12 +259,14 @@ def encode_dom(dom: DomSnapshot, config: ObservationConfig) -> dict[str, np.ndar
     }
 
 
-def _entry_words(dom: DomSnapshot, m: int, k: int, vocab_size: int) -> dict[int, tuple[int, ...]]:
-    """Per entry (list item, table row, card) of the first `m` elements: the ids of its
-    first `k` words, its elements' texts and values in page order (padded to `k`)."""
+def _entry_words(
+    dom: DomSnapshot, items: list[int], k: int, vocab_size: int
+) -> dict[int, tuple[int, ...]]:
+    """Per entry (list item, table row, card) of the elements `items` covers (each one's
+    `item_of`): the ids of its first `k` words, its elements' texts and values in page
+    order (padded to `k`)."""
     texts: dict[int, list[str]] = {}
-    for i in range(m):
-        item = dom.item_of(i)
+    for i, item in enumerate(items):
         if item >= 0:
             texts.setdefault(item, []).extend(t for t in (dom.texts[i], dom.values[i]) if t)
     return {item: _token_row(" ".join(words), k, vocab_size) for item, words in texts.items()}
