@@ -243,7 +243,8 @@ def test_a_script_error_in_the_runtime_truncates_and_the_next_reset_opens_a_new_
     oracle, obs, info = _after_first_oracle_step(env)
     session = env.unwrapped.session
     broken_page = session.page
-    session.evaluate("() => { JSON.parse = () => { throw new Error('runtime broke\\nstack'); }; }")
+    broken = "() => { JSON.stringify = () => { throw new Error('runtime broke\\nstack'); }; }"
+    session.evaluate(broken)
     obs, _, terminated, truncated, info = env.step(oracle.act(obs, info))
     assert truncated and not terminated
     assert env.observation_space.contains(obs)

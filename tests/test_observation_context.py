@@ -96,6 +96,29 @@ def test_the_context_is_the_same_in_every_encoding():
     assert first["context"].tobytes() == second["context"].tobytes()
 
 
+def test_every_element_s_entry_and_title_at_once_are_each_one_s_alone():
+    """The one-pass `items` and `container_headings` the encoder reads agree with
+    `item_of` and `container_heading` element by element, with a heading between rows,
+    a container left unnamed, a cycle in the containers and elements past the group table."""
+    page = _profile()
+    page = DomSnapshot(
+        **{
+            **{name: getattr(page, name) for name in DomSnapshot.__slots__},
+            "tags": (*page.tags, "h2", "td", "p"),
+            "roles": (*page.roles, "heading", "cell", "text"),
+            "texts": (*page.texts, "Older", "Chrome", "loose"),
+            "values": (*page.values, "", "", ""),
+            "groups": (*page.groups, ("row", "", 5), ("list", "", 4)),
+            "group_of": (*page.group_of, -1, 4, 5),
+        }
+    )
+    n = len(page)
+    assert page.items(n) == [page.item_of(i) for i in range(n)]
+    assert page.container_headings(n) == [page.container_heading(i) for i in range(n)]
+    assert page.container_headings(n)[10:] == ["Zara Owusu", "Older", "Older"]
+    assert page.items(n)[10:] == [-1, 4, 4]
+
+
 @pytest.mark.browser
 def test_the_reputation_on_a_forum_profile_carries_its_label(make_env):
     """The issue's probe (held-out level 100001, whose answer is 5243): the policy

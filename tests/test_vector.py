@@ -244,3 +244,35 @@ def test_a_shared_chromium_that_dies_ends_episodes_with_a_reason_and_comes_back(
     finally:
         envs.close()
     assert _settled_pids(before) == set()
+
+
+@pytest.mark.parametrize(
+    ("autoreset", "action_mode"), [("SameStep", "multidiscrete"), ("NextStep", "discrete")]
+)
+def test_action_masks_are_read_from_what_the_workers_published(monkeypatch, autoreset, action_mode):
+    """`action_masks()` answers without a round trip through the workers' pipes, and gives
+    what asking every env gives: after resets, steps and episode ends, in both numeric
+    action modes."""
+    from webfactory_env.agents.random_agent import sample_masked
+    from webfactory_env.vector import WebTaskVectorEnv
+
+    envs = WebTaskVectorEnv(
+        2, obs_mode="tokens", max_steps=4, autoreset_mode=autoreset, action_mode=action_mode
+    )
+    try:
+        envs.reset(seed=0)
+        rng = np.random.default_rng(0)
+        for _ in range(10):
+            asked = np.stack(envs.call("action_masks"))
+            with monkeypatch.context() as patch:
+                patch.setattr(envs, "call", lambda *a, **k: pytest.fail("asked the workers"))
+                published = envs.action_masks()
+            assert published.dtype == asked.dtype and np.array_equal(published, asked)
+            if action_mode == "discrete":
+                actions = np.array([rng.choice(np.flatnonzero(m)) for m in published])
+            else:
+                nvec = np.asarray(envs.single_action_space.nvec)
+                actions = sample_masked(published, nvec, rng)
+            envs.step(actions)
+    finally:
+        envs.close()

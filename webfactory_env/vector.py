@@ -28,12 +28,15 @@ from __future__ import annotations
 
 import functools
 import logging
+import multiprocessing
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.spaces import Discrete, MultiDiscrete
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode
 
+from webfactory_env import actions as act
 from webfactory_env.config import EnvConfig
 from webfactory_env.core.errors import ConfigError
 from webfactory_env.executor.browser_server import BrowserServer
@@ -41,9 +44,50 @@ from webfactory_env.executor.browser_server import BrowserServer
 log = logging.getLogger(__name__)
 
 
-def make_env(kwargs: dict[str, Any]) -> gym.Env[Any, Any]:
-    """One `WebTask-v0` in a worker (importing this module registers the env there too)."""
-    return gym.make("WebTask-v0", **kwargs)
+SharedMasks = tuple[Any, Any]  # (masks, published): RawArrays of every worker's rows
+
+
+def make_env(
+    kwargs: dict[str, Any], shared: SharedMasks | None = None, index: int = 0
+) -> gym.Env[Any, Any]:
+    """One `WebTask-v0` in a worker (importing this module registers the env there too),
+    publishing its action masks into `shared` when given (`PublishedMasks`)."""
+    env = gym.make("WebTask-v0", **kwargs)
+    return env if shared is None else PublishedMasks(env, shared, index)
+
+
+class PublishedMasks(gym.Wrapper):
+    """A worker's env that, after every reset and step, writes its action masks into its row
+    of arrays the vector env shares with its workers: `WebTaskVectorEnv.action_masks()`
+    reads them there instead of asking every worker through its pipe at every step. A row
+    is marked unpublished while its env resets or steps, and stays so when the env has no
+    masks then (the vector env asks the worker, which raises what the env raises)."""
+
+    def __init__(self, env: gym.Env[Any, Any], shared: SharedMasks, index: int) -> None:
+        super().__init__(env)
+        masks, self._published = shared
+        self._row = np.frombuffer(masks, np.bool_).reshape(len(self._published), -1)[index]
+        self._index = index
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        self._published[self._index] = 0
+        out = self.env.reset(seed=seed, options=options)
+        self._publish()
+        return out
+
+    def step(self, action: Any) -> Any:
+        self._published[self._index] = 0
+        out = self.env.step(action)
+        self._publish()
+        return out
+
+    def _publish(self) -> None:
+        try:
+            masks = self.env.get_wrapper_attr("action_masks")()
+        except Exception:  # no masks now: asked for, the worker raises this again
+            return
+        self._row[:] = masks
+        self._published[self._index] = 1
 
 
 class WebTaskVectorEnv(AsyncVectorEnv):
@@ -75,10 +119,18 @@ class WebTaskVectorEnv(AsyncVectorEnv):
         if share_browser and not (browser.cdp_endpoint or browser.server_endpoint):
             self.server = BrowserServer(browser)
             env_kwargs["browser"] = self.server.config
-        make = functools.partial(make_env, env_kwargs)
+        # Action masks come back through shared memory (`PublishedMasks`); text actions
+        # have none.
+        self._shared: SharedMasks | None = None
+        space = act.action_space(config.actions())
+        if isinstance(space, (MultiDiscrete, Discrete)):
+            width = int(np.sum(space.nvec)) if isinstance(space, MultiDiscrete) else space.n
+            ctx = multiprocessing.get_context(context)
+            self._shared = (ctx.RawArray("b", num_envs * int(width)), ctx.RawArray("b", num_envs))
+        makers = [functools.partial(make_env, env_kwargs, self._shared, i) for i in range(num_envs)]
         try:
             super().__init__(
-                [make] * num_envs,
+                makers,
                 context=context,
                 daemon=daemon,
                 autoreset_mode=autoreset_mode,
@@ -107,7 +159,11 @@ class WebTaskVectorEnv(AsyncVectorEnv):
             self.server.restart()
 
     def action_masks(self) -> np.ndarray:
-        """Every env's `action_masks()`, stacked: (num_envs, mask length)."""
+        """Every env's `action_masks()`, stacked: (num_envs, mask length); read from what the
+        workers published after their last reset or step, else asked for."""
+        if self._shared is not None and not self.closed and all(self._shared[1]):
+            masks = np.frombuffer(self._shared[0], np.bool_)
+            return masks.reshape(self.num_envs, -1).copy()
         return np.stack(self.call("action_masks"))
 
     def close(self, **kwargs: Any) -> None:

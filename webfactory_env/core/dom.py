@@ -139,7 +139,23 @@ class DomSnapshot:
     def item_of(self, index: int) -> int:
         """The list item, table row or card element `index` belongs to (its container
         index), or -1: what ties a "Log out" button to its device, a count to its thread."""
-        group = self.group_of[index] if 0 <= index < len(self.group_of) else -1
+        return self._item_of_group(self._group(index))
+
+    def items(self, count: int) -> list[int]:
+        """`item_of` of the first `count` elements, each container's chain walked once."""
+        memo: dict[int, int] = {}
+        out = []
+        for i in range(count):
+            group = self._group(i)
+            if group not in memo:
+                memo[group] = self._item_of_group(group)
+            out.append(memo[group])
+        return out
+
+    def _group(self, index: int) -> int:
+        return self.group_of[index] if 0 <= index < len(self.group_of) else -1
+
+    def _item_of_group(self, group: int) -> int:
         seen: set[int] = set()
         while 0 <= group < len(self.groups) and group not in seen:
             if self.groups[group][0] in ITEM_ROLES:
@@ -181,7 +197,28 @@ class DomSnapshot:
         """The title of the part of the page element `index` is in: its innermost named
         container that is not an entry (a table's caption, a form's legend, a region's
         label), else the text of the last heading before it; "" when none."""
-        group = self.group_of[index] if 0 <= index < len(self.group_of) else -1
+        named = self._named_container(self._group(index))
+        if named is not None:
+            return named
+        heading = self.heading_of(index)
+        return self.texts[heading] if heading >= 0 else ""
+
+    def container_headings(self, count: int) -> list[str]:
+        """`container_heading` of the first `count` elements, in one pass: each container's
+        chain walked once, the last heading carried along."""
+        memo: dict[int, str | None] = {}
+        out, heading = [], ""
+        for i in range(min(count, len(self))):
+            group = self._group(i)
+            if group not in memo:
+                memo[group] = self._named_container(group)
+            named = memo[group]
+            out.append(heading if named is None else named)
+            if self.roles[i] == "heading":
+                heading = self.texts[i]
+        return out
+
+    def _named_container(self, group: int) -> str | None:
         seen: set[int] = set()
         while 0 <= group < len(self.groups) and group not in seen:
             role, name, parent = self.groups[group]
@@ -189,8 +226,7 @@ class DomSnapshot:
                 return name
             seen.add(group)
             group = parent
-        heading = self.heading_of(index)
-        return self.texts[heading] if heading >= 0 else ""
+        return None
 
     def same_page(self, other: DomSnapshot) -> bool:
         """Whether `other` shows what this snapshot shows: the same page, scrolled alike,

@@ -19,6 +19,7 @@ from webfactory_env.core.errors import (
     BrowserNotFoundError,
     WrongThreadError,
 )
+from webfactory_env.executor import direct
 from webfactory_env.executor.watchdog import Guard, Processes, children_of, cmdline
 
 if TYPE_CHECKING:
@@ -442,11 +443,13 @@ class SharedBrowser:
         assert self._playwright is not None
         chromium = self._playwright.chromium
         try:
+            if config.server_endpoint and config.server_endpoint.startswith("ws+unix://"):
+                return direct.connect(chromium, config.server_endpoint, CONNECT_TIMEOUT_MS)
             if config.server_endpoint:
                 return chromium.connect(config.server_endpoint, timeout=CONNECT_TIMEOUT_MS)
             assert config.cdp_endpoint is not None
             return chromium.connect_over_cdp(config.cdp_endpoint, timeout=CONNECT_TIMEOUT_MS)
-        except PlaywrightError as exc:
+        except (PlaywrightError, OSError, TimeoutError) as exc:
             # The server's address without its token: a message may end up in a log.
             where = (config.server_endpoint or "").rsplit(":/", 1)[0] or config.cdp_endpoint
             raise BrowserCrashedError(
@@ -550,7 +553,8 @@ class SharedBrowser:
 
 def _first_line(exc: Any) -> str:
     """A Playwright error's first line (its call log below can echo values typed)."""
-    return str((exc.message or type(exc).__name__).strip().splitlines()[0][:300])
+    text = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    return str(text.strip().splitlines()[0][:300])
 
 
 def _driver_pid(manager: Any) -> int | None:

@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from webfactory_env.core.dom import DomSnapshot
 from webfactory_env.core.errors import BrowserCrashedError, ConfigError
 from webfactory_env.core.resources import read_text
+from webfactory_env.executor import calls
 from webfactory_env.executor.browser import (
     BrowserConfig,
     SharedBrowser,
@@ -225,8 +226,7 @@ class PageSession:
             self._context = new_context(self._shared.reconnect(self.config.browser))
         self._context.set_default_timeout(self.config.timeout_ms)
         bounded(
-            lambda: self._context.add_init_script(read_text("sites", "runtime", "shims.js")),
-            "installing the page shims",
+            lambda: self._context.add_init_script(calls.INIT_SCRIPT), "installing the page shims"
         )
         bounded(lambda: self._context.route("**/*", self._on_route), "routing requests")
         self._page: Page = bounded(self._context.new_page, "opening a page")
@@ -389,27 +389,28 @@ class PageSession:
         return DomSnapshot.from_json(self._js("mount", args))
 
     def _js(self, fn: str, args: list[Any]) -> Any:
-        """Call a runtime entry point with JSON text in and out, through the page's CDP
-        session: `Runtime.evaluate` in the page's main world costs about half what
-        `page.evaluate` does (no argument serializer, no utility world), and JSON text is
-        much cheaper than a structured clone of many small arrays. A script error is a
-        Playwright error, as `page.evaluate` would raise, so `call` treats both alike."""
-        return json.loads(
-            self._runtime_evaluate(f"window.__wf.j.{fn}({json.dumps(json.dumps(args))})")
-        )
+        """Call the runtime's entry point `fn` with JSON text in and out (`calls`)."""
+        return json.loads(self._runtime_evaluate(calls.runtime_call(fn, args)))
+
+    def _step_js(self, fn: str, *args: Any) -> Any:
+        """A step's call `fn` of `step.js`, arguments as a JSON literal (`calls`)."""
+        return json.loads(self._runtime_evaluate(calls.step_call(fn, *args)))
 
     def _runtime_evaluate(self, expression: str) -> Any:
         """`expression`'s value, evaluated in the page's main world over its CDP session."""
-        params = {"expression": expression, "returnByValue": True}
-        return self.call(lambda: _evaluated(self._cdp.send("Runtime.evaluate", params)))
+        return self.call(lambda: calls.evaluate(self._cdp, expression))
 
     def perform(self, op: BrowserOp, *, observe: ObserveConfig, clock_ms: int) -> StepResult:
-        """Run one action, let the app handle what the page reported, patch, observe."""
+        """Run one action, let the app handle what the page reported, patch, observe.
+
+        The call that ends the action also observes the page when the action caused no
+        event (`then`: nothing to patch), so such a step is one call into the page fewer."""
         self.changes += 1
         page = self._page
         ok, error = True, None
         clock = LogicalClock()
         retries: list[RetryEvent] = []
+        then = {"clock": clock_ms, "observe": observe.to_json()}
         assert self.app is not None
         if self.app.drifts and op.index >= 0:
             # The `drift` axis: the page re-renders between the agent's observation and its
@@ -420,39 +421,47 @@ class PageSession:
                 "rerender": True,
                 "observe": None,
             }
-            self._js("step", [drift])
+            self._step_js("step", drift)
         if op.verb == "click":
             assert op.point is not None
             x, y = op.point
             self.call(lambda: page.mouse.click(x, y))
-            events = self._js("drain", [])
+            res = self._step_js("after", then)
         elif op.verb == "press":
             if op.index >= 0:
-                res = self._act_with_drift(op, "focus", "", clock, retries)
-                ok, error = bool(res["ok"]), res.get("error")
+                focused = self._act_with_drift(op, "focus", "", clock, retries, None)
+                ok, error = bool(focused["ok"]), focused.get("error")
             if ok:
                 self.call(lambda: page.keyboard.press(op.value or "Enter"))
-            events = self._js("drain", [])
+            res = self._step_js("after", then)
         else:
-            res = self._act_with_drift(op, op.verb, op.value, clock, retries)
-            ok, error, events = bool(res["ok"]), res.get("error"), res["events"]
-        patch = self._dispatch(events)
-        payload = {
-            "clock": clock_ms,
-            "patch": patch.to_json() if patch else None,
-            "observe": observe.to_json(),
-        }
-        dom = DomSnapshot.from_json(self._js("step", [payload]))
+            res = self._act_with_drift(op, op.verb, op.value, clock, retries, then)
+            ok, error = bool(res["ok"]), res.get("error")
+        events: list[dict[str, Any]] = res["events"]
+        patch = None
+        if "dom" in res:  # no event: the page was observed as the action ended
+            dom = DomSnapshot.from_json(res["dom"])
+        else:
+            patch = self._dispatch(events)
+            payload = {**then, "patch": patch.to_json() if patch else None}
+            dom = DomSnapshot.from_json(self._step_js("step", payload))
         latency = patch.latency_ms if patch else 0
         shot = self.screenshot_for(observe)
         return StepResult(dom, events, ok, error, retries, clock.now_ms, latency, shot)
 
     def _act_with_drift(
-        self, op: BrowserOp, verb: str, value: str, clock: LogicalClock, retries: list[RetryEvent]
+        self,
+        op: BrowserOp,
+        verb: str,
+        value: str,
+        clock: LogicalClock,
+        retries: list[RetryEvent],
+        then: dict[str, Any] | None,
     ) -> dict[str, Any]:
-        """`act`, and if the element was replaced, find its successor the way the web
-        executor re-finds a drifted selector (derived alternatives, backoff, retry events)."""
-        res: dict[str, Any] = self._js("act", [verb, op.index, value])
+        """`act` (observing the page after it if it caused no event and `then` says how),
+        and if the element was replaced, find its successor the way the web executor
+        re-finds a drifted selector (derived alternatives, backoff, retry events)."""
+        res: dict[str, Any] = self._step_js("act", verb, op.index, value, then)
         if not res.get("stale") or not res.get("descriptor"):
             return res
         old = {**res["descriptor"], "label": op.label}
@@ -473,7 +482,9 @@ class PageSession:
             )
         except SelectorsExhausted as exc:
             return {"ok": False, "error": str(exc), "events": res["events"]}
-        again: dict[str, Any] = self._js("act", [verb, op.index, value])
+        # Events of the refused try (none, as a rule) go to the app before any observation.
+        then = None if res["events"] else then
+        again: dict[str, Any] = self._step_js("act", verb, op.index, value, then)
         again["events"] = res["events"] + again["events"]
         return again
 
@@ -584,15 +595,3 @@ def _describe_selector(old: dict[str, str]) -> str:
     if old.get("aria"):
         return f"[aria-label={json.dumps(old['aria'])}]"
     return f"{old['tag']}:text-is({json.dumps(old.get('label') or old.get('text') or '')})"
-
-
-def _evaluated(reply: dict[str, Any]) -> Any:
-    """The value of a `Runtime.evaluate` reply, or the script's error raised as a Playwright
-    error (the first line of its description: the stack below names our runtime only)."""
-    from playwright.sync_api import Error as PlaywrightError
-
-    failure = reply.get("exceptionDetails")
-    if failure is not None:
-        described = (failure.get("exception") or {}).get("description") or failure.get("text")
-        raise PlaywrightError(str(described or "a script error").splitlines()[0][:300])
-    return reply["result"].get("value")

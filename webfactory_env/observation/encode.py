@@ -193,11 +193,26 @@ def text_token_ids(text: str, max_tokens: int, vocab_size: int) -> list[int]:
 
 
 _FLAG_BITS = np.array(FLAG_COLUMNS, np.int64)
+_ROWS: dict[tuple[str, int, int], tuple[int, ...]] = {}
+
+
+def _token_row(text: str, max_tokens: int, vocab_size: int) -> tuple[int, ...]:
+    """`text_token_ids` padded with 0 to `max_tokens`, remembered: most texts of a page
+    (its header, its menus, the rows that did not change) were on the page a step before."""
+    key = (text, max_tokens, vocab_size)
+    row = _ROWS.get(key)
+    if row is None:
+        ids = text_token_ids(text, max_tokens, vocab_size)
+        row = (*ids, *(0,) * (max_tokens - len(ids)))
+        if len(_ROWS) >= _WORD_IDS_MAX:  # as `_word_id`'s: start over rather than grow
+            _ROWS.clear()
+        _ROWS[key] = row
+    return row
 
 
 def encode_dom(dom: DomSnapshot, config: ObservationConfig) -> dict[str, np.ndarray]:
     """The token part of an observation (the screenshot is added by the caller)."""
-    n, k = config.max_elements, config.max_tokens
+    n, k, vocab = config.max_elements, config.max_tokens, config.vocab_size
     tag = np.zeros(n, np.int64)
     role = np.zeros(n, np.int64)
     text = np.zeros((n, k), np.int64)
@@ -206,19 +221,26 @@ def encode_dom(dom: DomSnapshot, config: ObservationConfig) -> dict[str, np.ndar
     mask = np.zeros(n, np.uint8)
     context = np.zeros((n, len(CONTEXT_PARTS), k), np.int64)
     m = min(len(dom), n)
-    rows = _entry_words(dom, m, k, config.vocab_size)
-    for i in range(m):
-        tag[i] = _TAG_ID.get(dom.tags[i], 1)
-        role[i] = _ROLE_ID.get(dom.roles[i], 1)
-        words = dom.texts[i] if not dom.values[i] else f"{dom.texts[i]} {dom.values[i]}"
-        ids = text_token_ids(words, k, config.vocab_size)
-        text[i, : len(ids)] = ids
-        row = rows.get(dom.item_of(i), [])  # the rows of CONTEXT_PARTS, in its order
-        context[i, 0, : len(row)] = row
-        for c, part in ((1, dom.label(i)), (2, dom.container_heading(i))):
-            ids = text_token_ids(part, k, config.vocab_size)
-            context[i, c, : len(ids)] = ids
-    if m:  # whole columns at once: the same float32 arithmetic, element by element
+    if m:  # rows built as tuples, then each array filled in one assignment
+        tag[:m] = [_TAG_ID.get(t, 1) for t in dom.tags[:m]]
+        role[:m] = [_ROLE_ID.get(r, 1) for r in dom.roles[:m]]
+        items, headings = dom.items(m), dom.container_headings(m)
+        rows = _entry_words(dom, items, k, vocab)
+        empty = (0,) * k
+        texts, contexts = [], []
+        for i in range(m):
+            words = dom.texts[i] if not dom.values[i] else f"{dom.texts[i]} {dom.values[i]}"
+            texts.append(_token_row(words, k, vocab))
+            contexts.append(
+                (  # the rows of CONTEXT_PARTS, in its order
+                    rows.get(items[i], empty),
+                    _token_row(dom.label(i), k, vocab),
+                    _token_row(headings[i], k, vocab),
+                )
+            )
+        text[:m] = texts
+        context[:m] = contexts
+        # Boxes and flags as whole columns: the same float32 arithmetic, element by element.
         vw, vh = dom.viewport
         scale = np.array([vw, vh, vw, vh], np.float32)
         boxes = np.asarray(dom.boxes[:m], np.float32).reshape(m, 4)
@@ -237,12 +259,14 @@ def encode_dom(dom: DomSnapshot, config: ObservationConfig) -> dict[str, np.ndar
     }
 
 
-def _entry_words(dom: DomSnapshot, m: int, k: int, vocab_size: int) -> dict[int, list[int]]:
-    """Per entry (list item, table row, card) of the first `m` elements: the ids of its
-    first `k` words, its elements' texts and values in page order."""
+def _entry_words(
+    dom: DomSnapshot, items: list[int], k: int, vocab_size: int
+) -> dict[int, tuple[int, ...]]:
+    """Per entry (list item, table row, card) of the elements `items` covers (each one's
+    `item_of`): the ids of its first `k` words, its elements' texts and values in page
+    order (padded to `k`)."""
     texts: dict[int, list[str]] = {}
-    for i in range(m):
-        item = dom.item_of(i)
+    for i, item in enumerate(items):
         if item >= 0:
             texts.setdefault(item, []).extend(t for t in (dom.texts[i], dom.values[i]) if t)
-    return {item: text_token_ids(" ".join(words), k, vocab_size) for item, words in texts.items()}
+    return {item: _token_row(" ".join(words), k, vocab_size) for item, words in texts.items()}
