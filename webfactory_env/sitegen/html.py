@@ -17,10 +17,25 @@ from webfactory_env.core.seeding import short_hash
 from webfactory_env.sitegen.spec import Affordance, AttrValue, Element, Option, Ui, Verb
 from webfactory_env.sitegen.variation import Variation
 
+_ESCAPED: dict[str, str] = {}
+_ESCAPED_MAX = 50_000  # short texts only (below): a few MB at most
+_ESCAPED_LONGEST = 200
+
 
 def esc(text: object) -> str:
-    """Escape text for HTML content and attribute values (quotes included)."""
-    return html.escape(str(text), quote=True)
+    """Escape text for HTML content and attribute values (quotes included). Pages escape
+    the same labels, ids and handler names again with every render: short texts are
+    escaped once per process."""
+    if type(text) is not str:
+        return html.escape(str(text), quote=True)
+    found = _ESCAPED.get(text)
+    if found is None:
+        found = html.escape(text, quote=True)
+        if len(text) <= _ESCAPED_LONGEST:
+            if len(_ESCAPED) >= _ESCAPED_MAX:
+                _ESCAPED.clear()
+            _ESCAPED[text] = found
+    return found
 
 
 _NAMES: dict[str, str] = {}
