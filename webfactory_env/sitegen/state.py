@@ -201,24 +201,45 @@ def plain(value: Any) -> Any:
     convert = _CONVERTERS.get(kind)
     if convert is not None:
         return convert(value)
-    # Leaves are copied inline, not through a call each: a view has thousands of them and
-    # every reset and step builds several views.
-    leaves = _LEAVES
     if _shown(kind) is not None:
         convert = _CONVERTERS[kind] = _converter(kind)
         return convert(value)
     if isinstance(value, dict):
-        return {str(k): v if type(v) in leaves else plain(v) for k, v in value.items()}
+        return _plain_dict(value)
     if isinstance(value, (list, tuple)):
-        return [v if type(v) in leaves else plain(v) for v in value]
+        return _plain_list(value)
     if isinstance(value, (set, frozenset)):
-        return sorted([v if type(v) in leaves else plain(v) for v in value])
+        return _plain_set(value)
     return value
 
 
-# One function per dataclass, written out field by field: a view is mostly records, and a
-# record converted by straight-line code costs a third of one converted by a loop.
-_CONVERTERS: dict[type, Callable[[Any], dict[str, Any]]] = {}
+# Leaves are copied inline, not through a call each: a view has thousands of them and
+# every reset and step builds several views.
+def _plain_dict(value: Mapping[Any, Any]) -> dict[str, Any]:
+    leaves = _LEAVES
+    return {str(k): v if type(v) in leaves else plain(v) for k, v in value.items()}
+
+
+def _plain_list(value: list[Any] | tuple[Any, ...]) -> list[Any]:
+    leaves = _LEAVES
+    return [v if type(v) in leaves else plain(v) for v in value]
+
+
+def _plain_set(value: set[Any] | frozenset[Any]) -> list[Any]:
+    leaves = _LEAVES
+    return sorted([v if type(v) in leaves else plain(v) for v in value])
+
+
+# How `plain` converts each type it met: the containers, and one function per dataclass,
+# written out field by field (a view is mostly records, and a record converted by
+# straight-line code costs about half what a loop over its fields does).
+_CONVERTERS: dict[type, Callable[[Any], Any]] = {
+    dict: _plain_dict,
+    list: _plain_list,
+    tuple: _plain_list,
+    set: _plain_set,
+    frozenset: _plain_set,
+}
 
 
 def _converter(kind: type) -> Callable[[Any], dict[str, Any]]:
