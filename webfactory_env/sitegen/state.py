@@ -250,8 +250,11 @@ def _converter(kind: type) -> Callable[[Any], dict[str, Any]]:
         raise TypeError(f"{kind.__name__} has a field that is no identifier")
     lines = ["def convert(value):"]
     lines += [f"    f{i} = value.{name}" for i, name in enumerate(names)]
+    # A set of leaves (tags, who upvoted) is sorted straight away: records hold many.
     items = ", ".join(
-        f"{name!r}: f{i} if type(f{i}) in leaves else plain(f{i})" for i, name in enumerate(names)
+        f"{name!r}: f{i} if type(f{i}) in leaves else sorted(f{i})"
+        f" if type(f{i}) is set and leaves.issuperset(map(type, f{i})) else plain(f{i})"
+        for i, name in enumerate(names)
     )
     lines.append(f"    return {{{items}}}")
     namespace: dict[str, Any] = {"leaves": _LEAVES, "plain": plain}
