@@ -122,3 +122,20 @@ def test_a_records_converter_leaves_out_hidden_fields_and_sorts_sets():
     }
     outer.rows[2].tags.add("c")  # converted afresh each time: nothing is remembered
     assert plain(outer)["rows"]["2"]["tags"] == ["a", "b", "c"]
+
+
+def test_fresh_apps_of_a_site_share_the_start_page_and_view_until_they_dispatch():
+    site = generate_site("shop", 4)
+    first, second = site.new_app(shared_start=True), site.new_app(shared_start=True)
+    alone = site.new_app()
+    assert second.page() is first.page()  # drawn once
+    assert second.state_view() is first.state_view()
+    assert alone.page() is not first.page()
+    assert alone.page().regions == first.page().regions
+    assert alone.page().affordances == first.page().affordances
+    assert alone.state_view() == first.state_view()
+    link = next(a for a in first.page().affordances if a.href and a.href != first.route)
+    first.dispatch(link.click_event())  # its own state from now on
+    assert first.page().route == link.href != second.page().route
+    assert first.state_view()["route"] == link.href
+    assert second.state_view()["route"] == site.spec.start_route
