@@ -139,3 +139,17 @@ def test_fresh_apps_of_a_site_share_the_start_page_and_view_until_they_dispatch(
     assert first.page().route == link.href != second.page().route
     assert first.state_view()["route"] == link.href
     assert second.state_view()["route"] == site.spec.start_route
+
+
+def test_dom_ids_and_test_ids_remembered_are_the_ones_derived():
+    from webfactory_env.core.seeding import short_hash
+
+    names = ["fld:field:shipping.city", "nav:/shop", "x"]
+    for salt in ("shop:1:0", "shop:1:1", "travel:1:0"):
+        r = Renderer(Variation.plain(), salt=salt)
+        for _ in range(2):
+            for name in names:
+                derived_id = f"{name.split(':')[0][:4]}-{short_hash(salt + '|' + name, 6).lower()}"
+                assert r.dom_id(name) == derived_id
+                assert r.testid(name).endswith(short_hash(salt + "|t|" + name, 4).lower())
+    assert Renderer(salt="a").dom_id("n") != Renderer(salt="b").dom_id("n")
