@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from webfactory_env.core.seeding import SeedStream, canonical_json, short_hash, stable_digest
 
 
@@ -55,3 +57,22 @@ def test_site_digests_identical_across_hash_seeds():
         outs.append(json.loads(res.stdout))
     assert outs[0] == outs[1] == outs[2]
     assert len(set(outs[0])) == 5
+
+
+def test_draws_below_a_bound_are_the_unbiased_rejection_draws_whatever_was_drawn_before():
+    """`below` remembers each bound's rejection limit: the draws stay those of SplitMix64
+    with rejection above the largest multiple of the bound, first time or not."""
+
+    def reference(stream: SeedStream, n: int) -> int:
+        limit = (1 << 64) - ((1 << 64) % n)
+        while True:
+            x = stream._next()
+            if x < limit:
+                return x % n
+
+    bounds = [1, 2, 3, 7, 10, 1000, (1 << 63) + 1, (1 << 64) - 1]
+    for _ in range(2):  # the second round reads remembered limits
+        ours, theirs = SeedStream(7).child("below"), SeedStream(7).child("below")
+        assert [ours.below(n) for n in bounds * 50] == [reference(theirs, n) for n in bounds * 50]
+    with pytest.raises(ValueError):
+        SeedStream(7).below(0)

@@ -149,7 +149,7 @@ class WebTaskEnv(gym.Env):
         compiling = compile_in_background(choice["task"], site)
         self.episode, self.task = None, None  # until the new task is in place, step() refuses
         self.site, self.level_seed, self._choice = site, choice["level_seed"], choice
-        self.app = site.new_app()
+        self.app = site.new_app(shared_start=True)  # its start page and view: the compiler's
         if self._session is None:  # an env dropped without close() gives its context back
             self._session = PageSession(self.config.session())
             self._release = weakref.finalize(self, self._session.release)

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 _MASK64 = (1 << 64) - 1
+_LIMITS: dict[int, int] = {}  # n -> the largest multiple of n below 2**64 (see `below`)
 
 
 def canonical_json(obj: Any) -> bytes:
@@ -65,9 +66,13 @@ class SeedStream:
 
     def below(self, n: int) -> int:
         """Uniform integer in [0, n) without modulo bias."""
-        if n <= 0:
-            raise ValueError("below() needs a positive bound")
-        limit = (1 << 64) - ((1 << 64) % n)
+        limit = _LIMITS.get(n)
+        if limit is None:
+            if n <= 0:
+                raise ValueError("below() needs a positive bound")
+            limit = (1 << 64) - ((1 << 64) % n)
+            if len(_LIMITS) < 4096:  # the bounds sites draw below, once per process
+                _LIMITS[n] = limit
         while True:
             x = self._next()
             if x < limit:

@@ -25,7 +25,7 @@ import json
 import re
 import traceback
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from webfactory_env.core.domains import Vocabulary, declare
 from webfactory_env.core.resources import read_family_text, read_text, runtime_script
@@ -46,10 +46,12 @@ from webfactory_env.sitegen.copy import Copy
 from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.served import Transport
 from webfactory_env.sitegen.spec import AppEvent, PageView, Patch, SiteSpec
+from webfactory_env.sitegen.start import StartRenders
 from webfactory_env.sitegen.state import AppState, Schema, schema_of, view_of
 from webfactory_env.sitegen.theme import theme_css
 from webfactory_env.sitegen.variation import Variation
 
+T = TypeVar("T")
 PageFn = Callable[[Any, Renderer, str], tuple[str, str]]  # (ctx, renderer, route) -> title, main
 
 ERROR_RATE = 0.2  # share of changes that fail when the `errors` axis is "some"
@@ -158,6 +160,7 @@ class SiteApp:
         self._page_memo: tuple[tuple[Any, ...], PageView] | None = None
         self._view_memo: tuple[tuple[Any, ...], dict[str, Any]] | None = None
         self.fired: list[str] = []  # transitions run since `take_fired` (provenance)
+        self.start: StartRenders | None = None  # shared with the site's other fresh apps
         # Whether `dispatch` renders the patch a page needs. The task compiler walks a fresh
         # app and reads a page only when it looks: it renders nothing it never reads.
         self.patches = True
@@ -230,13 +233,21 @@ class SiteApp:
         once per state (callers must not change it)."""
         key = self._memo_key()
         if self._view_memo is None or self._view_memo[0] != key:
-            view = {
-                **self.state(),
-                "ui": self.ui.view(),
-                "server": {"error": self.failed is not None},
-            }
-            self._view_memo = (key, view)
+            self._view_memo = (key, self._from_start("view", key, self._state_view))
         return self._view_memo[1]
+
+    def _state_view(self) -> dict[str, Any]:
+        return {
+            **self.state(),
+            "ui": self.ui.view(),
+            "server": {"error": self.failed is not None},
+        }
+
+    def _from_start(self, what: str, key: tuple[Any, ...], make: Callable[[], T]) -> T:
+        """`make()`, or what another fresh app of the site made for the same start state."""
+        if self.start is None or self._version:
+            return make()
+        return self.start.get(what, key, make)
 
     def renderer(self) -> Renderer:
         salt = f"{self.spec.family}:{self.spec.seed}:{self.epoch}"
@@ -314,7 +325,7 @@ class SiteApp:
         epoch may also be set from outside, so they are part of the key."""
         key = self._memo_key()
         if self._page_memo is None or self._page_memo[0] != key:
-            self._page_memo = (key, self.render(self.route))
+            self._page_memo = (key, self._from_start("page", key, lambda: self.render(self.route)))
         return self._page_memo[1]
 
     def _memo_key(self) -> tuple[Any, ...]:

@@ -206,6 +206,9 @@ class Transition:
         self.field = field
         self.__doc__ = fn.__doc__
         self.__name__ = fn.__name__
+        # What `arguments`, `encode`, `effect_for` and `field_for` gave for each set of
+        # arguments: pure functions of them, asked again for every widget of every page.
+        self._memo: dict[tuple[str, tuple[Any, ...]], tuple[object, Any]] = {}
 
     def __repr__(self) -> str:
         return f"<transition {self.name}>"
@@ -228,9 +231,30 @@ class Transition:
         """The parts of the event it takes (`value`, `values`, `path`)."""
         return tuple(p.name for p in _keywords(self.fn) if p.name in PAYLOAD)
 
+    def _remembered(
+        self, what: str, given: Mapping[str, Any], make: Callable[[], Any], source: object = None
+    ) -> Any:
+        """`make()`, computed once per `what` and arguments `given` (when they are leaves)
+        while `source` (the declaration it calls) stays the same."""
+        key = _args_key(given)
+        if key is None:
+            return make()
+        memo = self._memo
+        found = memo.get((what, key))
+        if found is not None and found[0] is source:
+            return found[1]
+        value = make()
+        if len(memo) >= _MEMO_MAX:  # bounded: entity ids come and go with sites
+            memo.clear()
+        memo[(what, key)] = (source, value)
+        return value
+
     def arguments(self, given: Mapping[str, Any]) -> dict[str, Any]:
         """`given` checked against the signature, with defaults filled in (a page that
         binds wrong arguments is a bug in the page: `TypeError`)."""
+        return dict(self._remembered("arguments", given, lambda: self._arguments(given)))
+
+    def _arguments(self, given: Mapping[str, Any]) -> dict[str, Any]:
         known = {p.name: p for p in self.params}
         for name in given:
             if name not in known:
@@ -246,13 +270,25 @@ class Transition:
         return out
 
     def encode(self, args: Mapping[str, Any]) -> str | None:
-        return encode_args(self.params, self.arguments(args))
+        return self._remembered(
+            "encode", args, lambda: encode_args(self.params, self.arguments(args))
+        )
 
     def decode(self, arg: str | None) -> dict[str, Any]:
         return decode_args(self.params, arg)
 
     def effect_for(self, args: Mapping[str, Any]) -> Predicate | None:
-        return self.effect(**self.arguments(args)) if self.effect is not None else None
+        effect = self.effect
+        if effect is None:
+            return None
+        return self._remembered("effect", args, lambda: effect(**self.arguments(args)), effect)
+
+    def field_for(self, args: Mapping[str, Any]) -> FormField:
+        """The form field the transition edits for these arguments."""
+        field = self.field
+        if field is None:
+            raise TypeError(f"{self.name} declares no field: give the widget its sid and name")
+        return self._remembered("field", args, lambda: field(**self.arguments(args)), field)
 
     def bind(self, **args: Any) -> Binding:
         """This transition with these arguments: what a widget bound to it sends."""
@@ -268,6 +304,17 @@ class Transition:
         if unknown:
             raise TypeError(f"{self.name} takes no {unknown[0]}")
         return self.fn(ctx, **self.arguments(given), **payload)
+
+
+_MEMO_MAX = 4096
+_KEY_LEAVES = frozenset({str, int, bool, type(None)})
+
+
+def _args_key(given: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """`given` as a hashable key that tells `1` from `True`; None unless every value is a
+    leaf (no key could stand for a list that changes)."""
+    types = tuple(map(type, given.values()))
+    return (tuple(given.items()), types) if _KEY_LEAVES.issuperset(types) else None
 
 
 def _keywords(fn: Handler) -> list[inspect.Parameter]:
@@ -310,9 +357,7 @@ class Binding:
     @property
     def field(self) -> FormField:
         """The form field the transition edits for these arguments."""
-        if self.transition.field is None:
-            raise TypeError(f"{self.handler} declares no field: give the widget its sid and name")
-        return self.transition.field(**self.transition.arguments(self.args))
+        return self.transition.field_for(self.args)
 
     def sid(self, prefix: str) -> str:
         """A form field's semantic id: `<prefix>:<form>.<name>` (`field:shipping.city`)."""

@@ -17,10 +17,25 @@ from webfactory_env.core.seeding import short_hash
 from webfactory_env.sitegen.spec import Affordance, AttrValue, Element, Option, Ui, Verb
 from webfactory_env.sitegen.variation import Variation
 
+_ESCAPED: dict[str, str] = {}
+_ESCAPED_MAX = 50_000  # short texts only (below): a few MB at most
+_ESCAPED_LONGEST = 200
+
 
 def esc(text: object) -> str:
-    """Escape text for HTML content and attribute values (quotes included)."""
-    return html.escape(str(text), quote=True)
+    """Escape text for HTML content and attribute values (quotes included). Pages escape
+    the same labels, ids and handler names again with every render: short texts are
+    escaped once per process."""
+    if type(text) is not str:
+        return html.escape(str(text), quote=True)
+    found = _ESCAPED.get(text)
+    if found is None:
+        found = html.escape(text, quote=True)
+        if len(text) <= _ESCAPED_LONGEST:
+            if len(_ESCAPED) >= _ESCAPED_MAX:
+                _ESCAPED.clear()
+            _ESCAPED[text] = found
+    return found
 
 
 _NAMES: dict[str, str] = {}
@@ -39,7 +54,17 @@ def attrs(**values: object) -> str:
     return "".join(parts)
 
 
+# Ids derived from a site's salt and a name, by (salt, name): every render asks again.
 _TESTIDS: dict[tuple[str, str], str] = {}
+_DOM_IDS: dict[tuple[str, str], str] = {}
+
+
+def _remember(table: dict[tuple[str, str], str], key: tuple[str, str], found: str) -> None:
+    if len(table) > 20_000:  # bounded (a few MB): sites come and go
+        table.clear()
+    table[key] = found
+
+
 _FRAGMENTS: dict[tuple[Hashable, ...], tuple[str, tuple[Affordance, ...]]] = {}
 # The widget style of an element that does not say (`Affordance.ui`).
 _UI_OF_ELEMENT = {
@@ -98,7 +123,12 @@ class Renderer:
         return html_
 
     def dom_id(self, name: str) -> str:
-        return f"{name.split(':')[0][:4]}-{short_hash(self.salt + '|' + name, 6).lower()}"
+        key = (self.salt, name)
+        found = _DOM_IDS.get(key)
+        if found is None:
+            found = f"{name.split(':')[0][:4]}-{short_hash(self.salt + '|' + name, 6).lower()}"
+            _remember(_DOM_IDS, key, found)
+        return found
 
     def instrument(
         self,
@@ -178,9 +208,7 @@ class Renderer:
         if found is None:
             base = re.sub(r"[^a-z0-9]+", "-", sid.split("=", 1)[0].lower()).strip("-")[:40]
             found = f"{base}-{short_hash(self.salt + '|t|' + sid, 4).lower()}"
-            if len(_TESTIDS) > 20_000:  # bounded (a few MB): sites come and go
-                _TESTIDS.clear()
-            _TESTIDS[key] = found
+            _remember(_TESTIDS, key, found)
         return found
 
     def meta(

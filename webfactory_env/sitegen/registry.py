@@ -14,6 +14,7 @@ from webfactory_env.core.resources import family_digest, tree_digest
 from webfactory_env.sitegen.app import SiteApp
 from webfactory_env.sitegen.renamed import RenamedPath
 from webfactory_env.sitegen.spec import SiteSpec
+from webfactory_env.sitegen.start import StartRenders
 from webfactory_env.sitegen.state import Schema
 from webfactory_env.sitegen.variation import AXIS_BY_NAME, Variation
 
@@ -51,9 +52,18 @@ class Site:
     def digest(self) -> str:
         return self.spec.digest
 
-    def new_app(self) -> SiteApp:
-        """A fresh app in the site's start state."""
-        return self.family.app_class(self.spec)
+    def new_app(self, *, shared_start: bool = False) -> SiteApp:
+        """A fresh app in the site's start state. `shared_start`: it shares the pages and
+        state views of the start state with the site's other such apps (`sitegen.start`);
+        its state must then change only through `dispatch`."""
+        app = self.family.app_class(self.spec)
+        if shared_start:
+            app.start = self._start
+        return app
+
+    @cached_property
+    def _start(self) -> StartRenders:
+        return StartRenders()
 
     def representative_routes(self) -> tuple[str, ...]:
         """One static route per page kind, in route order: `/product/<sku>` stands for

@@ -54,7 +54,13 @@ def link(
 
 def site_nav(r: Renderer, entries: Sequence[tuple[str, str]], *, label: str) -> str:
     """The main navigation: links `nav:<href>`; with the `shortcuts` axis on, each gets an
-    access key (Alt+Shift+letter in Chromium) and a legend lists them."""
+    access key (Alt+Shift+letter in Chromium) and a legend lists them. Drawn once per site
+    and variation, then replayed: every page of the site shows it."""
+    key = ("site_nav", tuple(entries), label, r.variation)
+    return r.fragment(key, lambda: _site_nav(r, entries, label=label))
+
+
+def _site_nav(r: Renderer, entries: Sequence[tuple[str, str]], *, label: str) -> str:
     used: set[str] = set()
     links, legend = [], []
     for href, text in entries:

@@ -99,7 +99,7 @@ class CompileRun:
     final_answer: str = ""
 
     def __post_init__(self) -> None:
-        self.app = self.site.new_app()
+        self.app = self.site.new_app(shared_start=True)  # its start page and view: the env's
         self.app.patches = False  # no page is sent anywhere: render only what the walk reads
         self.schema = self.site.family.schema
         # State views are built afresh for every state and never changed afterwards (the

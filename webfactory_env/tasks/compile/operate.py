@@ -121,11 +121,12 @@ def _suggestion(run: CompileRun, field: Affordance, value: str, step: ast.Step) 
     name = field.attr_map().get("name")
     want = value.strip().lower()
     for a in run.page_affordances():
+        if a.kind != "Suggestion":  # most of the page: no need to read its attributes
+            continue
         attrs = a.attr_map()
-        if (
-            a.kind == "Suggestion"
-            and attrs.get("field") == name
-            and want in (str(attrs.get("value", "")).lower(), str(attrs.get("label", "")).lower())
+        if attrs.get("field") == name and want in (
+            str(attrs.get("value", "")).lower(),
+            str(attrs.get("label", "")).lower(),
         ):
             return a
     raise run.error(f"typing {value!r} into {field.label!r} offers no matching suggestion", step)

@@ -56,8 +56,9 @@ class ShopQueries(Queries):
         }.get(self.state.listing.sort)
         return sorted(items, key=order) if order else items
 
-    def pages(self) -> int:
-        return max(1, -(-len(self.listing()) // PAGE_SIZE))
+    def pages(self, listed: list[Product] | None = None) -> int:
+        """How many pages the listing takes (`listed`: the listing, if already at hand)."""
+        return max(1, -(-len(self.listing() if listed is None else listed) // PAGE_SIZE))
 
     def subtotal(self) -> int:
         return sum(self.by_sku[s].price_cents * q for s, q in self.state.cart.items.items())
@@ -124,6 +125,6 @@ def facts(shop: Shop) -> ShopFacts:
             discount_cents=q.discount(),
             total_cents=q.total(),
         ),
-        listing=ListingFacts(len(listed), q.pages(), shown),
+        listing=ListingFacts(len(listed), q.pages(listed), shown),
         coupon_status=q.coupon_status(),
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Mapping
+from functools import cache, lru_cache
 from typing import Any
 
 from webfactory_env.core.seeding import SeedStream
@@ -19,7 +20,12 @@ AirportRow = dict[str, Any]
 
 def distance_km(a: Mapping[str, Any], b: Mapping[str, Any]) -> int:
     """Great-circle distance, rounded to 10 km (stable against last-digit float noise)."""
-    la1, lo1, la2, lo2 = (math.radians(v) for v in (a["lat"], a["lon"], b["lat"], b["lon"]))
+    return _distance_km(a["lat"], a["lon"], b["lat"], b["lon"])
+
+
+@lru_cache(maxsize=8192)  # the same airport pairs, site after site
+def _distance_km(lat1: float, lon1: float, lat2: float, lon2: float) -> int:
+    la1, lo1, la2, lo2 = (math.radians(v) for v in (lat1, lon1, lat2, lon2))
     h = (
         math.sin((la2 - la1) / 2) ** 2
         + math.cos(la1) * math.cos(la2) * math.sin((lo2 - lo1) / 2) ** 2
@@ -37,9 +43,21 @@ def _round5(x: float) -> int:
     return int(5 * round(x / 5))
 
 
+@cache
+def _airport_pool() -> Mapping[str, AirportRow]:
+    """Every airport of the vocabulary by code (read only: sites copy the rows they use)."""
+    return {a["code"]: a for a in vocab()["airports"]}
+
+
+@cache
+def _fare_factor() -> Mapping[str, float]:
+    """Each airline's fare factor, by code."""
+    return {a["code"]: a["factor"] for a in vocab()["airlines"]}
+
+
 def pick_airports(rng: SeedStream, n: int) -> list[AirportRow]:
     """The hub and the New York airports, then others at random (sorted by code)."""
-    pool = {a["code"]: a for a in vocab()["airports"]}
+    pool = _airport_pool()
     others = [c for c in sorted(pool) if c not in REQUIRED_AIRPORTS]
     chosen = [*REQUIRED_AIRPORTS, *rng.sample(others, n - len(REQUIRED_AIRPORTS))]
     return [dict(pool[c]) for c in sorted(chosen)]
@@ -145,7 +163,7 @@ class _Leg:
         self.rng = rng
         self.origin, self.dest = origin, dest
         self.by_code = {a["code"]: a for a in airports}
-        self.pool = {a["code"]: a for a in vocab()["airports"]}
+        self.pool = _airport_pool()
         self.numbers = numbers  # flight numbers taken site-wide
         self.km = distance_km(self.by_code[origin], self.by_code[dest])
 
@@ -184,8 +202,7 @@ class _Leg:
         if not anchor and rng.chance(0.25):
             dropped = rng.sample("1234567", rng.randint(1, 2))
             days = "".join(d for d in "1234567" if d not in dropped)
-        factor = {a["code"]: a["factor"] for a in vocab()["airlines"]}
-        fare = (49 + 0.072 * self.km) * factor[airline]
+        fare = (49 + 0.072 * self.km) * _fare_factor()[airline]
         fare *= 0.86 if stops else 1.0
         fare *= 0.9 if depart < 7 * 60 or depart >= 21 * 60 else 1.0
         fare *= 0.95 + 0.1 * rng.random()

@@ -156,7 +156,7 @@ def listing(shop: Shop, r: Renderer, route: str) -> Page:
             r,
             key="listing",
             page=state.page,
-            pages=shop.queries.pages(),
+            pages=shop.queries.pages(items),
             bind=turn_page.bind(),
             label=c("listing.pages"),
             prev_text=c("listing.prev"),
