@@ -278,6 +278,78 @@ def test_same_actions_give_the_same_observations(make_env):
     assert runs[0] == runs[1]
 
 
+# ------------------------------------------------------------------ RL libraries
+@pytest.mark.browser
+def test_sb3_checks_the_env_and_ppo_trains_on_the_grid(make_env, tmp_path):
+    checker = pytest.importorskip("stable_baselines3.common.env_checker")
+    from stable_baselines3 import PPO
+
+    env = make_env(task="shop_open_cart", action_mode="coordinates", max_steps=8)
+    checker.check_env(env.unwrapped, warn=True)
+    model = PPO("MultiInputPolicy", env, n_steps=32, batch_size=16, n_epochs=1, seed=0)
+    model.learn(total_timesteps=32)
+    obs, info = env.reset(seed=1)
+    action, _ = model.predict(obs, deterministic=True)
+    assert env.action_space.contains(action)
+    _, _, _, _, info = env.step(action)
+    assert info["record"]["action"]["raw"] == [int(v) for v in action]
+    model.save(tmp_path / "ppo")
+    assert PPO.load(tmp_path / "ppo").action_space == env.action_space
+
+
+# ---------------------------------------------------------------- traces and replay
+@pytest.mark.browser
+@pytest.mark.parametrize("mode", ["coordinates", "coordinates_text"])
+def test_coordinate_episodes_replay_byte_for_byte(mode, tmp_path, monkeypatch):
+    """With the shop's postal code field secret: typed into a focused field, it is redacted
+    in the trace (a numeric action's value slot, a text action's placeholder) and replays."""
+    from webfactory_env.replay import verify_bundle, write_bundle
+    from webfactory_env.sitegen import widgets
+    from webfactory_env.trace import TraceRecorder, read_trace
+
+    text_field = widgets.text_field
+
+    def secret_postcode(r: Any, **kw: Any) -> str:
+        if kw["bind"].args.get("name") == "postal_code":
+            kw["redact"] = True
+        return text_field(r, **kw)
+
+    monkeypatch.setattr(widgets, "text_field", secret_postcode)
+
+    trace = tmp_path / "trace.jsonl"
+    env = TraceRecorder(
+        gym.make(
+            "WebTask-v0", family="shop", task="buy_red_mug", obs_mode="tokens", action_mode=mode
+        ),
+        trace,
+    )
+    try:
+        oracle = OracleAgent(env)
+        obs, info = env.reset(seed=3)
+        done = False
+        while not done:
+            obs, _, terminated, truncated, info = env.step(oracle.act(obs, info))
+            done = terminated or truncated
+        assert info["success"]
+        write_bundle(tmp_path / "bundle", env, trace)
+    finally:
+        env.close()
+    steps = read_trace(trace)[-1].steps
+    typed = [s for s in steps if s.action.redacted]
+    assert len(typed) == 1 and typed[0].action.value == "REDACTED"
+    assert typed[0].action.verb == "type" and typed[0].action.target
+    assert "94105" not in "".join(trace.read_text().splitlines(keepends=True)[1:])
+    raws = [s.action.raw for s in steps]
+    if mode == "coordinates_text":
+        assert all(isinstance(r, str) for r in raws)
+        assert any(r.startswith("click(") for r in raws if isinstance(r, str))
+    else:
+        assert all(isinstance(r, list) and len(r) == 7 for r in raws)
+    verdict = verify_bundle(tmp_path / "bundle")
+    assert verdict.ok, verdict.message
+    assert verdict.message == f"verified {len(steps)} steps"
+
+
 # ------------------------------------------------------------- the coordinate oracle
 TASKS = [(t.family, t.name) for t in library_tasks() if t.family != "gallery"]
 
