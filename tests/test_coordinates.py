@@ -258,6 +258,27 @@ def test_the_wheel_scrolls_and_a_drag_and_a_double_click_select_text(shop):
 
 
 @pytest.mark.browser
+def test_the_wheel_brings_an_infinite_list_its_next_batch(make_env):
+    env = make_env(
+        family="forum",
+        task="forum_accept_not_author",
+        obs_mode="tokens",
+        action_mode="coordinates_text",
+        variation={"list_mode": "infinite"},
+    )
+    env.reset(seed=0)
+    dom = env.unwrapped.dom
+    x, y = dom.center(dom.sids.index("nav:/threads"))
+    env.step(f"click({round(x)}, {round(y)})")
+    shown = env.unwrapped.app.state_view()["listing"]["shown"]
+    loads = []
+    while env.unwrapped.dom.can_scroll_down and not loads:
+        _, _, _, _, info = env.step("scroll(640, 400, 0, 600)")
+        loads = [e for e in info["record"]["events"] if e["type"] == "click"]
+    assert loads and env.unwrapped.app.state_view()["listing"]["shown"] > shown
+
+
+@pytest.mark.browser
 def test_same_actions_give_the_same_observations(make_env):
     runs = []
     for _ in range(2):
