@@ -258,6 +258,25 @@ def test_the_wheel_scrolls_and_a_drag_and_a_double_click_select_text(shop):
 
 
 @pytest.mark.browser
+def test_an_open_dialog_takes_the_click_meant_for_a_link_behind_it(make_env):
+    env = make_env(
+        family="shop", task="shop_apply_coupon", obs_mode="tokens",
+        action_mode="coordinates_text", variation={"form_mode": "modal"},
+    )  # fmt: skip
+    obs, info = env.reset(seed=0)
+    home = _at(env, "link", "Home")
+    oracle = OracleAgent(env)  # until the coupon dialog is open
+    while not any(role == "dialog" for role, _, _ in env.unwrapped.dom.groups):
+        obs, _, _, _, info = env.step(oracle.act(obs, info))
+        assert info["steps"] < 30
+    dom = env.unwrapped.dom
+    assert dom.flags[_index(env, "link", "Home")] & 64  # OCCLUDED: the overlay covers it
+    _, _, _, _, info = env.step(f"click({home})")
+    assert info["action_error"] is None and info["route"] == "/cart"
+    assert info["record"]["events"] == [] and info["record"]["action"]["target"] is None
+
+
+@pytest.mark.browser
 def test_the_wheel_brings_an_infinite_list_its_next_batch(make_env):
     env = make_env(
         family="forum",
