@@ -102,10 +102,10 @@ def test_text_actions_read_as_coordinate_actions():
 @pytest.mark.parametrize(
     ("text", "says"),
     [
-        ("click(312)", "click(x, y) takes 2 numbers, got 1"),
+        ("click(312)", "click(x, y) takes 2 numbers of pixels, got 1"),
         ('click("top", 3)', 'click: x must be a number of pixels, got "top"'),
-        ("drag(1, 2, 3)", "drag(x1, y1, x2, y2) takes 4 numbers, got 3"),
-        ("scroll(down)", "scroll(x, y, dx, dy) takes 4 numbers, got 1"),
+        ("drag(1, 2, 3)", "drag(x1, y1, x2, y2) takes 4 numbers of pixels, got 3"),
+        ("scroll(down)", "scroll(x, y, dx, dy) takes 4 numbers of pixels, got 1"),
         ("type(3)", 'wrong arguments for type: write type("text")'),
         ('key("Hyper")', "unknown key 'Hyper'"),
         ("tap(1, 2)", "unknown action 'tap(1, 2)'; write one of: click(x, y)"),

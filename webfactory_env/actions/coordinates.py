@@ -39,7 +39,7 @@ from webfactory_env.actions.text import (
 from webfactory_env.actions.verbs import DONE_VERBS, KEYS, ActionConfig, Decoded, InvalidActionError
 from webfactory_env.core import dom as f
 from webfactory_env.core.dom import DomSnapshot
-from webfactory_env.executor.session import BrowserOp
+from webfactory_env.executor.session import BrowserOp, BrowserVerb
 
 COORDINATE_VERBS = (
     "click", "double_click", "move", "drag", "scroll", "type", "key", "done_success", "done_fail",
@@ -66,10 +66,7 @@ def _numbers(args: CallArgs, name: str, names: Sequence[str]) -> tuple[float, ..
     """The call's positional arguments as numbers of pixels, or what is wrong with them."""
     if len(args.positional) != len(names):
         form = f"{name}({', '.join(names)})"
-        return (
-            f"{form} takes {len(names)} numbers, got {len(args.positional)};"
-            f" {wrong_arguments(name, COORDINATE_ACTIONS)}"
-        )
+        return f"{form} takes {len(names)} numbers of pixels, got {len(args.positional)}"
     out = []
     for arg, (kind, text) in zip(names, args.positional, strict=True):
         if kind not in ("int", "float"):
@@ -239,7 +236,11 @@ def decode_coordinates(action: Any, config: ActionConfig, values: Sequence[str])
 
 
 # ------------------------------------------------------------------ checked on the page
-_OPS = {"click": "mouse_click", "double_click": "mouse_double_click", "move": "mouse_move"}
+_OPS: dict[str, BrowserVerb] = {
+    "click": "mouse_click",
+    "double_click": "mouse_double_click",
+    "move": "mouse_move",
+}
 
 
 def check_coordinates(d: Decoded, dom: DomSnapshot) -> tuple[BrowserOp | None, str | None]:
@@ -256,12 +257,12 @@ def check_coordinates(d: Decoded, dom: DomSnapshot) -> tuple[BrowserOp | None, s
                 f"point ({_num(x)}, {_num(y)}) is outside the viewport: x must lie in"
                 f" 0..{vw - 1} and y in 0..{vh - 1}"
             )
-    if d.verb in _OPS:
-        return BrowserOp(_OPS[d.verb], point=(coords[0], coords[1])), None  # type: ignore[arg-type]
-    if d.verb == "drag":
-        return BrowserOp("mouse_drag", point=coords[:2], to=coords[2:]), None  # type: ignore[arg-type]
-    if d.verb == "scroll":
-        return BrowserOp("mouse_wheel", point=coords[:2], to=coords[2:]), None  # type: ignore[arg-type]
+    if d.verb in ("click", "double_click", "move"):
+        verb: BrowserVerb = _OPS[d.verb]
+        return BrowserOp(verb, point=(coords[0], coords[1])), None
+    if d.verb in ("drag", "scroll"):  # a drag's end point; a wheel's (dx, dy)
+        verb = "mouse_drag" if d.verb == "drag" else "mouse_wheel"
+        return BrowserOp(verb, point=(coords[0], coords[1]), to=(coords[2], coords[3])), None
     if d.verb == "type":
         return BrowserOp("keyboard_type", value=d.value or ""), None
     if d.verb == "key":
