@@ -3,6 +3,7 @@ a real page, a click on nothing, determinism, and the coordinate oracle on every
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import gymnasium as gym
@@ -128,11 +129,16 @@ def test_a_point_outside_the_viewport_is_invalid_and_says_the_bounds():
     assert op.to == (0.0, 5000.0)  # a scroll's delta may be any size
 
 
-def test_an_answer_by_pointing_reads_the_innermost_element_there():
+def test_an_answer_by_pointing_reads_the_smallest_element_there():
     dom = _dom()
-    assert act.element_at(dom, 20, 20) == 1  # the span inside the card
+    assert act.element_at(dom, 20, 20) == 1  # the price inside the card
     assert act.element_at(dom, 300, 300) == 0
     assert act.element_at(dom, 900, 700) is None
+    # A link inside a list item whose own text (listed after it) spans the link too.
+    item = replace(dom, boxes=((0, 0, 400, 400), (0, 0, 400, 40)), texts=("Mug", "Mar 1 · A"))
+    assert act.element_at(item, 20, 20) == 1
+    item = replace(item, boxes=((0, 0, 160, 17), (0, 0, 240, 39)))
+    assert act.element_at(item, 20, 10) == 0
 
 
 def test_coordinate_modes_need_a_browser_that_draws():

@@ -285,13 +285,15 @@ def coordinate_masks(config: ActionConfig, values: Sequence[str], offer_done: bo
 
 
 def element_at(dom: DomSnapshot, x: float, y: float) -> int | None:
-    """The observed element a point falls on: the last (innermost) one in document order
-    whose box holds it, or None."""
-    hit = None
-    for i, (bx, by, bw, bh) in enumerate(dom.boxes):
-        if bx <= x < bx + bw and by <= y < by + bh:
-            hit = i
-    return hit
+    """The observed element a point falls on, or None: of those whose box holds it, the
+    smallest (a link inside a list item whose own text is observed too: the link), the
+    later in document order on a tie."""
+    hits = [
+        (w * h, -i)
+        for i, (bx, by, w, h) in enumerate(dom.boxes)
+        if bx <= x < bx + w and by <= y < by + h
+    ]
+    return -min(hits)[1] if hits else None
 
 
 def focused_element(dom: DomSnapshot) -> int | None:
