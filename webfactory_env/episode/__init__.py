@@ -235,7 +235,7 @@ class Episode:
             return None, False
         index: int | None = op.index
         if op.verb == "keyboard_type":  # typed into whatever had focus
-            index = act.focused_element(dom_before) if op.index < 0 else op.index
+            index = act.focused_element(dom_before)
         sid = dom_before.sids[index] if index is not None and index >= 0 else None
         if sid is None and op.verb in INPUT_VERBS:
             # Input at a point: the element of the site it set off, if any (hit testing
