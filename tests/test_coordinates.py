@@ -4,6 +4,7 @@ a real page, a click on nothing, determinism, and the coordinate oracle on every
 from __future__ import annotations
 
 from dataclasses import replace
+from html import escape
 from typing import Any
 
 import gymnasium as gym
@@ -349,7 +350,7 @@ def test_sb3_checks_the_env_and_ppo_trains_on_the_grid(make_env, tmp_path):
 def test_coordinate_episodes_replay_byte_for_byte(mode, tmp_path, monkeypatch):
     """With the shop's postal code field secret: typed into a focused field, it is redacted
     in the trace (a numeric action's value slot, a text action's placeholder) and replays."""
-    from webfactory_env.replay import verify_bundle, write_bundle
+    from webfactory_env.replay import verify_bundle, write_bundle, write_report
     from webfactory_env.sitegen import widgets
     from webfactory_env.trace import TraceRecorder, read_trace
 
@@ -394,6 +395,11 @@ def test_coordinate_episodes_replay_byte_for_byte(mode, tmp_path, monkeypatch):
     verdict = verify_bundle(tmp_path / "bundle")
     assert verdict.ok, verdict.message
     assert verdict.message == f"verified {len(steps)} steps"
+    # The viewer says each step as written: the call, or the verb and its numbers.
+    report = write_report(tmp_path / "bundle", tmp_path / "r.html").read_text()
+    first = steps[0].action
+    said = first.raw if isinstance(first.raw, str) else f"{first.verb} {first.raw}"
+    assert escape(said) in report and "no element" in report
 
 
 # ------------------------------------------------------------- the coordinate oracle
