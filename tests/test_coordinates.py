@@ -142,6 +142,18 @@ def test_an_answer_by_pointing_reads_the_smallest_element_there():
     assert act.element_at(item, 20, 10) == 0
 
 
+def test_a_long_text_is_typed_in_parts_each_within_the_step_timeout():
+    from webfactory_env.executor.input import TYPE_CHUNK, input_parts
+    from webfactory_env.executor.session import BrowserOp
+
+    text = "".join(chr(65 + i % 26) for i in range(2 * TYPE_CHUNK + 7))
+    parts = input_parts(BrowserOp("keyboard_type", value=text))
+    assert [len(p.value) for p in parts] == [TYPE_CHUNK, TYPE_CHUNK, 7]
+    assert "".join(p.value for p in parts) == text
+    click = BrowserOp("mouse_click", point=(1.0, 2.0))
+    assert input_parts(click) == [click]
+
+
 def test_coordinate_modes_need_a_browser_that_draws():
     with pytest.raises(ConfigError, match="action_mode='coordinates' needs frames"):
         gym.make(
@@ -323,6 +335,47 @@ def test_same_actions_give_the_same_observations(make_env):
         runs.append((actions, digests))
         env.close()
     assert runs[0] == runs[1]
+
+
+# ------------------------------------------------------------------ random input
+HOSTILE = (
+    "click(-1, 5)", "click(1e9, 2)", "click(99999999999999999999, 1)", "drag(1, 2, 3)",
+    "scroll(0, 0, 0, 99999999)", "scroll(640, 400, -1e6, -1e6)", 'key("Alt+F4")',
+    'key("Control+w")', 'key("")', 'type("' + "A" * 450 + '")', 'type("\u0000\n\t")',
+    "type(\"</textarea><script>fetch('http://203.0.113.7/')</script>\")", "click(1, 2)(3)",
+    'done(true, "' + "why " * 100 + '")', "__import__('os')",
+)  # fmt: skip
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("family", ["shop", "travel", "kanban", "account", "forum"])
+def test_random_input_never_breaks_a_site_and_the_oracle_still_solves(family, make_env):
+    """Random clicks, drags, wheels, keys and typing anywhere (numeric samples of the
+    space), then hostile text calls: no step raises or makes the app fail, and the oracle
+    solves a task in the same env afterwards."""
+    rng = np.random.default_rng(len(family))
+    tasks = sorted(t.name for t in library_tasks(family))
+    kwargs = {"family": family, "task": tasks[0], "obs_mode": "tokens", "max_steps": 40}
+    env = make_env(action_mode="coordinates", **kwargs)
+    text = make_env(action_mode="coordinates_text", **kwargs)
+    env.action_space.seed(int(rng.integers(2**31)))
+    for k, (each, actions) in enumerate([(env, 120), (text, len(HOSTILE))]):
+        obs, info = each.reset(seed=k, options={"task": tasks[k]})
+        for n in range(actions):
+            action = env.action_space.sample() if each is env else HOSTILE[n]
+            obs, reward, terminated, truncated, info = each.step(action)
+            assert each.observation_space.contains(obs) and np.isfinite(reward)
+            kinds = {e["event_type"] for e in info["record"]["error_events"]}
+            assert kinds <= {"agent", "executor"}, info["record"]["error_events"]
+            if terminated or truncated:
+                obs, info = each.reset(seed=n, options={"task": tasks[n % len(tasks)]})
+    oracle = OracleAgent(env)
+    obs, info = env.reset(seed=0, options={"task": tasks[0]})
+    done = False
+    while not done:
+        obs, _, terminated, truncated, info = env.step(oracle.act(obs, info))
+        done = terminated or truncated
+    assert info["success"]
 
 
 # ------------------------------------------------------------------ RL libraries

@@ -9,6 +9,7 @@ frame (Chromium aligns them to frames), so a session that sends them must draw f
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -30,6 +31,17 @@ INPUT_VERBS = frozenset(
 # Intermediate mouse moves of a drag: enough for a page's drag code to see motion (and for
 # Chromium to start an HTML drag), few enough to stay cheap.
 DRAG_STEPS = 5
+# Typing sends a key's events per character (about 7 ms each): a long text goes in parts,
+# each one browser call within the step timeout.
+TYPE_CHUNK = 200
+
+
+def input_parts(op: BrowserOp) -> list[BrowserOp]:
+    """`op` as the browser calls that send it: typing a long text is several."""
+    if op.verb != "keyboard_type" or len(op.value) <= TYPE_CHUNK:
+        return [op]
+    cuts = range(0, len(op.value), TYPE_CHUNK)
+    return [replace(op, value=op.value[i : i + TYPE_CHUNK]) for i in cuts]
 
 
 def send_input(page: Page, op: BrowserOp) -> None:

@@ -9,6 +9,7 @@ reset to a new site costs one `evaluate`, not a document load.
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import json
 import logging
@@ -39,7 +40,7 @@ from webfactory_env.executor.drift import (
     retry_candidates,
 )
 from webfactory_env.executor.egress import EgressProxy, origin_of, parse_origins
-from webfactory_env.executor.input import INPUT_VERBS, park_pointer, send_input
+from webfactory_env.executor.input import INPUT_VERBS, input_parts, park_pointer, send_input
 from webfactory_env.sitegen.app import bootstrap_document
 from webfactory_env.sitegen.served import ServedSite, Transport
 from webfactory_env.sitegen.spec import AppEvent, Patch, merge_patches
@@ -374,6 +375,9 @@ class PageSession:
                 lambda: self._page.goto(ORIGIN + "/", wait_until="domcontentloaded"),
                 what="loading the site's shell",
             )
+            # No history behind the shell: input that goes back (a sideways wheel's
+            # overscroll, Alt+ArrowLeft) would leave the runtime for about:blank.
+            self.call(lambda: self._cdp.send("Page.resetNavigationHistory"))
             self._booted = True
         self.app = app
         args = [app.mount_payload("queue"), clock_ms, seed & 0x7FFFFFFF, observe.to_json()]
@@ -418,7 +422,8 @@ class PageSession:
             self.call(lambda: page.mouse.click(x, y))
             events = self._js("drain", [])
         elif op.verb in INPUT_VERBS:
-            self.call(lambda: send_input(page, op), what=f"sending input ({op.verb})")
+            for part in input_parts(op):
+                self.call(functools.partial(send_input, page, part), what=f"input ({op.verb})")
             events = self._js("settle", [])  # and what the input scrolled into view set off
         elif op.verb == "press":
             if op.index >= 0:
