@@ -2,13 +2,15 @@
 
     .venv/bin/python benchmarks/oracle_solve_rate.py [--seeds 0-19,100000-100019]
         [--family F] [--task T] [--difficulty D] [--variation AXIS=VALUE ...]
-        [--browser N] [--max-steps K] [--json]
+        [--browser N] [--max-steps K] [--action-mode MODE] [--json]
 
 By default the oracle runs on `AppDriver` (the site app and the env's reward simulator,
 without a browser), which is fast enough for thousands of episodes. `--browser N` also runs
 the real env in Chromium on the first N seeds of each task, with the same `max_steps` the
 evaluation suites use (64 unless `--max-steps` says otherwise), so that a plan that needs
 more steps than an episode allows (scrolling, "load more") shows up as a failure.
+`--action-mode coordinates` (or `coordinates_text`) runs the oracle there with the mouse
+and the keyboard (`CoordinateOracle`): centre clicks, typing, select lists by keys.
 
 Each row is one task: episodes solved / run, and the most steps an episode took. The exit
 status is 1 when any task is below 100%, so the script can gate a change.

@@ -105,6 +105,8 @@ class EnvConfig(BaseModel):
         wants = (
             f"obs_mode={self.obs_mode!r}"
             if "pixels" in self.obs_mode
+            else f"action_mode={self.action_mode!r}"
+            if self.action_mode in act.COORDINATE_MODES
             else "render_mode='rgb_array'"
             if self.render_mode == "rgb_array"
             else "end_screenshot='full'"
@@ -113,9 +115,10 @@ class EnvConfig(BaseModel):
         )
         if wants is not None:
             raise ConfigError(
-                f"{wants} needs screenshots, but browser=BrowserConfig(pixels=False) draws"
-                " no frames; use obs_mode 'tokens' or 'text' without rendering, or a browser"
-                " with pixels=True"
+                f"{wants} needs frames (screenshots, or mouse input), but"
+                " browser=BrowserConfig(pixels=False) draws no frames; use obs_mode 'tokens'"
+                " or 'text' and element actions without rendering, or a browser with"
+                " pixels=True"
             )
         return self
 
@@ -161,23 +164,29 @@ class EnvConfig(BaseModel):
         )
 
     def actions(self) -> act.ActionConfig:
+        height, width = self.screenshot_size
         return act.ActionConfig(
             self.max_elements,
             self.max_values,
             self.action_mode,
             self.max_actions,
             self.done_actions,
+            grid=(width, height),
+            viewport=self.viewport,
         )
 
     @property
     def draws(self) -> bool:
         """Whether the env's browser draws frames: when asked to (`BrowserConfig.pixels`),
         else only if the env can be asked for pixels. A `tokens` or `text` env never reads
-        one, and drawing them is most of what Chromium spends on a step."""
+        one, and drawing them is most of what Chromium spends on a step. Coordinate
+        actions need frames too: Chromium hands mouse moves and wheel turns to a page
+        only with one (`executor.input`)."""
         if self.browser is not None and self.browser.pixels is not None:
             return self.browser.pixels
         return (
             "pixels" in self.obs_mode
+            or self.action_mode in act.COORDINATE_MODES
             or self.render_mode == "rgb_array"
             or self.end_screenshot == "full"
         )
@@ -196,6 +205,7 @@ class EnvConfig(BaseModel):
             viewport=self.viewport,
             browser=self.browser_config(),
             step_timeout_ms=self.step_timeout_ms,
+            park_pointer=self.action_mode in act.COORDINATE_MODES,
         )
 
     def goal_text(self, task: Any, level_seed: int) -> str:

@@ -46,12 +46,12 @@ class WebTaskEnv(gym.Env):
 
     ## Action Space
     `MultiDiscrete([10, max_elements, max_values])`: a verb (click, type, select, submit,
-    press_enter, scroll_down, scroll_up, back, done_success, done_fail), an element row of
-    the observation, and a slot of the task's value table (`info["values"]`, for type and
-    select); `action_masks()` gives per-dimension masks. `action_mode="discrete"`: one index
-    per valid action, joint masks. Done verbs are offered (`done_actions="auto"`) only to
-    tasks that end with an answer or as infeasible. `text` mode takes calls like `click(3)`.
-    Invalid actions cost `invalid_penalty`, change nothing, say why in `info["action_error"]`.
+    press_enter, scroll_down, scroll_up, back, done_success, done_fail), an observed element
+    row, a value-table slot (`info["values"]`: type, select); `action_masks()` gives masks.
+    `discrete`: an index per valid action (joint masks). `text`: calls like `click(3)`.
+    `coordinates`: mouse and keyboard at screenshot-grid points; `coordinates_text`: calls
+    like `click(312, 88)` in viewport pixels. Done verbs go to answer or infeasible tasks
+    (`done_actions`). Invalid actions cost `invalid_penalty`, say why in `action_error`.
 
     ## Observation Space
     A `Dict` of fixed-shape arrays: per visible element `tag`, `role`, hashed `text` word

@@ -112,7 +112,7 @@ class WebTaskVectorEnv(AsyncVectorEnv):
             raise ConfigError(f"num_envs must be a positive integer (got {num_envs!r})")
         env_kwargs.pop("max_episode_steps", None)  # Gymnasium's; the env has max_steps
         # A mistake is one clear error here, not one per worker; the shared Chromium draws
-        # frames only if the envs can be asked for pixels (`EnvConfig.draws`).
+        # frames only if the envs can be asked for pixels or move the mouse (`EnvConfig.draws`).
         config = EnvConfig.parse(env_kwargs)
         browser = config.browser_config()
         self.server: BrowserServer | None = None

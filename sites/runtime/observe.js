@@ -262,6 +262,7 @@
     visit(document.body, false, null);
 
     const se = document.scrollingElement || document.documentElement;
+    observedScroll = [window.scrollX, window.scrollY];
     return {
       elements: out, offscreen, groups,
       scroll_y: Math.round(window.scrollY), scroll_height: Math.round(se.scrollHeight),

@@ -24,6 +24,7 @@
   let route = "/";
   let title = "";
   let inflight = Promise.resolve();
+  let observedScroll = [0, 0];       // the page's scroll offsets when last observed
 
   const INTERACTIVE = new Set(["A", "BUTTON", "INPUT", "SELECT", "TEXTAREA", "SUMMARY"]);
   const TEXT_INPUTS = new Set(["", "text", "email", "search", "tel", "url", "password", "number"]);
@@ -229,6 +230,16 @@
     return events;
   }
 
+  // After input from the executor's mouse or keyboard (coordinate actions): the page's
+  // events, and, when the input scrolled the page (a wheel, a key, a drag), what "load
+  // more" sentinels it brought into view set off, as a scroll action's do.
+  function settle() {
+    if (window.scrollX !== observedScroll[0] || window.scrollY !== observedScroll[1]) {
+      checkSentinels();
+    }
+    return drain();
+  }
+
   // What a replaced element was called, to find its successor (selector drift).
   function describe(el) {
     return {
@@ -388,7 +399,7 @@
 
   Object.defineProperty(window, "__wf", {
     value: Object.freeze({
-      mount, applyPatch, drain, observe, act, step,
+      mount, applyPatch, drain, settle, observe, act, step,
       settled: () => inflight.then(() => true, () => true),
       j: Object.freeze({
         mount: json((p, clock, seed, opts) => {
@@ -396,7 +407,8 @@
           mount(p);
           return observe(opts);
         }),
-        drain: json(drain), observe: json(observe), act: json(act), step: json(step),
+        drain: json(drain), settle: json(settle), observe: json(observe), act: json(act),
+        step: json(step),
         audit: json(audit), retarget: json(retarget),
       }),
     }),

@@ -17,12 +17,28 @@ a JSON decoder makes of a broken `\\ud800` escape) become U+FFFD before anything
 (`core.text.clean_text`), so no page, observation or trace ever holds one; a surrogate pair
 written as two code points becomes the character it encodes.
 
+Two more modes act at viewport points instead of elements (`coordinates`): `coordinates`
+(for RL, a grid over the screenshot's pixels) and `coordinates_text` (`click(312, 88)`).
+
 One module per part: `verbs` (the verbs, keys, options and `Decoded`), `decoding` (the
-spaces, and an action decoded), `text` (the text grammar) and `validity` (an action checked
-against the page, masks, the discrete menu).
+spaces, and an action decoded), `text` (the text grammar), `validity` (an action checked
+against the page, masks, the discrete menu) and `coordinates` (the coordinate modes).
 """
 
-from webfactory_env.actions.decoding import action_space, decode, done_refusal
+from webfactory_env.actions.coordinates import (
+    COORDINATE_ACTIONS,
+    COORDINATE_KEYS,
+    COORDINATE_VERB_INDEX,
+    COORDINATE_VERBS,
+    SCROLL_FRACTION,
+    coordinate_call,
+    element_at,
+    focused_element,
+    grid_to_viewport,
+    screenshot_to_viewport,
+    viewport_to_grid,
+)
+from webfactory_env.actions.decoding import action_space, decode, done_refusal, value_slot
 from webfactory_env.actions.text import (
     TEXT_ACTIONS,
     CallArgs,
@@ -48,11 +64,13 @@ from webfactory_env.actions.validity import (
 )
 from webfactory_env.actions.verbs import (
     ACTION_MODES,
+    COORDINATE_MODES,
     DONE_VERBS,
     ELEMENT_VERBS,
     KEYS,
     MAX_TEXT_ACTION,
     PAGE_ACTIONS,
+    TEXT_MODES,
     VERB_INDEX,
     VERBS,
     ActionConfig,
@@ -62,12 +80,19 @@ from webfactory_env.actions.verbs import (
 
 __all__ = [
     "ACTION_MODES",
+    "COORDINATE_ACTIONS",
+    "COORDINATE_KEYS",
+    "COORDINATE_MODES",
+    "COORDINATE_VERBS",
+    "COORDINATE_VERB_INDEX",
     "DONE_VERBS",
     "ELEMENT_VERBS",
     "KEYS",
     "MAX_TEXT_ACTION",
     "PAGE_ACTIONS",
+    "SCROLL_FRACTION",
     "TEXT_ACTIONS",
+    "TEXT_MODES",
     "VERBS",
     "VERB_INDEX",
     "ActionConfig",
@@ -81,17 +106,24 @@ __all__ = [
     "action_space",
     "answer_text",
     "check",
+    "coordinate_call",
     "decode",
     "describe",
     "discrete_masks",
     "done_refusal",
+    "element_at",
     "enumerate_actions",
+    "focused_element",
+    "grid_to_viewport",
     "menu_array",
     "menu_rows",
     "parse_call",
     "parse_text_action",
     "quote_text",
+    "screenshot_to_viewport",
     "text_action",
     "unquote",
     "usage",
+    "value_slot",
+    "viewport_to_grid",
 ]

@@ -8,10 +8,13 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from webfactory_env.actions.coordinates import coordinate_space, decode_coordinates
 from webfactory_env.actions.text import parse_text_action
 from webfactory_env.actions.verbs import (
+    COORDINATE_MODES,
     DONE_VERBS,
     MAX_TEXT_ACTION,
+    TEXT_MODES,
     VERBS,
     ActionConfig,
     Decoded,
@@ -21,7 +24,9 @@ from webfactory_env.core.text import UnicodeText, clean_text
 
 
 def action_space(config: ActionConfig) -> spaces.Space[Any]:
-    if config.mode == "text":
+    if config.mode == "coordinates":
+        return coordinate_space(config)
+    if config.mode in TEXT_MODES:
         return UnicodeText(MAX_TEXT_ACTION, min_length=1)
     if config.mode == "discrete":
         return spaces.Discrete(config.max_actions)
@@ -55,6 +60,9 @@ def _decode(
         if k >= len(menu):
             return f"action {k} is not available now (only {len(menu)} actions are)"
         return menu[k]
+    if config.mode in COORDINATE_MODES:
+        text = clean_text(action) if isinstance(action, str) else action
+        return decode_coordinates(text, config, values)
     if config.mode == "text":
         if not isinstance(action, str):
             raise InvalidActionError(
@@ -115,3 +123,10 @@ def done_refusal(d: Decoded, config: ActionConfig, expects_answer: bool) -> str 
             "max_steps); make the env with done_actions='always' to offer it"
         )
     return None
+
+
+def value_slot(raw: Sequence[int]) -> int | None:
+    """The value-table slot a numeric action names: `[verb, element, slot]`, or a
+    coordinate action's `[verb, x, y, x2, y2, slot, key]`; None for other shapes."""
+    at = {3: 2, 7: 5}.get(len(raw))
+    return int(raw[at]) if at is not None else None

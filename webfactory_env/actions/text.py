@@ -52,22 +52,26 @@ TEXT_ACTIONS: list[TextAction] = []
 
 
 def text_action(
-    name: str, forms: Sequence[str], doc: str, examples: Sequence[str], aliases: Sequence[str] = ()
+    name: str,
+    forms: Sequence[str],
+    doc: str,
+    examples: Sequence[str],
+    aliases: Sequence[str] = (),
+    grammar: list[TextAction] = TEXT_ACTIONS,
 ) -> Callable[[Reader], Reader]:
-    """Register the decorated argument reader as text action `name`, with its docs."""
+    """Register the decorated argument reader as text action `name` of `grammar` (the
+    element actions', or the coordinate actions' `actions.coordinates.COORDINATE_ACTIONS`)."""
 
     def register(read: Reader) -> Reader:
-        TEXT_ACTIONS.append(
-            TextAction(name, tuple(forms), doc, tuple(examples), read, tuple(aliases))
-        )
+        grammar.append(TextAction(name, tuple(forms), doc, tuple(examples), read, tuple(aliases)))
         return read
 
     return register
 
 
-def usage() -> str:
+def usage(grammar: Sequence[TextAction] = TEXT_ACTIONS) -> str:
     """Every accepted form, for error messages."""
-    return "write one of: " + ", ".join(form for a in TEXT_ACTIONS for form in a.forms)
+    return "write one of: " + ", ".join(form for a in grammar for form in a.forms)
 
 
 def _tokens(text: str) -> list[Token] | str:
@@ -117,18 +121,21 @@ def quote_text(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def parse_call(text: str) -> tuple[str, CallArgs] | str:
-    """`name(arg, ..., key=value)` → (lower-case name, arguments), or what is wrong."""
+def parse_call(
+    text: str, grammar: Sequence[TextAction] = TEXT_ACTIONS
+) -> tuple[str, CallArgs] | str:
+    """`name(arg, ..., key=value)` → (lower-case name, arguments), or what is wrong (the
+    forms of `grammar` said in the message)."""
     toks = _tokens(text)
     if isinstance(toks, str):
-        return f"{toks}; {usage()}"
+        return f"{toks}; {usage(grammar)}"
     if (
         len(toks) < 3
         or toks[0][0] != "name"
         or toks[1] != ("punct", "(")
         or toks[-1] != ("punct", ")")
     ):
-        return f"not an action call: {text[:60]!r}; {usage()}"
+        return f"not an action call: {text[:60]!r}; {usage(grammar)}"
     inner = toks[2:-1]
     if inner and inner[-1] == ("punct", ","):
         return f"trailing comma in {text[:60]!r}"
@@ -146,31 +153,31 @@ def parse_call(text: str) -> tuple[str, CallArgs] | str:
                 positional.append(group[0])
             elif len(group) in (2, 3) and group[0][0] == "name" and group[1] == ("punct", "="):
                 if len(group) == 2 or group[2][0] == "punct":
-                    return f"missing value for {group[0][1]}= in {text[:60]!r}; {usage()}"
+                    return f"missing value for {group[0][1]}= in {text[:60]!r}; {usage(grammar)}"
                 keywords.append((group[0][1].lower(), group[2]))
             elif not group:
-                return f"missing argument in {text[:60]!r}; {usage()}"
+                return f"missing argument in {text[:60]!r}; {usage(grammar)}"
             elif len(group) == 1 and keywords:
                 return f"a positional argument after a keyword one in {text[:60]!r}"
             else:
-                return f"arguments must be separated by commas; {usage()}"
+                return f"arguments must be separated by commas; {usage(grammar)}"
     return toks[0][1].lower(), CallArgs(tuple(positional), tuple(keywords))
 
 
-def parse_text_action(text: str) -> Decoded | str:
+def parse_text_action(text: str, grammar: Sequence[TextAction] = TEXT_ACTIONS) -> Decoded | str:
     """`click(12)` → Decoded; anything else → a message that says what is accepted."""
     if len(text) > MAX_TEXT_ACTION:
         return f"the action is longer than {MAX_TEXT_ACTION} characters"
-    call = parse_call(text)
+    call = parse_call(text, grammar)
     if isinstance(call, str):
         return call
     name, args = call
-    for action in TEXT_ACTIONS:
+    for action in grammar:
         if name == action.name or name in action.aliases:
             if args.keywords and action.name != "done":
-                return f"{action.name}() takes no keyword arguments; {usage()}"
+                return f"{action.name}() takes no keyword arguments; {usage(grammar)}"
             return action.read(args)
-    return f"unknown action {text[:60]!r}; {usage()}"
+    return f"unknown action {text[:60]!r}; {usage(grammar)}"
 
 
 def _index(tok: Token) -> int | str:
@@ -178,8 +185,9 @@ def _index(tok: Token) -> int | str:
     return value if value >= 0 else f"element index {value} is negative"
 
 
-def _wrong(name: str) -> str:
-    forms = next(" or ".join(a.forms) for a in TEXT_ACTIONS if a.name == name)
+def wrong_arguments(name: str, grammar: Sequence[TextAction] = TEXT_ACTIONS) -> str:
+    """What to write instead of a call to `name` whose arguments do not fit."""
+    forms = next(" or ".join(a.forms) for a in grammar if a.name == name)
     return f"wrong arguments for {name}: write {forms}"
 
 
@@ -191,7 +199,7 @@ def _wrong(name: str) -> str:
 )
 def _read_click(args: CallArgs) -> Decoded | str:
     if args.kinds != ["int"]:
-        return _wrong("click")
+        return wrong_arguments("click")
     idx = _index(args.positional[0])
     return idx if isinstance(idx, str) else Decoded("click", idx)
 
@@ -205,7 +213,7 @@ def _read_click(args: CallArgs) -> Decoded | str:
 )
 def _read_type(args: CallArgs) -> Decoded | str:
     if args.kinds != ["int", "str"]:
-        return _wrong("type")
+        return wrong_arguments("type")
     idx = _index(args.positional[0])
     return idx if isinstance(idx, str) else Decoded("type", idx, unquote(args.positional[1][1]))
 
@@ -218,7 +226,7 @@ def _read_type(args: CallArgs) -> Decoded | str:
 )
 def _read_select(args: CallArgs) -> Decoded | str:
     if args.kinds != ["int", "str"]:
-        return _wrong("select")
+        return wrong_arguments("select")
     idx = _index(args.positional[0])
     return idx if isinstance(idx, str) else Decoded("select", idx, unquote(args.positional[1][1]))
 
@@ -231,7 +239,7 @@ def _read_select(args: CallArgs) -> Decoded | str:
 )
 def _read_submit(args: CallArgs) -> Decoded | str:
     if args.kinds != ["int"]:
-        return _wrong("submit")
+        return wrong_arguments("submit")
     idx = _index(args.positional[0])
     return idx if isinstance(idx, str) else Decoded("submit", idx)
 
@@ -246,7 +254,7 @@ def _read_submit(args: CallArgs) -> Decoded | str:
 )
 def _read_press(args: CallArgs) -> Decoded | str:
     if args.kinds not in (["str"], ["int", "str"]):
-        return _wrong("press")
+        return wrong_arguments("press")
     key = unquote(args.positional[-1][1])
     if key not in KEYS and not SHORTCUT.match(key):
         return f"unknown key {key!r}; keys: {', '.join(sorted(KEYS))}, Alt+Shift+<letter>"
@@ -265,13 +273,13 @@ def _read_press(args: CallArgs) -> Decoded | str:
 def _read_scroll(args: CallArgs) -> Decoded | str:
     where = args.positional[0][1].strip("'\"").lower() if len(args.positional) == 1 else ""
     if where not in ("up", "down") or args.positional[0][0] not in ("name", "str"):
-        return _wrong("scroll")
+        return wrong_arguments("scroll")
     return Decoded("scroll_" + where)
 
 
 @text_action("back", ["back()"], "Go back to the previous page.", ["back()"])
 def _read_back(args: CallArgs) -> Decoded | str:
-    return Decoded("back") if not args.positional else _wrong("back")
+    return Decoded("back") if not args.positional else wrong_arguments("back")
 
 
 @text_action(
@@ -292,7 +300,7 @@ def _read_done(args: CallArgs) -> Decoded | str:
         "true",
         "false",
     ):
-        return _wrong("done")
+        return wrong_arguments("done")
     confidence: float | None = None
     for key, tok in args.keywords:
         if key != "confidence":

@@ -6,10 +6,16 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from webfactory_env.actions.coordinates import (
+    check_coordinates,
+    coordinate_masks,
+    describe_coordinates,
+)
 from webfactory_env.actions.verbs import (
     DONE_VERBS,
     ELEMENT_VERBS,
     PAGE_ACTIONS,
+    TEXT_MODES,
     VERB_INDEX,
     VERBS,
     ActionConfig,
@@ -36,6 +42,8 @@ def check(d: Decoded, dom: DomSnapshot) -> tuple[BrowserOp | None, str | None]:
 
     `(None, None)` means a valid action with no browser work (`done_*`).
     """
+    if d.coords is not None:
+        return check_coordinates(d, dom)
     v, i = d.verb, d.index
     if v in DONE_VERBS:
         return None, None
@@ -200,6 +208,8 @@ def describe(d: Decoded, dom: DomSnapshot) -> str:
     """An action in words (for people, debugging and the text observation's last-action
     line). An action without an element (a key press on the page) names none: the index
     -1 that stands for "no element" is internal and never shown."""
+    if d.coords is not None:
+        return describe_coordinates(d)
     if d.verb in PAGE_ACTIONS and d.text and 0 <= d.index < len(dom):
         return f"done success, answering {d.text!r} (what [{d.index}] shows)"
     if d.verb in PAGE_ACTIONS:
@@ -248,9 +258,11 @@ class ActionMenu:
         if self.config.mode == "discrete":
             menu = self.actions(dom, values, expects_answer)
             return discrete_masks(dom, menu, self.config, offer)
-        if self.config.mode == "text":
+        if self.config.mode == "coordinates":
+            return coordinate_masks(self.config, values, offer)
+        if self.config.mode in TEXT_MODES:
             raise ConfigError(
-                "text actions have no mask; use action_mode='multidiscrete' "
-                "or 'discrete' for masked policies"
+                "text actions have no mask; use action_mode='multidiscrete', 'discrete' "
+                "or 'coordinates' for masked policies"
             )
         return action_masks(dom, values, self.config, offer)

@@ -14,7 +14,10 @@ VERBS = (
 VERB_INDEX = {v: i for i, v in enumerate(VERBS)}
 ELEMENT_VERBS = ("click", "type", "select", "submit", "press_enter")
 DONE_VERBS = ("done_success", "done_fail")
-ACTION_MODES = ("multidiscrete", "discrete", "text")
+ACTION_MODES = ("multidiscrete", "discrete", "text", "coordinates", "coordinates_text")
+# Modes whose actions are text calls (for LLM agents), and modes that act at viewport points.
+TEXT_MODES = ("text", "coordinates_text")
+COORDINATE_MODES = ("coordinates", "coordinates_text")
 # In `discrete` mode these page-level actions keep fixed indices; element actions follow.
 PAGE_ACTIONS = ("done_success", "done_fail", "scroll_down", "scroll_up", "back")
 MAX_TEXT_ACTION = 2000
@@ -50,10 +53,14 @@ class ActionConfig:
     mode: str = "multidiscrete"
     max_actions: int = 512  # `discrete` mode: size of the action space
     done_actions: str = "auto"  # `auto`: done verbs only for answer/infeasible tasks
+    # Coordinate modes: the point grid of the numeric space (width, height: the observed
+    # screenshot's pixels) and the viewport (width, height) the points map onto.
+    grid: tuple[int, int] = (128, 128)
+    viewport: tuple[int, int] = (1280, 800)
 
     def offers_done(self, expects_answer: bool) -> bool:
-        """Whether done_success/done_fail are offered to a task (always in `text` mode)."""
-        return self.done_actions == "always" or self.mode == "text" or expects_answer
+        """Whether done_success/done_fail are offered to a task (always to text actions)."""
+        return self.done_actions == "always" or self.mode in TEXT_MODES or expects_answer
 
     def check_value_slots(self, task: str, slots: int) -> None:
         """A task whose value table is larger than the action space's slots cannot be played."""
@@ -75,3 +82,6 @@ class Decoded:
     text: str = ""
     key: str = "Enter"
     confidence: float | None = None  # a done action's P(this ending is right), text mode
+    # A coordinate action's numbers in viewport pixels, as written (`click(x, y)`: x, y;
+    # drag: x1, y1, x2, y2; scroll: x, y, dx, dy); None for an action on an element.
+    coords: tuple[float, ...] | None = None

@@ -8,7 +8,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from webfactory_env.actions import VERB_INDEX
+from webfactory_env.actions import COORDINATE_MODES, VERB_INDEX
+from webfactory_env.agents.coordinate_oracle import CoordinateOracle
 from webfactory_env.core.predicates import answer_matches
 from webfactory_env.env import WebTaskEnv
 
@@ -18,7 +19,8 @@ class OracleAgent:
 
     It reads the env's semantic side table to find plan targets, which no learning agent
     sees; everything it does goes through `env.step`, in the env's action mode (numeric
-    actions, or text calls such as `click(4)`), like any other agent's actions.
+    actions, or text calls such as `click(4)`), like any other agent's actions. In the
+    coordinate modes it is a `CoordinateOracle`'s mouse and keyboard.
     """
 
     def __init__(self, env: gym.Env[Any, Any], seed: int | None = None) -> None:
@@ -26,22 +28,32 @@ class OracleAgent:
         if not isinstance(unwrapped, WebTaskEnv):
             raise TypeError("the oracle needs a WebTask-v0 environment")
         self.env = unwrapped
+        # Coordinate modes: the same plan, done with the mouse and the keyboard.
+        coordinates = unwrapped.action_config.mode in COORDINATE_MODES
+        self._pointer = CoordinateOracle(unwrapped) if coordinates else None
         self._next = 0
         self._last: int | None = None
         self._search = "down"  # where to look for an element that shows the answer
 
     def reset(self) -> None:
+        if self._pointer is not None:
+            self._pointer.reset()
         self._next = 0
         self._last = None
         self._search = "down"
 
     def observe(self, info: dict[str, Any]) -> None:
         """Advance past a plan step once the env accepted the action that executed it."""
+        if self._pointer is not None:
+            self._pointer.observe(info)
+            return
         if self._last is not None and info.get("action_error") is None:
             self._next = self._last + 1
         self._last = None
 
     def act(self, obs: Any = None, info: dict[str, Any] | None = None) -> Any:
+        if self._pointer is not None:
+            return self._pointer.act(obs, info)
         if info is not None and info.get("record") is not None:
             self.observe(info)
         env = self.env

@@ -33,6 +33,7 @@ from webfactory_env.episode.records import (
     state_delta,
     step_record,
 )
+from webfactory_env.executor.input import INPUT_VERBS
 from webfactory_env.executor.session import BrowserOp, StepResult
 from webfactory_env.observation import StepContext
 from webfactory_env.reward import ActionRecord, RewardOutcome, RewardSimulator, RewardSpec
@@ -232,9 +233,16 @@ class Episode:
         or selected a secret there (kept for redaction); the logical time it took."""
         if op is None or (ran.result is None and ran.crash is None):  # it never was sent
             return None, False
-        sid = dom_before.sids[op.index] if op.index >= 0 else None
-        redact = op.verb in ("type", "select") and (
-            0 <= op.index < len(dom_before) and dom_before.secrets[op.index]
+        index: int | None = op.index
+        if op.verb == "keyboard_type":  # typed into whatever had focus
+            index = act.focused_element(dom_before)
+        sid = dom_before.sids[index] if index is not None and index >= 0 else None
+        if sid is None and op.verb in INPUT_VERBS:
+            # Input at a point: the element of the site it set off, if any (hit testing
+            # is the browser's; the page's events name what took it).
+            sid = next((str(e["sid"]) for e in ran.events if e.get("sid")), None)
+        redact = op.verb in ("type", "select", "keyboard_type") and (
+            index is not None and 0 <= index < len(dom_before) and dom_before.secrets[index]
         )
         if redact:
             self.note_secret(op.value)
@@ -269,6 +277,9 @@ class Episode:
         if self.action_mode == "multidiscrete" and 0 <= decoded.index < len(dom_before):
             # Numeric agents answer by pointing at the element that shows the answer.
             return act.answer_text(dom_before, decoded.index)
+        if self.action_mode == "coordinates" and decoded.coords:
+            shown = act.element_at(dom_before, decoded.coords[0], decoded.coords[1])
+            return act.answer_text(dom_before, shown) if shown is not None else ""
         return decoded.text
 
     def finish(

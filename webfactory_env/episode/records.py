@@ -102,7 +102,7 @@ def step_record(s: StepFacts, secrets: list[str]) -> StepRecord:
                 "target": s.sid,
                 "value": (
                     ("REDACTED" if s.redact else op.value)
-                    if op is not None and op.verb in ("type", "select")
+                    if op is not None and op.verb in ("type", "select", "keyboard_type")
                     else None
                 ),
                 "redact": s.redact,

@@ -168,3 +168,14 @@ def retry_candidates(
         if probe(selector):
             return selector, attempt
     raise SelectorsExhausted(requested, len(tried) - 1, tried)
+
+
+def describe_selector(old: dict[str, str]) -> str:
+    """The selector that named a replaced element (its test id, name, label or text)."""
+    if old.get("testid"):
+        return f"[data-testid={json.dumps(old['testid'])}]"
+    if old.get("name"):
+        return f"{old['tag']}[name={json.dumps(old['name'])}]"
+    if old.get("aria"):
+        return f"[aria-label={json.dumps(old['aria'])}]"
+    return f"{old['tag']}:text-is({json.dumps(old.get('label') or old.get('text') or '')})"

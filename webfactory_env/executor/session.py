@@ -9,6 +9,7 @@ reset to a new site costs one `evaluate`, not a document load.
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import json
 import logging
@@ -36,12 +37,14 @@ from webfactory_env.executor.drift import (
     RetryEvent,
     SelectorsExhausted,
     derive_candidates,
+    describe_selector,
     retry_candidates,
 )
 from webfactory_env.executor.egress import EgressProxy, origin_of, parse_origins
+from webfactory_env.executor.input import INPUT_VERBS, input_parts, park_pointer, send_input
 from webfactory_env.sitegen.app import bootstrap_document
 from webfactory_env.sitegen.served import ServedSite, Transport
-from webfactory_env.sitegen.spec import AppEvent, Patch
+from webfactory_env.sitegen.spec import AppEvent, Patch, merge_patches
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, CDPSession, Page, Route
@@ -56,7 +59,12 @@ ORIGIN = "https://site.webfactory.test"
 NO_PROXY = {"server": "http://no-egress.invalid:9", "bypass": "<-loopback>"}
 EPOCH_MS = 1767607200000  # 2026-01-05T10:00:00Z, the sites' "today"
 
-BrowserVerb = Literal["click", "type", "select", "submit", "press", "scroll", "back"]
+BrowserVerb = Literal[
+    "click", "type", "select", "submit", "press", "scroll", "back",
+    # coordinate actions, sent as input events (`executor.input`)
+    "mouse_click", "mouse_double_click", "mouse_move", "mouse_drag", "mouse_wheel",
+    "keyboard_type", "keyboard_press",
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -79,6 +87,9 @@ class SessionConfig:
     # A fresh context and page every this many loads (resets): a renderer that mounts
     # site after site keeps some of each in its heap; a new one starts empty. 0: never.
     recycle_every: int = 100
+    # Move the mouse to the viewport's corner before each load: where an agent's mouse
+    # input left it in one episode must not hover anything in the next.
+    park_pointer: bool = False
 
 
 @dataclass(frozen=True)
@@ -105,6 +116,7 @@ class BrowserOp:
     value: str = ""
     point: tuple[float, float] | None = None
     label: str = ""  # the element's observed name: a clue if it must be found again
+    to: tuple[float, float] | None = None  # a drag's end point; a wheel's (dx, dy)
 
 
 @dataclass
@@ -117,29 +129,6 @@ class StepResult:
     backoff_ms: int = 0
     latency_ms: int = 0
     screenshot: np.ndarray | None = None  # when `ObserveConfig.screenshot` asks for one
-
-
-def merge_patches(patches: list[Patch]) -> Patch:
-    """Patches of several events in one step, applied in order, as one."""
-    if len(patches) == 1:
-        return patches[0]
-    regions: dict[str, str] = {}
-    title = route = history = scroll = None
-    latency = sum(p.latency_ms for p in patches)
-    for p in patches:
-        regions.update(p.regions)
-        title = p.title if p.title is not None else title
-        if p.route is not None:
-            route, history = p.route, p.history
-        scroll = p.scroll or scroll
-    return Patch(
-        regions=regions,
-        title=title,
-        route=route,
-        history=history,
-        scroll=scroll,
-        latency_ms=latency,
-    )
 
 
 class PageSession:
@@ -344,7 +333,8 @@ class PageSession:
     def load(
         self, app: ServedSite, *, seed: int, observe: ObserveConfig, clock_ms: int = EPOCH_MS
     ) -> DomSnapshot:
-        """Show `app`'s current page from scratch, with clock and random shims reset."""
+        """Show `app`'s current page from scratch, with clock and random shims reset (and
+        the mouse parked first, when `SessionConfig.park_pointer` says so)."""
         self._shared.close_orphans()  # contexts of envs collected since the last reset
         self.changes += 1
         every = self.config.recycle_every
@@ -357,6 +347,8 @@ class PageSession:
             self.reopen()
         self.loads += 1
         try:
+            if self.config.park_pointer:
+                self.park_pointer()
             return self._mount(app, seed=seed, observe=observe, clock_ms=clock_ms)
         except BrowserCrashedError:
             # The page died between steps without saying so (its browser was relaunched by
@@ -383,6 +375,9 @@ class PageSession:
                 lambda: self._page.goto(ORIGIN + "/", wait_until="domcontentloaded"),
                 what="loading the site's shell",
             )
+            # No history behind the shell: input that goes back (a sideways wheel's
+            # overscroll, Alt+ArrowLeft) would leave the runtime for about:blank.
+            self.call(lambda: self._cdp.send("Page.resetNavigationHistory"))
             self._booted = True
         self.app = app
         args = [app.mount_payload("queue"), clock_ms, seed & 0x7FFFFFFF, observe.to_json()]
@@ -427,6 +422,10 @@ class PageSession:
             x, y = op.point
             self.call(lambda: page.mouse.click(x, y))
             res = self._step_js("after", then)
+        elif op.verb in INPUT_VERBS:
+            for part in input_parts(op):
+                self.call(functools.partial(send_input, page, part), what=f"input ({op.verb})")
+            res = self._step_js("input", then)  # and what the input scrolled into view set off
         elif op.verb == "press":
             if op.index >= 0:
                 focused = self._act_with_drift(op, "focus", "", clock, retries, None)
@@ -465,7 +464,7 @@ class PageSession:
         if not res.get("stale") or not res.get("descriptor"):
             return res
         old = {**res["descriptor"], "label": op.label}
-        requested = _describe_selector(old)
+        requested = describe_selector(old)
         elements = self.call(
             lambda: self._page.evaluate(
                 read_text("sites", "runtime", "inspect.js"), {"op": "candidates"}
@@ -509,6 +508,11 @@ class PageSession:
         except Exception as exc:
             self.app.record_exception(exc)
             return self.app.error_patch()
+
+    def park_pointer(self) -> None:
+        """Move the mouse to the viewport's corner (`input.park_pointer`)."""
+        self.changes += 1
+        self.call(lambda: park_pointer(self._page), what="parking the mouse")
 
     def observe(self, observe: ObserveConfig) -> DomSnapshot:
         return DomSnapshot.from_json(self._js("observe", [observe.to_json()]))
@@ -584,14 +588,3 @@ class PageSession:
     @property
     def page(self) -> Page:
         return self._page
-
-
-def _describe_selector(old: dict[str, str]) -> str:
-    """The selector that named a replaced element (its test id, name, label or text)."""
-    if old.get("testid"):
-        return f"[data-testid={json.dumps(old['testid'])}]"
-    if old.get("name"):
-        return f"{old['tag']}[name={json.dumps(old['name'])}]"
-    if old.get("aria"):
-        return f"[aria-label={json.dumps(old['aria'])}]"
-    return f"{old['tag']}:text-is({json.dumps(old.get('label') or old.get('text') or '')})"

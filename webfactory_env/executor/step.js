@@ -17,6 +17,9 @@
       step: (payload) => JSON.stringify(window.__wf.step(payload)),
       act: (verb, index, value, then) => settle(window.__wf.act(verb, index, value), then),
       after: (then) => settle({events: window.__wf.drain()}, then),
+      // after mouse or keyboard input (coordinate actions): also what it scrolled into view
+      // set off (see the runtime's `settle`)
+      input: (then) => settle({events: window.__wf.settle()}, then),
     }),
     enumerable: false,
   });

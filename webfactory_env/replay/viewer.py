@@ -28,6 +28,7 @@ from html import escape
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from webfactory_env.actions import COORDINATE_VERBS
 from webfactory_env.core.errors import ConfigError, UnsafeFileError
 from webfactory_env.replay.bundle import TRACE_FILE, bundle_trace, open_bundle
 from webfactory_env.replay.files import (
@@ -192,6 +193,8 @@ def describe_action(step: StepEvent, before: ObsRecord) -> str:
     a = step.action
     if a.verb is None:
         return f"invalid action {a.raw}"
+    if a.index == -1 and a.verb in COORDINATE_VERBS:  # at a point, not on an element
+        return a.raw if isinstance(a.raw, str) else f"{a.verb.replace('_', ' ')} {a.raw}"
     elements = before.dom.elements
     el = elements[a.index] if a.index is not None and 0 <= a.index < len(elements) else None
     name = ""
@@ -210,10 +213,14 @@ def describe_action(step: StepEvent, before: ObsRecord) -> str:
     return a.verb.replace("_", " ")
 
 
+def _where(index: int | None) -> str:
+    return "no element" if index == -1 else f"element {index}"
+
+
 def _details(step: StepEvent) -> str:
     a, r = step.action, step.reward
     rows: list[tuple[str, str]] = [
-        ("action", escape(f"{a.verb or '?'} · element {a.index} · raw {a.raw}")),
+        ("action", escape(f"{a.verb or '?'} · {_where(a.index)} · raw {a.raw}")),
         ("target", escape(a.target or "—")),
     ]
     if a.value is not None:

@@ -273,3 +273,26 @@ class Patch:
     @property
     def empty(self) -> bool:
         return not self.regions and self.title is None and self.route is None
+
+
+def merge_patches(patches: list[Patch]) -> Patch:
+    """Patches of several events in one step, applied in order, as one."""
+    if len(patches) == 1:
+        return patches[0]
+    regions: dict[str, str] = {}
+    title = route = history = scroll = None
+    latency = sum(p.latency_ms for p in patches)
+    for p in patches:
+        regions.update(p.regions)
+        title = p.title if p.title is not None else title
+        if p.route is not None:
+            route, history = p.route, p.history
+        scroll = p.scroll or scroll
+    return Patch(
+        regions=regions,
+        title=title,
+        route=route,
+        history=history,
+        scroll=scroll,
+        latency_ms=latency,
+    )

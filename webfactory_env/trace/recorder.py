@@ -25,6 +25,7 @@ from typing import Any, TextIO
 import gymnasium as gym
 
 from webfactory_env.__about__ import __version__
+from webfactory_env.actions import value_slot
 from webfactory_env.core.errors import BrowserCrashedError, TraceError
 from webfactory_env.env import WebTaskEnv
 from webfactory_env.episode import STEP_MS
@@ -187,9 +188,9 @@ class EpisodeLog:
         for secret in env.episode.secrets if env.episode else ():
             self.redactor.add(secret)
         raw: list[int] | str = action["raw"]
-        if redacted and not isinstance(raw, str) and len(raw) == 3:
-            slot = int(raw[2])  # a numeric action typed the task value in this slot
-            if 0 <= slot < len(env.task.values):
+        if redacted and not isinstance(raw, str):
+            slot = value_slot(raw)  # a numeric action typed the task value in this slot
+            if slot is not None and 0 <= slot < len(env.task.values):
                 self.redactor.add(env.task.values[slot])
         if isinstance(raw, str):
             # A text action spells secrets and personal data out: keep a placeholder that

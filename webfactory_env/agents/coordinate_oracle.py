@@ -1,0 +1,165 @@
+"""The oracle with a mouse and a keyboard: a task's compiled plan done at viewport points.
+
+Each plan step becomes what a person does: a click at the middle of the target's box; for
+a field, a click, Control+a when it holds text, then typing; for a native dropdown, a
+click (which opens its list), arrow keys to the option, Enter (headless Chromium draws the
+list outside the page, where no click can reach it; the keyboard drives it as it does for
+a person). A target out of view is scrolled to with the mouse wheel. It finds targets in
+the env's semantic side table, which no learning agent sees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from webfactory_env import actions as act
+from webfactory_env.actions import Decoded
+from webfactory_env.core.predicates import answer_matches
+from webfactory_env.env import WebTaskEnv
+
+
+def _action(verb: str, coords: tuple[float, ...] = (), text: str = "") -> Decoded:
+    """One coordinate action: the verb, its viewport numbers, and the text or key it uses."""
+    if verb == "key":
+        return Decoded(verb, -1, key=text, coords=coords)
+    if verb == "type":
+        return Decoded(verb, -1, text, coords=coords)
+    return Decoded(verb, -1, text=text, coords=coords)
+
+
+class CoordinateOracle:
+    """Follows the plan in `coordinates` or `coordinates_text` mode (see the module)."""
+
+    def __init__(self, env: WebTaskEnv) -> None:
+        self.env = env
+        self.reset()
+
+    def reset(self) -> None:
+        self._next = 0  # the plan step being done
+        self._queue: list[Decoded] = []  # what is left of it
+        self._sent: Decoded | None = None
+        self._search = "down"  # where to look for an element that shows the answer
+
+    def observe(self, info: dict[str, Any]) -> None:
+        """Move on once the env accepted an action; start the step afresh if it did not."""
+        sent, self._sent = self._sent, None
+        if sent is None:
+            return
+        if info.get("action_error") is not None:
+            self._queue = []
+            return
+        if self._queue and self._queue[0] == sent:
+            self._queue.pop(0)
+            if not self._queue:
+                self._next += 1
+
+    def act(self, obs: Any = None, info: dict[str, Any] | None = None) -> Any:
+        if info is not None and info.get("record") is not None:
+            self.observe(info)
+        if not self._queue:
+            first = self._plan_step()
+            if first is not None:  # a scroll or a search: not part of the step itself
+                return self._encode(first)
+        self._sent = self._queue[0]
+        return self._encode(self._sent)
+
+    # ------------------------------------------------------------------ planning
+    def _plan_step(self) -> Decoded | None:
+        """Fill the queue with the current plan step's actions, or return the scroll that
+        must come first."""
+        env = self.env
+        assert env.task is not None
+        plan, dom = env.task.plan, env.dom
+        if self._next >= len(plan):
+            self._queue = [_action("done_success")]
+            return None
+        step = plan[self._next]
+        if step.verb in act.DONE_VERBS:
+            return self._answer(step.verb, step.value or "")
+        self._search = "down"
+        i = dom.index_of(step.sid)
+        if i is None:
+            direction = dom.offscreen.get(step.sid, 1)
+            up = (direction < 0 and dom.can_scroll_up) or not dom.can_scroll_down
+            return self._scroll(-1 if up else 1)
+        x, y = dom.center(i)
+        click = _action("click", (x, y))
+        if step.verb == "click":
+            self._queue = [click]
+        elif step.verb == "type":
+            value = step.value or ""
+            clear = [_action("key", text="Control+a")] if dom.values[i] else []
+            typing = [_action("type", text=value)] if value else [_action("key", text="Delete")]
+            self._queue = [click, *clear, *typing]
+        elif step.verb == "select":
+            self._queue = [click, *self._choose(dom.options[i] or (), dom.values[i], step.value)]
+        else:  # pragma: no cover - plans use the verbs above
+            raise ValueError(f"the coordinate oracle cannot do plan verb {step.verb!r}")
+        return None
+
+    @staticmethod
+    def _choose(options: tuple[str, ...], current: str, value: str | None) -> list[Decoded]:
+        """Keys that move an open dropdown's highlight from `current` to `value`, and Enter."""
+        texts = [o.strip().lower() for o in options]
+        want = (value or "").strip().lower()
+        target = texts.index(want) if want in texts else 0
+        here = texts.index(current.strip().lower()) if current.strip().lower() in texts else 0
+        key = "ArrowDown" if target > here else "ArrowUp"
+        return [_action("key", text=key)] * abs(target - here) + [_action("key", text="Enter")]
+
+    def _scroll(self, direction: int) -> Decoded:
+        """The wheel by what a scroll action scrolls, at the middle of the viewport's width
+        and where the numeric form can say it: (x, y) and (x, y + dy) both in view."""
+        vw, vh = self.env.dom.viewport
+        dy = round(vh * act.SCROLL_FRACTION) * direction
+        return _action("scroll", (vw / 2, (vh - dy) / 2, 0.0, float(dy)))
+
+    def _answer(self, verb: str, value: str) -> Decoded | None:
+        """End the episode: text actions write the answer; numeric ones point at an element
+        that shows it, scrolling until one is in view (down first, then back up)."""
+        if self.env.action_config.mode == "coordinates_text" or not value:
+            self._queue = [_action(verb, text=value)]
+            return None
+        dom = self.env.dom
+        for i in range(len(dom)):
+            point = self._landing(dom.center(i))
+            shown = act.element_at(dom, *point)
+            if shown is not None and answer_matches(act.answer_text(dom, shown), value):
+                self._queue = [_action(verb, point)]
+                return None
+        if self._search == "down" and not dom.can_scroll_down:
+            self._search = "up"
+        if self._search == "up" and not dom.can_scroll_up:
+            self._search = "over"
+        if self._search != "over":
+            return self._scroll(1 if self._search == "down" else -1)
+        self._queue = [_action(verb, (0.0, 0.0))]
+        return None
+
+    # ------------------------------------------------------------------ encoding
+    def _landing(self, point: tuple[float, float]) -> tuple[float, float]:
+        """Where a numeric action aimed at `point` lands (the middle of its grid cell)."""
+        cfg = self.env.action_config
+        if cfg.mode != "coordinates":
+            return point
+        cell = act.viewport_to_grid(point, cfg.grid, cfg.viewport)
+        return act.grid_to_viewport(cell, cfg.grid, cfg.viewport)
+
+    def _encode(self, d: Decoded) -> Any:
+        if self.env.action_config.mode == "coordinates_text":  # whole pixels, as people write
+            return act.coordinate_call(replace(d, coords=tuple(round(v) for v in d.coords or ())))
+        cfg, task = self.env.action_config, self.env.task
+        assert task is not None
+        c: tuple[float, ...] = d.coords or ()
+        x, y = act.viewport_to_grid((c[0], c[1]), cfg.grid, cfg.viewport) if c else (0, 0)
+        x2, y2 = x, y
+        if d.verb == "scroll":  # the numeric form: what (x2, y2) shows comes to (x, y)
+            end = (c[0] + c[2], c[1] + c[3])
+            x2, y2 = act.viewport_to_grid(end, cfg.grid, cfg.viewport)
+        slot = task.values.index(d.value or "") if d.verb == "type" else 0
+        key = act.COORDINATE_KEYS.index(d.key) if d.verb == "key" else 0
+        verb = act.COORDINATE_VERB_INDEX[d.verb]
+        return np.array([verb, x, y, x2, y2, slot, key])
