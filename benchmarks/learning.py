@@ -148,8 +148,11 @@ def _row(success: float, episodes: int, **more: Any) -> dict[str, Any]:
     return {"success": success, "episodes": episodes, "ci95": [round(lo, 3), round(hi, 3)], **more}
 
 
-def run(names: list[str], out: Path, budget: dict[str, Any]) -> None:
-    """Run every column of `names` not run before; each writes `<out>/<task>/<column>.json`."""
+def run(
+    names: list[str], out: Path, budget: dict[str, Any], columns: tuple[str, ...] = COLUMNS
+) -> None:
+    """Run every column of `names` (of `columns`) not run before; each writes
+    `<out>/<task>/<column>.json`."""
     for name in names:
         runs = configs(name, out, budget)
         demo_config = replace(runs["clone"], demos=(), demo_episodes=budget["demo_episodes"])
@@ -157,6 +160,8 @@ def run(names: list[str], out: Path, budget: dict[str, Any]) -> None:
         record_demos(demo_config, out / name / "demos")  # once: both cloned columns use it
         demos_s = round(time.perf_counter() - t0, 1)  # 0 when an earlier run recorded them
         for column, config in runs.items():
+            if column not in columns:
+                continue
             done = out / name / f"{column}.json"
             if done.is_file():
                 print(f"{name}/{column}: done before, kept")
@@ -260,6 +265,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=Path("runs/learning"))
     p.add_argument("--plot", type=Path, default=ROOT / "docs" / "img" / "learning_curves.png")
     p.add_argument("--report", action="store_true", help="only print the table and plot")
+    p.add_argument(
+        "--columns",
+        nargs="*",
+        choices=[c for c in COLUMNS if c != "random"],
+        help="runs to make (default all; the clone-only run also measures random)",
+    )
     for key in ("timesteps", "demo_episodes", "bc_updates", "max_steps", "levels"):
         flag = "--" + key.replace("_", "-")
         p.add_argument(flag, type=int, default=BUDGET[key], help=f"default {BUDGET[key]}")
@@ -269,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     names = a.only or list(TASKS)
     if not a.report:
         started = time.perf_counter()
-        run(names, a.out, budget)
+        run(names, a.out, budget, tuple(a.columns or COLUMNS))
         print(f"ran in {time.perf_counter() - started:.0f} s (load now {load_avg()})")
     results = collect(a.out)
     done = [n for n in TASKS if any(f"{n}/{c}" in results for c in COLUMNS)]
