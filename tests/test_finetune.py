@@ -75,3 +75,45 @@ def test_every_update_logs_what_its_rollout_saw_and_what_it_did(make_env):
     line = describe(rows)
     assert line.startswith("PPO first update: rollout success")
     assert "last (2)" in line
+
+
+def test_the_demo_anchor_keeps_pulling_the_policy_to_the_demonstrations(make_env):
+    import numpy as np
+
+    from webfactory_env.policies.bc import Demonstrations
+    from webfactory_env.policies.sb3 import NEEDED
+    from webfactory_env.training.finetune import demo_anchor_callback
+
+    # "Demonstrations": each page's last menu row, on the first two pages of four levels.
+    env = make_env(
+        family="shop", task="shop_track_parcel", obs_mode="tokens", action_mode="discrete"
+    )
+    steps, actions = [], []
+    for seed in (3, 4, 5, 6):
+        obs, _ = env.reset(seed=seed)
+        for _ in range(2):
+            last = int((obs["menu"][:, 0] >= 0).sum()) - 1
+            steps.append(obs)
+            actions.append(obs["menu"][last].astype(np.int64))
+            obs, _, terminated, truncated, _ = env.step(last)
+            if terminated or truncated:
+                break
+    demos = Demonstrations(
+        observations={k: np.stack([o[k] for o in steps]) for k in NEEDED},
+        actions=np.stack(actions),
+        returns=np.zeros(len(steps)),
+        episodes=4,
+    )
+    tensors = {k: torch.as_tensor(v) for k, v in demos.observations.items()}
+
+    def likelihood(model) -> float:
+        with torch.no_grad():
+            out = model.policy.pointer(tensors)
+            return float(out.log_prob_triples(torch.as_tensor(demos.actions)).mean())
+
+    plain, anchored = _model(make_env), _model(make_env)
+    start = likelihood(plain)
+    assert likelihood(anchored) == start  # the same seed: the same untrained policy
+    plain.learn(32)
+    anchored.learn(32, callback=demo_anchor_callback(demos, 20, learning_rate=1e-3))
+    assert likelihood(anchored) > max(likelihood(plain), start) + 0.5

@@ -13,6 +13,7 @@ PPO sees no alternative). The update's part is SB3's own figures for it: `approx
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -77,8 +78,9 @@ def rollout_row(model: Any, ended: list[tuple[float, bool]]) -> dict[str, float]
     return row
 
 
-def ppo_log_callback(rows: list[dict[str, float]]) -> Any:
-    """An SB3 callback that appends one row per PPO update to `rows` (see the module doc)."""
+def ppo_log_callback(rows: list[dict[str, float]], say: Callable[[str], Any] | None = None) -> Any:
+    """An SB3 callback that appends one row per PPO update to `rows` (see the module doc)
+    and, given `say`, prints each update's line."""
     from stable_baselines3.common.callbacks import BaseCallback
 
     class PPOLog(BaseCallback):
@@ -95,6 +97,8 @@ def ppo_log_callback(rows: list[dict[str, float]]) -> Any:
                     if key in logged:
                         value = float(logged[key])
                         rows[-1][name] = -value if key == "train/entropy_loss" else value
+                if say is not None:
+                    say(f"  update {len(rows)}: {update_line(rows[-1])}")
 
         def _on_rollout_start(self) -> None:
             self._take_update()
@@ -115,18 +119,18 @@ def ppo_log_callback(rows: list[dict[str, float]]) -> Any:
     return PPOLog()
 
 
+def update_line(row: dict[str, float]) -> str:
+    """One update's figures, as the trainer prints them."""
+    kl, clipped = row.get("approx_kl", float("nan")), row.get("clip_fraction", float("nan"))
+    return (
+        f"rollout success {row['rollout_success']:.2f}, entropy {row['policy_entropy']:.2f}, "
+        f"value explains {row['value_explained']:.2f} (rmse {row['value_rmse']:.2f}), "
+        f"advantage std {row['advantage_std']:.2f}, KL {kl:.4f}, clipped {clipped:.2f}"
+    )
+
+
 def describe(rows: list[dict[str, float]]) -> str:
     """One line on the first and last updates: what a user reads to see whether PPO moved."""
     if not rows:
         return "no PPO update"
-
-    def part(row: dict[str, float]) -> str:
-        kl, clipped = row.get("approx_kl", float("nan")), row.get("clip_fraction", float("nan"))
-        return (
-            f"rollout success {row['rollout_success']:.2f}, entropy {row['policy_entropy']:.2f}, "
-            f"value explains {row['value_explained']:.2f} (rmse {row['value_rmse']:.2f}), "
-            f"advantage std {row['advantage_std']:.2f}, KL {kl:.4f}, clipped {clipped:.2f}"
-        )
-
-    first, last = rows[0], rows[-1]
-    return f"PPO first update: {part(first)}; last ({len(rows)}): {part(last)}"
+    return f"PPO first update: {update_line(rows[0])}; last ({len(rows)}): {update_line(rows[-1])}"

@@ -284,6 +284,7 @@ def train(config: TrainConfig) -> TrainResult:
                 )
         venv = make_vec_env(config)
         model = make_model(config, venv)
+        data = None
         if demos:
             from webfactory_env.policies.bc import Demonstrations, clone
 
@@ -333,13 +334,22 @@ def train(config: TrainConfig) -> TrainResult:
         if config.timesteps:
             from stable_baselines3.common.callbacks import CallbackList
 
-            from webfactory_env.training.finetune import value_warmup_callback
+            from webfactory_env.training.finetune import demo_anchor_callback, value_warmup_callback
             from webfactory_env.training.ppo_log import describe, ppo_log_callback
 
             callbacks = [_callback_class()(record, config.eval_every)]
-            callbacks.append(ppo_log_callback(ppo_updates))
+            callbacks.append(ppo_log_callback(ppo_updates, say if config.verbose else None))
             if config.value_warmup:
                 callbacks.append(value_warmup_callback(config.value_warmup))
+            if config.demo_anchor and data is not None:
+                anchor = demo_anchor_callback(
+                    data,
+                    config.demo_anchor,
+                    after=config.value_warmup,
+                    learning_rate=config.learning_rate,
+                    seed=config.seed,
+                )
+                callbacks.append(anchor)
             model.learn(total_timesteps=config.timesteps, callback=CallbackList(callbacks))
             say(describe(ppo_updates))
         else:
