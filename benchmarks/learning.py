@@ -23,7 +23,8 @@ to stay under 30 minutes of wall time on a 2-core machine. Results:
 `<out>/<task>/<column>/` (curves, summaries, models), `<out>/<task>/<column>.json` (with the
 machine's load before and after), `<out>/results.json`, a Markdown table on stdout and the
 README's figure `docs/img/learning_curves.png`. `--only TASK` runs part of it (several may
-run side by side); `--report` only redraws the table and figure. A smoke run:
+run side by side), `--columns clone bc_ppo ppo` some of its columns; `--report` only
+redraws the table and figure. A smoke run:
 `--only shop_track_parcel --levels 2 --timesteps 16 --demo-episodes 2 --out /tmp/smoke`.
 """
 
