@@ -286,3 +286,30 @@ def test_benchmark_figures_carry_a_95_percent_interval():
     assert lo == pytest.approx(1 - hi) and 0.35 < lo < 0.38
     row = {"success": 0.9, "ci95": [0.79, 0.96]}
     assert bench.cell(row) == "0.90 [0.79, 0.96]" and bench.cell(None) == "—"
+
+
+def test_the_benchmark_runs_only_the_columns_asked_for(tmp_path):
+    """`--columns bc_ppo` runs the fine-tuning alone (the clone-only figure kept)."""
+    from types import SimpleNamespace
+
+    bench = _benchmark()
+    trained = []
+
+    def fake_train(config):
+        trained.append(config.out.name)
+        config.out.mkdir(parents=True)
+        ev = SimpleNamespace(success_rate=0.5, episodes=2)
+        return SimpleNamespace(
+            final=ev,
+            curve=[{"timesteps": 0}],
+            wall_s=1.0,
+            timing={},
+            baselines={"random": ev} if config.baselines else {},
+        )
+
+    names = bench.run.__globals__
+    names["train"], names["record_demos"] = fake_train, lambda config, out: out
+    bench.run(["shop_track_parcel"], tmp_path, bench.BUDGET, ("bc_ppo",))
+    assert trained == ["bc_ppo"]
+    done = sorted(p.name for p in (tmp_path / "shop_track_parcel").glob("*.json"))
+    assert done == ["bc_ppo.json"]

@@ -78,6 +78,12 @@ def test_ppo_trains_saves_and_the_zip_loads_as_an_eval_agent(tmp_path: Path) -> 
     assert agent.info.algorithm == "PPO"
     rows = read_curve(tmp_path / "learning_curve.csv")
     assert rows[-1]["timesteps"] == 64
+    # The summary says what the one PPO update saw and did (`training.ppo_log`).
+    (update,) = json.loads((tmp_path / "summary.json").read_text())["ppo_updates"]
+    assert update["timesteps"] == 64
+    for key in ("approx_kl", "clip_fraction", "entropy", "policy_entropy", "value_explained"):
+        assert key in update, key
+    assert update["value_loss"] > 0 and update["advantage_std"] > 0
     assert np.isfinite(rows[-1]["success_rate"])
 
 

@@ -122,17 +122,33 @@ def clone(
         order = rng.permutation(n)
         for start in range(0, n, batch_size):
             idx = torch.as_tensor(order[start : start + batch_size])
-            batch = trim({k: v[idx] for k, v in tensors.items()})
-            out = net(batch)
-            nll = -out.log_prob_triples(actions[idx]).mean()
-            value = policy.value_net(policy.mlp_extractor.value(out.context)).squeeze(-1)
-            loss = nll + value_coef * torch.nn.functional.mse_loss(value, returns[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            loss_value = float(nll.detach())
+            loss_value = demo_step(policy, opt, tensors, actions, idx, returns, value_coef)
     policy.eval()
     return CloneStats(epochs, n, loss_value, greedy_accuracy(net, tensors, actions))
+
+
+def demo_step(
+    policy: Any,
+    opt: torch.optim.Optimizer,
+    observations: Mapping[str, torch.Tensor],
+    actions: torch.Tensor,
+    idx: torch.Tensor,
+    returns: torch.Tensor | None = None,
+    value_coef: float = 0.5,
+) -> float:
+    """One minibatch step on demonstrated steps `idx`: their actions' negative
+    log-likelihood (and, given `returns`, the value head's error on them); returns the
+    negative log-likelihood."""
+    out = policy.pointer(trim({k: v[idx] for k, v in observations.items()}))
+    nll = -out.log_prob_triples(actions[idx]).mean()
+    loss = nll
+    if returns is not None:
+        value = policy.value_net(policy.mlp_extractor.value(out.context)).squeeze(-1)
+        loss = loss + value_coef * torch.nn.functional.mse_loss(value, returns[idx])
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return float(nll.detach())
 
 
 ELEMENT_KEYS = ("tag", "role", "text", "bbox", "flags", "mask", "context")

@@ -87,6 +87,8 @@ class TrainResult:
     # Where the wall time went, in seconds: `demos` (recording), `baselines`, `cloning`,
     # `ppo` (training) and `evaluation` (the learning curve's points).
     timing: dict[str, float] = field(default_factory=dict)
+    # One row per PPO update: what its rollout saw and what it did (`ppo_log`).
+    ppo_updates: list[dict[str, float]] = field(default_factory=list)
 
     @property
     def random_success(self) -> float:
@@ -282,6 +284,7 @@ def train(config: TrainConfig) -> TrainResult:
                 )
         venv = make_vec_env(config)
         model = make_model(config, venv)
+        data = None
         if demos:
             from webfactory_env.policies.bc import Demonstrations, clone
 
@@ -327,11 +330,28 @@ def train(config: TrainConfig) -> TrainResult:
             rate = f"{greedy.success_rate:.2f} greedy{also}"
             say(f"{timesteps:>7} steps  success {rate}  ({wall:.0f} s)")
 
+        ppo_updates: list[dict[str, float]] = []
         if config.timesteps:
-            model.learn(
-                total_timesteps=config.timesteps,
-                callback=_callback_class()(record, config.eval_every),
-            )
+            from stable_baselines3.common.callbacks import CallbackList
+
+            from webfactory_env.training.finetune import demo_anchor_callback, value_warmup_callback
+            from webfactory_env.training.ppo_log import describe, ppo_log_callback
+
+            callbacks = [_callback_class()(record, config.eval_every)]
+            callbacks.append(ppo_log_callback(ppo_updates, say if config.verbose else None))
+            if config.value_warmup:
+                callbacks.append(value_warmup_callback(config.value_warmup))
+            if config.demo_anchor and data is not None:
+                anchor = demo_anchor_callback(
+                    data,
+                    config.demo_anchor,
+                    after=config.value_warmup,
+                    learning_rate=config.learning_rate,
+                    seed=config.seed,
+                )
+                callbacks.append(anchor)
+            model.learn(total_timesteps=config.timesteps, callback=CallbackList(callbacks))
+            say(describe(ppo_updates))
         else:
             record(0)  # behaviour cloning alone: one point
         timing["evaluation"] = eval_time
@@ -344,7 +364,9 @@ def train(config: TrainConfig) -> TrainResult:
         }
         model.save(files["model"])
         final = greedy_runs[-1]
-        result = TrainResult(config, model, curve, baselines, final, 0.0, files, timing)
+        result = TrainResult(
+            config, model, curve, baselines, final, 0.0, files, timing, ppo_updates
+        )
         png = plot_curve(result, out / "learning_curve.png")
         if png is not None:
             files["plot"] = png
@@ -368,8 +390,13 @@ def summary(result: TrainResult) -> dict[str, Any]:
         "wall_s": round(result.wall_s, 1),
         "timing_s": {k: round(v, 1) for k, v in result.timing.items()},
         # JSON has no NaN: a figure that was not measured is null.
-        "curve": [{k: None if v != v else v for k, v in row.items()} for row in result.curve],
+        "curve": [_json_row(row) for row in result.curve],
+        "ppo_updates": [_json_row(row) for row in result.ppo_updates],
     }
+
+
+def _json_row(row: dict[str, float]) -> dict[str, float | None]:
+    return {k: None if v != v else v for k, v in row.items()}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -57,6 +57,12 @@ class TrainConfig:
     learning_rate: float = 1e-3
     ent_coef: float = 0.01
     gamma: float = 0.95
+    # PPO updates at the start that fit only the value head, the policy as cloned
+    # (`finetune`: the critic learns the rollouts' returns before PPO moves the policy).
+    value_warmup: int = 0
+    # Minibatch steps on the demonstrations' log-likelihood after each PPO update past the
+    # warm-up (`finetune`: PPO fixes what cloning got wrong without losing what it got right).
+    demo_anchor: int = 0
     baselines: bool = True
     # Also measure the sampled (stochastic) policy at each point of the curve.
     eval_sampled: bool = True
@@ -79,6 +85,10 @@ class TrainConfig:
             )
         if self.vec_env not in VEC_ENVS:
             raise UnknownNameError("vector env", self.vec_env, VEC_ENVS)
+        if self.value_warmup < 0 or self.demo_anchor < 0:
+            raise ConfigError("--value-warmup and --demo-anchor count updates: 0 or more")
+        if self.demo_anchor and not (self.demos or self.demo_episodes):
+            raise ConfigError("--demo-anchor needs demonstrations (--demos, --demo-episodes)")
         if self.timesteps < 0 or self.envs < 1 or self.eval_every < 1:
             raise ConfigError("timesteps must be >= 0; envs and eval_every at least 1")
         if self.timesteps == 0 and not (self.demos or self.demo_episodes):
@@ -200,6 +210,18 @@ def parse_args(argv: Sequence[str] | None = None) -> TrainConfig:
     p.add_argument("--n-epochs", type=int, default=d.n_epochs)
     p.add_argument("--learning-rate", type=float, default=d.learning_rate)
     p.add_argument("--ent-coef", type=float, default=d.ent_coef)
+    p.add_argument(
+        "--value-warmup",
+        type=int,
+        default=d.value_warmup,
+        help="PPO updates that fit only the value head first (the policy left as cloned)",
+    )
+    p.add_argument(
+        "--demo-anchor",
+        type=int,
+        default=d.demo_anchor,
+        help="cloning minibatch steps on the demonstrations after each PPO update",
+    )
     p.add_argument("--no-baselines", action="store_true", help="skip the random baselines")
     p.add_argument("--quiet", action="store_true")
     a = p.parse_args(argv)
@@ -244,6 +266,8 @@ def parse_args(argv: Sequence[str] | None = None) -> TrainConfig:
         n_epochs=a.n_epochs,
         learning_rate=a.learning_rate,
         ent_coef=a.ent_coef,
+        value_warmup=a.value_warmup,
+        demo_anchor=a.demo_anchor,
         baselines=not a.no_baselines,
         verbose=not a.quiet,
     )

@@ -1,0 +1,119 @@
+"""PPO fine-tuning a pointer policy: every update's figures are logged (entropy, KL, value
+fit, advantage scale), and the value warm-up trains the critic while the policy's logits
+stay exactly as they were."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+
+from webfactory_env.training.finetune import policy_network, value_warmup_callback  # noqa: E402
+from webfactory_env.training.ppo_log import describe, ppo_log_callback  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+
+def _model(make_env):
+    from sb3_contrib import MaskablePPO
+
+    from webfactory_env.policies.sb3 import PointerPolicy
+
+    env = make_env(
+        family="shop",
+        task="shop_track_parcel",
+        obs_mode="tokens",
+        action_mode="discrete",
+        max_steps=6,
+    )
+    return MaskablePPO(
+        PointerPolicy, env, n_steps=16, batch_size=16, n_epochs=2, seed=0, device="cpu"
+    )
+
+
+def _logits(model, obs) -> torch.Tensor:
+    tensor, _ = model.policy.obs_to_tensor(obs)
+    with torch.no_grad():
+        return model.policy.get_distribution(tensor).distribution.logits.clone()
+
+
+def test_value_warmup_fits_the_critic_and_leaves_the_policy_as_it_was(make_env):
+    model = _model(make_env)
+    obs, _ = model.get_env().envs[0].reset(seed=100_000)
+    before = _logits(model, obs)
+    critic_before = model.policy.value_net.weight.detach().clone()
+    rows: list[dict[str, float]] = []
+    model.learn(32, callback=[ppo_log_callback(rows), value_warmup_callback(2)])
+
+    assert torch.equal(_logits(model, obs), before)  # two updates, both warm-up
+    assert not torch.equal(model.policy.value_net.weight, critic_before)
+    assert all(p.requires_grad for p in policy_network(model.policy))  # thawed at the end
+    assert [r["timesteps"] for r in rows] == [16, 32]
+    assert all(r["approx_kl"] == 0 and r["clip_fraction"] == 0 for r in rows)
+
+    # Without the warm-up the same updates move the policy.
+    model.learn(16, callback=[ppo_log_callback(rows)], reset_num_timesteps=False)
+    assert not torch.equal(_logits(model, obs), before)
+    assert rows[-1]["approx_kl"] > 0
+
+
+def test_every_update_logs_what_its_rollout_saw_and_what_it_did(make_env):
+    model = _model(make_env)
+    rows: list[dict[str, float]] = []
+    model.learn(32, callback=ppo_log_callback(rows))
+
+    assert len(rows) == 2
+    for row in rows:
+        # An untrained policy over the page's menu: far from collapsed.
+        assert row["policy_entropy"] > 1.0
+        assert row["advantage_std"] > 0 and math.isfinite(row["value_explained"])
+        for key in ("approx_kl", "clip_fraction", "value_loss", "entropy", "value_rmse"):
+            assert math.isfinite(row[key]), key
+    line = describe(rows)
+    assert line.startswith("PPO first update: rollout success")
+    assert "last (2)" in line
+
+
+def test_the_demo_anchor_keeps_pulling_the_policy_to_the_demonstrations(make_env):
+    import numpy as np
+
+    from webfactory_env.policies.bc import Demonstrations
+    from webfactory_env.policies.sb3 import NEEDED
+    from webfactory_env.training.finetune import demo_anchor_callback
+
+    # "Demonstrations": each page's last menu row, on the first two pages of four levels.
+    env = make_env(
+        family="shop", task="shop_track_parcel", obs_mode="tokens", action_mode="discrete"
+    )
+    steps, actions = [], []
+    for seed in (3, 4, 5, 6):
+        obs, _ = env.reset(seed=seed)
+        for _ in range(2):
+            last = int((obs["menu"][:, 0] >= 0).sum()) - 1
+            steps.append(obs)
+            actions.append(obs["menu"][last].astype(np.int64))
+            obs, _, terminated, truncated, _ = env.step(last)
+            if terminated or truncated:
+                break
+    demos = Demonstrations(
+        observations={k: np.stack([o[k] for o in steps]) for k in NEEDED},
+        actions=np.stack(actions),
+        returns=np.zeros(len(steps)),
+        episodes=4,
+    )
+    tensors = {k: torch.as_tensor(v) for k, v in demos.observations.items()}
+
+    def likelihood(model) -> float:
+        with torch.no_grad():
+            out = model.policy.pointer(tensors)
+            return float(out.log_prob_triples(torch.as_tensor(demos.actions)).mean())
+
+    plain, anchored = _model(make_env), _model(make_env)
+    start = likelihood(plain)
+    assert likelihood(anchored) == start  # the same seed: the same untrained policy
+    plain.learn(32)
+    anchored.learn(32, callback=demo_anchor_callback(demos, 20, learning_rate=1e-3))
+    assert likelihood(anchored) > max(likelihood(plain), start) + 0.5
