@@ -81,6 +81,22 @@ def make_env() -> Iterator[Any]:
         env.close()
 
 
+@pytest.fixture
+def secret_postcode(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mark the shop's postal code field secret, as a card number field would be: what is
+    typed into it must be redacted in traces and still replay."""
+    from webfactory_env.sitegen import widgets
+
+    text_field = widgets.text_field
+
+    def secret(r: Any, **kw: Any) -> str:
+        if kw["bind"].args.get("name") == "postal_code":
+            kw["redact"] = True
+        return text_field(r, **kw)
+
+    monkeypatch.setattr(widgets, "text_field", secret)
+
+
 @pytest.fixture(scope="session")
 def shop_site():
     from webfactory_env.sitegen import generate_site

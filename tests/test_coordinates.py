@@ -410,21 +410,11 @@ def test_sb3_checks_the_env_and_ppo_trains_on_the_grid(make_env, tmp_path):
 # ---------------------------------------------------------------- traces and replay
 @pytest.mark.browser
 @pytest.mark.parametrize("mode", ["coordinates", "coordinates_text"])
-def test_coordinate_episodes_replay_byte_for_byte(mode, tmp_path, monkeypatch):
+def test_coordinate_episodes_replay_byte_for_byte(mode, tmp_path, secret_postcode):
     """With the shop's postal code field secret: typed into a focused field, it is redacted
     in the trace (a numeric action's value slot, a text action's placeholder) and replays."""
     from webfactory_env.replay import verify_bundle, write_bundle, write_report
-    from webfactory_env.sitegen import widgets
     from webfactory_env.trace import TraceRecorder, read_trace
-
-    text_field = widgets.text_field
-
-    def secret_postcode(r: Any, **kw: Any) -> str:
-        if kw["bind"].args.get("name") == "postal_code":
-            kw["redact"] = True
-        return text_field(r, **kw)
-
-    monkeypatch.setattr(widgets, "text_field", secret_postcode)
 
     trace = tmp_path / "trace.jsonl"
     env = TraceRecorder(

@@ -318,18 +318,7 @@ def test_viewer_steps_through_the_episode_in_a_browser(oracle_bundle, tmp_path):
 
 
 @pytest.mark.browser
-def test_redacted_field_values_stay_out_of_traces_but_replay(tmp_path, monkeypatch):
-    from webfactory_env.sitegen import widgets
-
-    text_field = widgets.text_field
-
-    def secret_postcode(r: Any, **kw: Any) -> str:
-        # Mark the shop's postal code field secret, as a card number field would be.
-        if kw["bind"].args.get("name") == "postal_code":
-            kw["redact"] = True
-        return text_field(r, **kw)
-
-    monkeypatch.setattr(widgets, "text_field", secret_postcode)
+def test_redacted_field_values_stay_out_of_traces_but_replay(tmp_path, secret_postcode):
     trace = record(tmp_path, "oracle", 3)
     (ep,) = read_trace(trace)
     secret = "94105"  # the task's postal code
