@@ -277,6 +277,51 @@ def test_the_wheel_scrolls_and_a_drag_and_a_double_click_select_text(shop):
 
 
 @pytest.mark.browser
+def test_a_wheel_step_waits_for_the_scroll_it_makes_and_only_for_that(shop):
+    # A wheel turn reaches the page a frame or more after it was sent: the step ends when
+    # the scroll predicted for it has ended, and predicts none where nothing can move.
+    shop.step(f"click({_at(shop, 'link', 'Browse all products')})")
+    session = shop.unwrapped.session
+    expect = "__wfStep.expectScroll(640, 400, 0, {})"
+    assert session.evaluate(expect.format(-100)) is False  # at the top: nothing moves up
+    assert session.evaluate(expect.format(100)) is True
+    assert session.evaluate("__wfStep.expectScroll(640, 400, 0, 0)") is False
+    session.evaluate(
+        """() => {
+            const box = document.createElement("div");
+            box.id = "box";
+            box.style = "position:fixed;top:0;left:0;width:200px;height:100px;overflow:auto";
+            box.innerHTML = "<div style='height:1000px'></div>";
+            document.body.append(box);
+            scrollTo(0, 0);
+        }"""
+    )
+    assert session.evaluate(expect.format(-100).replace("640, 400", "50, 50")) is False
+    assert session.evaluate(expect.format(100).replace("640, 400", "50, 50")) is True
+    session.evaluate("document.getElementById('box').scrollTop = 900")  # at its end:
+    assert session.evaluate(expect.format(100).replace("640, 400", "50, 50")) is True  # the page
+    session.evaluate("document.getElementById('box').remove()")
+    bottom = session.evaluate("document.scrollingElement.scrollHeight - innerHeight")
+    for _ in range(3):  # the observation sees where each turn left the page
+        shop.step("scroll(640, 400, 0, 120)")
+        assert shop.unwrapped.dom.scroll_y == session.evaluate("scrollY") == min(120, bottom)
+        shop.step("scroll(640, 400, 0, -400)")
+        assert shop.unwrapped.dom.scroll_y == 0
+
+
+@pytest.mark.browser
+def test_keys_scroll_at_once_not_with_an_animation_on_the_wall_clock(shop):
+    shop.step(f"click({_at(shop, 'link', 'Browse all products')})")
+    session = shop.unwrapped.session
+    bottom = session.evaluate("document.scrollingElement.scrollHeight - innerHeight")
+    shop.step('key("PageDown")')
+    step = shop.unwrapped.dom.scroll_y
+    assert step == min(bottom, 700)  # 7/8 of an 800 px viewport, not a frame's share of it
+    shop.step('key("Home")')
+    assert shop.unwrapped.dom.scroll_y == 0
+
+
+@pytest.mark.browser
 def test_an_open_dialog_takes_the_click_meant_for_a_link_behind_it(make_env):
     env = make_env(
         family="shop", task="shop_apply_coupon", obs_mode="tokens",

@@ -80,6 +80,9 @@ BASE_ARGS = (
     "--hide-scrollbars",
     "--font-render-hinting=none",
     "--force-color-profile=srgb",
+    # Keys (PageDown, Space, arrows) otherwise scroll with an animation that runs on the wall
+    # clock, so what a step observes would depend on how fast the machine is.
+    "--disable-smooth-scrolling",
     # Screenshots otherwise wait for the next 60 Hz frame.
     "--disable-frame-rate-limit",
     "--disable-gpu-vsync",

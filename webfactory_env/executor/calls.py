@@ -42,9 +42,10 @@ def cdp_send(cdp: CDPSession, method: str, params: dict[str, Any]) -> Any:
     return future.result()["result"]
 
 
-def evaluate(cdp: CDPSession, expression: str) -> Any:
-    """`expression`'s value, evaluated in the page's main world over its CDP session."""
-    params = {"expression": expression, "returnByValue": True}
+def evaluate(cdp: CDPSession, expression: str, *, wait: bool = False) -> Any:
+    """`expression`'s value, evaluated in the page's main world over its CDP session; with
+    `wait`, the value of the promise it may give, once settled."""
+    params = {"expression": expression, "returnByValue": True, "awaitPromise": wait}
     return evaluated(cdp_send(cdp, "Runtime.evaluate", params))
 
 

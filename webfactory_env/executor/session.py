@@ -387,13 +387,14 @@ class PageSession:
         """Call the runtime's entry point `fn` with JSON text in and out (`calls`)."""
         return json.loads(self._runtime_evaluate(calls.runtime_call(fn, args)))
 
-    def _step_js(self, fn: str, *args: Any) -> Any:
+    def _step_js(self, fn: str, *args: Any, wait: bool = False) -> Any:
         """A step's call `fn` of `step.js`, arguments as a JSON literal (`calls`)."""
-        return json.loads(self._runtime_evaluate(calls.step_call(fn, *args)))
+        return json.loads(self._runtime_evaluate(calls.step_call(fn, *args), wait=wait))
 
-    def _runtime_evaluate(self, expression: str) -> Any:
-        """`expression`'s value, evaluated in the page's main world over its CDP session."""
-        return self.call(lambda: calls.evaluate(self._cdp, expression))
+    def _runtime_evaluate(self, expression: str, *, wait: bool = False) -> Any:
+        """`expression`'s value, evaluated in the page's main world over its CDP session
+        (with `wait`, once the promise it gives has settled)."""
+        return self.call(lambda: calls.evaluate(self._cdp, expression, wait=wait))
 
     def perform(self, op: BrowserOp, *, observe: ObserveConfig, clock_ms: int) -> StepResult:
         """Run one action, let the app handle what the page reported, patch, observe.
@@ -423,9 +424,14 @@ class PageSession:
             self.call(lambda: page.mouse.click(x, y))
             res = self._step_js("after", then)
         elif op.verb in INPUT_VERBS:
+            wheel = op.verb == "mouse_wheel"
+            if wheel:  # the step ends when the scroll it makes has reached the page
+                assert op.point is not None and op.to is not None
+                self._runtime_evaluate(calls.step_call("expectScroll", *op.point, *op.to))
             for part in input_parts(op):
                 self.call(functools.partial(send_input, page, part), what=f"input ({op.verb})")
-            res = self._step_js("input", then)  # and what the input scrolled into view set off
+            # and what the input scrolled into view set off
+            res = self._step_js("input", then, wait=wheel)
         elif op.verb == "press":
             if op.index >= 0:
                 focused = self._act_with_drift(op, "focus", "", clock, retries, None)
