@@ -82,10 +82,28 @@ def make_env() -> Iterator[Any]:
 
 
 @pytest.fixture
-def secret_postcode(monkeypatch: pytest.MonkeyPatch) -> None:
+def secret_postcode(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Mark the shop's postal code field secret, as a card number field would be: what is
-    typed into it must be redacted in traces and still replay."""
-    from webfactory_env.sitegen import widgets
+    typed into it must be redacted in traces and still replay.
+
+    Generated sites are remembered per process, each with the pages its fresh apps rendered
+    (`Site.new_app(shared_start=True)`), and so are the tasks compiled for them and what
+    their plans type into secret fields (by site digest, which a widget does not change):
+    all are forgotten before and after, or the secret field would outlive the test in the
+    next one's pages and traces."""
+    import importlib
+
+    from webfactory_env.sitegen import registry, widgets
+    from webfactory_env.trace import redact
+
+    library = importlib.import_module("webfactory_env.tasks.library")  # not the function
+
+    def forget() -> None:
+        registry._generate.cache_clear()
+        with library._COMPILED_LOCK:
+            library._COMPILED.clear()
+        with redact._PLANS_LOCK:
+            redact._PLANS.clear()
 
     text_field = widgets.text_field
 
@@ -94,7 +112,11 @@ def secret_postcode(monkeypatch: pytest.MonkeyPatch) -> None:
             kw["redact"] = True
         return text_field(r, **kw)
 
+    forget()
     monkeypatch.setattr(widgets, "text_field", secret)
+    yield
+    monkeypatch.undo()
+    forget()
 
 
 @pytest.fixture(scope="session")
