@@ -117,3 +117,46 @@ def test_the_demo_anchor_keeps_pulling_the_policy_to_the_demonstrations(make_env
     plain.learn(32)
     anchored.learn(32, callback=demo_anchor_callback(demos, 20, learning_rate=1e-3))
     assert likelihood(anchored) > max(likelihood(plain), start) + 0.5
+
+
+def test_the_trainer_builds_a_pointer_policy_blind_to_task_ids_and_guards_the_kl(make_env):
+    from webfactory_env.training.sb3 import make_model
+    from webfactory_env.training.sb3_config import TrainConfig
+
+    env = make_env(
+        family="shop", task="shop_track_parcel", obs_mode="tokens", action_mode="discrete"
+    )
+    obs, _ = env.reset(seed=100_000)
+    other_task = {**obs, "task_id": obs["task_id"] + 1}
+    common = {"policy": "pointer", "action_mode": "discrete", "n_steps": 16, "batch_size": 16}
+
+    blind = make_model(TrainConfig(**common, task_embedding=False, target_kl=0.02), env)
+    assert blind.target_kl == 0.02
+    assert blind.policy.pointer.tasks is None  # no vector per task id to leave untrained
+    assert torch.equal(_logits(blind, obs), _logits(blind, other_task))
+
+    seeing = make_model(TrainConfig(**common), env)
+    assert seeing.target_kl is None and seeing.policy.pointer.tasks is not None
+    assert not torch.equal(_logits(seeing, obs), _logits(seeing, other_task))
+
+
+def test_a_tiny_target_kl_stops_each_update_after_its_first_minibatches(make_env):
+    from webfactory_env.training.sb3 import make_model
+    from webfactory_env.training.sb3_config import TrainConfig
+
+    env = make_env(
+        family="shop", task="shop_track_parcel", obs_mode="tokens", action_mode="discrete",
+        max_steps=6,
+    )  # fmt: skip
+    rows: list[dict[str, float]] = []
+    common = {"policy": "pointer", "action_mode": "discrete", "n_steps": 32, "batch_size": 8}
+    guarded = make_model(TrainConfig(**common, n_epochs=8, target_kl=1e-9), env)
+    guarded.learn(32, callback=[ppo_log_callback(rows)])
+    # SB3 counts the epochs it ran: the first minibatch moved the policy past the guard
+    # and the update stopped there (unguarded, all 8 epochs run).
+    assert guarded.logger.name_to_value["train/n_updates"] == 1
+    unguarded = make_model(TrainConfig(**common, n_epochs=8), env)
+    unguarded.learn(32)
+    assert unguarded.logger.name_to_value["train/n_updates"] == 8
+    with pytest.raises(ValueError, match="target-kl must be positive"):
+        TrainConfig(**common, target_kl=0)

@@ -133,6 +133,7 @@ def make_model(config: TrainConfig, venv: Any) -> Any:
         "learning_rate": config.learning_rate,
         "ent_coef": config.ent_coef,
         "gamma": config.gamma,
+        "target_kl": config.target_kl,
         "seed": config.seed,
         "device": "cpu",
         "verbose": 0,
@@ -143,7 +144,9 @@ def make_model(config: TrainConfig, venv: Any) -> Any:
         if config.policy == "pointer":
             from webfactory_env.policies.sb3 import PointerPolicy
 
-            return MaskablePPO(PointerPolicy, venv, **kwargs)
+            extractor = {"task_embedding": config.task_embedding}
+            policy_kwargs = {"features_extractor_kwargs": extractor}
+            return MaskablePPO(PointerPolicy, venv, policy_kwargs=policy_kwargs, **kwargs)
         return MaskablePPO("MultiInputPolicy", venv, **kwargs)
     from stable_baselines3 import PPO
 

@@ -63,6 +63,12 @@ class TrainConfig:
     # Minibatch steps on the demonstrations' log-likelihood after each PPO update past the
     # warm-up (`finetune`: PPO fixes what cloning got wrong without losing what it got right).
     demo_anchor: int = 0
+    # PPO stops an update's epochs early once its approximate KL to the rollout's policy
+    # passes 1.5 x this (None: never); a guard against one update undoing a clone.
+    target_kl: float | None = None
+    # The pointer policy's learned vector per task id: off for a policy meant to act on
+    # tasks it never trained on (their ids' vectors would be untrained noise).
+    task_embedding: bool = True
     baselines: bool = True
     # Also measure the sampled (stochastic) policy at each point of the curve.
     eval_sampled: bool = True
@@ -85,6 +91,10 @@ class TrainConfig:
             )
         if self.vec_env not in VEC_ENVS:
             raise UnknownNameError("vector env", self.vec_env, VEC_ENVS)
+        if not self.task_embedding and self.policy != "pointer":
+            raise ConfigError("--no-task-embedding is a pointer policy option (--policy pointer)")
+        if self.target_kl is not None and self.target_kl <= 0:
+            raise ConfigError(f"--target-kl must be positive, got {self.target_kl}")
         if self.value_warmup < 0 or self.demo_anchor < 0:
             raise ConfigError("--value-warmup and --demo-anchor count updates: 0 or more")
         if self.demo_anchor and not (self.demos or self.demo_episodes):
@@ -222,6 +232,17 @@ def parse_args(argv: Sequence[str] | None = None) -> TrainConfig:
         default=d.demo_anchor,
         help="cloning minibatch steps on the demonstrations after each PPO update",
     )
+    p.add_argument(
+        "--target-kl",
+        type=float,
+        default=d.target_kl,
+        help="stop an update's epochs once its approximate KL passes 1.5 x this",
+    )
+    p.add_argument(
+        "--no-task-embedding",
+        action="store_true",
+        help="pointer policy without a vector per task id (for tasks it never trained on)",
+    )
     p.add_argument("--no-baselines", action="store_true", help="skip the random baselines")
     p.add_argument("--quiet", action="store_true")
     a = p.parse_args(argv)
@@ -268,6 +289,8 @@ def parse_args(argv: Sequence[str] | None = None) -> TrainConfig:
         ent_coef=a.ent_coef,
         value_warmup=a.value_warmup,
         demo_anchor=a.demo_anchor,
+        target_kl=a.target_kl,
+        task_embedding=not a.no_task_embedding,
         baselines=not a.no_baselines,
         verbose=not a.quiet,
     )
