@@ -166,6 +166,13 @@ def test_screen_settings_that_cannot_work_are_refused(options, message):
         parse_agent("openai:m", replace(options, base_url="http://h/v1"))
 
 
+def test_screen_flags_without_a_model_are_a_usage_error(capsys):
+    from webfactory_env.cli import main
+
+    assert main(["run", "--task", "buy_red_mug", "--seed", "1", "--obs", "screenshot"]) == 2
+    assert "--agent oracle is no model: use --agent openai:MODEL" in capsys.readouterr().err
+
+
 def test_a_screen_agent_plays_a_pixel_env_at_the_viewports_own_size():
     options = LLMOptions(base_url="http://127.0.0.1:9/v1", observation="screenshot")
     spec = parse_agent("openai:m", options, environ={})

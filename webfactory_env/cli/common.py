@@ -116,6 +116,13 @@ def llm_args(c: argparse.ArgumentParser) -> None:
 def llm_options(args: argparse.Namespace) -> Any:
     from webfactory_env.evaluation.agents import LLMOptions
 
+    screen = args.obs != "text" or args.set_of_marks or args.tool_calls
+    if screen and not str(args.agent).startswith("openai:"):
+        raise usage(
+            f"--obs, --set-of-marks and --tool-calls choose what a model sees and how it acts;"
+            f" --agent {args.agent} is no model: use --agent openai:MODEL"
+        )
+
     return LLMOptions(
         base_url=args.base_url,
         api_key=args.api_key,
