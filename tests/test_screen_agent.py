@@ -189,13 +189,28 @@ def test_a_screen_agent_plays_a_pixel_env_at_the_viewports_own_size():
 
 
 # ------------------------------------------------------------------ whole episodes
-def _oracle_actions(task: str, seed: int, mode: str = "coordinates_text") -> list[str]:
+def _oracle_actions(
+    task: str,
+    seed: int,
+    mode: str = "coordinates_text",
+    family: str = "shop",
+    difficulty: str = "easy",
+    variation: dict[str, str] | None = None,
+) -> list[str]:
     """The oracle's calls on a task in action mode `mode` (a scripted model's replies)."""
     import gymnasium as gym
 
     from webfactory_env.agents import OracleAgent
 
-    env = gym.make("WebTask-v0", task=task, obs_mode="tokens", action_mode=mode)
+    env = gym.make(
+        "WebTask-v0",
+        family=family,
+        task=task,
+        difficulty=difficulty,
+        variation=variation,
+        obs_mode="tokens",
+        action_mode=mode,
+    )
     try:
         obs, info = env.reset(seed=seed)
         oracle = OracleAgent(env)
@@ -281,3 +296,27 @@ def test_with_set_of_marks_the_model_names_the_numbered_marks(make_env):
         first, plain["screenshot"]
     )
     assert "- click(i): " in s.requests[0]["messages"][0]["content"]
+
+
+@pytest.mark.browser
+def test_a_suite_is_evaluated_with_a_vision_model_in_one_call(tmp_path):
+    from webfactory_env.evaluation import evaluate, write_results
+    from webfactory_env.suites import get_suite
+
+    suite = get_suite("shop-tasks-test")
+    (episode,) = suite.episode_specs(1)
+    actions = _oracle_actions(
+        episode.task, episode.seed, family=episode.family, difficulty=episode.difficulty,
+        variation=episode.variation,
+    )  # fmt: skip
+    with ScriptedChatServer([tool(tool_arguments(a)) for a in actions]) as server:
+        options = LLMOptions(base_url=server.base_url, observation="screenshot", tool_calls=True)
+        results = evaluate(suite, parse_agent("openai:scripted", options), 1, reference=False)
+    (row,) = results.episodes
+    assert row.success and row.steps == len(actions) and row.invalid_actions == 0
+    assert results.agent.llm is not None and results.agent.llm.tool_calls
+    assert results.config.env["action_mode"] == "coordinates_text"
+    (written, *_) = write_results(results, tmp_path / "r.json")
+    schema = json.loads((ROOT / "docs" / "metrics-schema.json").read_text(encoding="utf-8"))
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.Draft202012Validator(schema).validate(json.loads(written.read_text("utf-8")))
