@@ -24,14 +24,8 @@ from webfactory_env.core.errors import ConfigError
 from webfactory_env.evaluation.agents import LLMOptions, parse_agent
 from webfactory_env.llm import ChatClient, ChatConfig, RetryPolicy, system_prompt
 from webfactory_env.llm.client import ToolCall
-from webfactory_env.llm.screen import (
-    ScreenAgent,
-    computer_tool,
-    png_data_url,
-    screen_prompt,
-    tool_arguments,
-    tool_call_action,
-)
+from webfactory_env.llm.screen import ScreenAgent, png_data_url, screen_prompt
+from webfactory_env.llm.tool import computer_tool, tool_arguments, tool_call_action
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "sk-test-abcdefghijklmnop1234"
@@ -100,6 +94,29 @@ def test_the_computer_tool_is_generated_from_the_action_docs_and_its_calls_read_
         assert action is None and problem is not None and says in problem
 
 
+def test_with_set_of_marks_the_tool_takes_the_element_actions():
+    schema = computer_tool(act.TEXT_ACTIONS)["function"]
+    assert "numbered on the screenshot" in schema["description"]
+    props = schema["parameters"]["properties"]
+    assert set(props) == {"action", "i", "text", "option", "key", "direction", "success",
+                          "confidence"}  # fmt: skip
+    assert props["direction"] == {"type": "string", "enum": ["down", "up"]}
+    for call in ("click(12)", 'type(3, "Alice Nguyen")', 'select(5, "Red")', "submit(7)",
+                 'press("Enter")', 'press(4, "Tab")', "scroll(down)", "scroll(up)", "back()",
+                 'done(true, "$12.99", confidence=0.9)'):  # fmt: skip
+        arguments = json.dumps(tool_arguments(call, act.TEXT_ACTIONS))
+        assert tool_call_action(ToolCall("computer", arguments), act.TEXT_ACTIONS) == (call, None)
+    for arguments, says in (
+        ({"action": "scroll", "direction": "left"}, "scroll needs direction: one of down, up"),
+        ({"action": "press"}, "press needs key as a string"),
+        ({"action": "select", "i": 5}, "select needs option as a string"),
+    ):
+        call = ToolCall("computer", json.dumps(arguments))
+        assert tool_call_action(call, act.TEXT_ACTIONS) == (None, says)
+    prompt = screen_prompt(marks=True, tool_calls=True)
+    assert '{"action": "click", "i": 12} for click(12)' in prompt
+
+
 def test_a_screenshot_goes_as_a_png_data_url_of_the_same_pixels():
     shot = np.random.default_rng(0).integers(0, 256, (80, 128, 3), dtype=np.uint8)
     url = png_data_url(shot)
@@ -158,7 +175,7 @@ def test_without_tools_the_action_is_the_last_line_of_the_reply():
     ("options", "message"),
     [
         (LLMOptions(set_of_marks=True), "go with --obs screenshot"),
-        (LLMOptions(observation="screenshot", set_of_marks=True, tool_calls=True), "one of"),
+        (LLMOptions(tool_calls=True), "go with --obs screenshot"),
     ],
 )
 def test_screen_settings_that_cannot_work_are_refused(options, message):
@@ -277,12 +294,16 @@ def test_off_target_clicks_fail_cleanly_with_every_step_recorded(tmp_path, make_
 
 
 @pytest.mark.browser
-def test_with_set_of_marks_the_model_names_the_numbered_marks(make_env):
+@pytest.mark.parametrize("tool_calls", [False, True], ids=["text", "tool calls"])
+def test_with_set_of_marks_the_model_names_the_numbered_marks(make_env, tool_calls):
     from webfactory_env.cli.episodes import run_episode
 
     actions = _oracle_actions("buy_red_mug", 3, "text")
-    with ScriptedChatServer([ok(a) for a in actions]) as s:
-        options = LLMOptions(base_url=s.base_url, observation="screenshot", set_of_marks=True)
+    replies = [tool(tool_arguments(a, act.TEXT_ACTIONS)) if tool_calls else ok(a) for a in actions]
+    with ScriptedChatServer(replies) as s:
+        options = LLMOptions(
+            base_url=s.base_url, observation="screenshot", set_of_marks=True, tool_calls=tool_calls
+        )
         summary, env = run_episode("shop", "buy_red_mug", 3, "openai:scripted", llm=options)
         env.close()
     assert summary["success"] and summary["steps"] == len(actions)
@@ -296,6 +317,8 @@ def test_with_set_of_marks_the_model_names_the_numbered_marks(make_env):
         first, plain["screenshot"]
     )
     assert "- click(i): " in s.requests[0]["messages"][0]["content"]
+    offered = [computer_tool(act.TEXT_ACTIONS)] if tool_calls else None
+    assert all(r.get("tools") == offered for r in s.requests)
 
 
 @pytest.mark.browser

@@ -109,7 +109,8 @@ def llm_args(c: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--tool-calls",
         action="store_true",
-        help="with --obs screenshot: the model acts by calling a computer function (tools)",
+        help="with --obs screenshot: the model acts by calling a computer function (tools)"
+        " rather than writing its action as text",
     )
 
 

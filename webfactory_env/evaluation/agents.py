@@ -157,12 +157,6 @@ def load_llm_agent(
         raise ConfigError(f"--obs takes text or screenshot, got {options.observation!r}")
     if not screen and (options.set_of_marks or options.tool_calls):
         raise ConfigError("--set-of-marks and --tool-calls go with --obs screenshot")
-    if options.set_of_marks and options.tool_calls:
-        raise ConfigError(
-            "--tool-calls gives the computer function, which acts at points of the"
-            " screenshot; with --set-of-marks the model writes element actions such as"
-            " click(12) as text: leave out one of them"
-        )
     retry = RetryPolicy(
         max_attempts=options.max_attempts,
         base_s=options.retry_base_s,

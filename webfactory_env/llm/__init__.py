@@ -12,7 +12,8 @@ from webfactory_env.llm.client import (
     RetryPolicy,
 )
 from webfactory_env.llm.prompt import extract_action, instruction, system_prompt
-from webfactory_env.llm.screen import ScreenAgent, computer_tool, screen_prompt
+from webfactory_env.llm.screen import ScreenAgent, screen_prompt
+from webfactory_env.llm.tool import computer_tool
 
 __all__ = [
     "AgentAbort",

@@ -10,7 +10,7 @@ URL is `data:image/png;base64,...`.
 
 The action comes back as the text agent's does (the last line that is one call), or with
 `tool_calls` as a call of the `computer` function, whose schema is generated from the same
-docs (`computer_tool`): `{"action": "click", "x": 312, "y": 88}` is `click(312, 88)`. Either
+docs (`llm.tool`): `{"action": "click", "x": 312, "y": 88}` is `click(312, 88)`. Either
 way the env gets the text call, so traces, replay and the refusals of unreadable replies
 are the text agent's (`LLMAgent`), and so is the history's redaction of secret values.
 """
@@ -20,23 +20,15 @@ from __future__ import annotations
 import base64
 import io
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 from PIL import Image
 
-from webfactory_env.actions import (
-    COORDINATE_ACTIONS,
-    DONE_VERBS,
-    TEXT_ACTIONS,
-    TextAction,
-    parse_text_action,
-    quote_text,
-)
+from webfactory_env.actions import COORDINATE_ACTIONS, TEXT_ACTIONS
 from webfactory_env.llm.agent import LLMAgent
-from webfactory_env.llm.client import ChatClient, ChatReply, ToolCall
+from webfactory_env.llm.client import ChatClient, ChatReply
 from webfactory_env.llm.prompt import (
     OPENING,
     RULES,
@@ -47,8 +39,7 @@ from webfactory_env.llm.prompt import (
     system_prompt,
     user_turn,
 )
-
-TOOL_NAME = "computer"
+from webfactory_env.llm.tool import TOOL_NAME, computer_tool, tool_arguments, tool_call_action
 
 _POINTS = """\
 Each turn you are shown the task (Goal), the exact strings it needs (Values), your recent \
@@ -81,7 +72,8 @@ def screen_prompt(
     first = grammar[0].examples[0]
     if tool_calls:
         done = 'done(true, "answer")'
-        example, ending = json.dumps(tool_arguments(first)), json.dumps(tool_arguments(done))
+        example = json.dumps(tool_arguments(first, grammar))
+        ending = json.dumps(tool_arguments(done, grammar))
         how = _TOOL_FORMAT.format(
             tool=TOOL_NAME, example=example, call=first, done=ending, done_call=done
         )
@@ -110,113 +102,6 @@ def screen_turn(
     return user_turn(head, history, notes)
 
 
-# ------------------------------------------------------------------ the computer tool
-_FORM = re.compile(r"^\w+\((?P<args>.*)\)$")
-
-
-def _parameters(action: TextAction) -> list[tuple[str, str]]:
-    """(name, JSON type) of each argument of `action`'s first form: `click(x, y)` gives
-    x and y, numbers; `type("text")` a string named text; done a boolean and a text."""
-    if action.name == "done":
-        return [("success", "boolean"), ("text", "string"), ("confidence", "number")]
-    m = _FORM.match(action.forms[0])
-    args = [a.strip() for a in (m.group("args") if m else "").split(",") if a.strip()]
-    return [(a.strip('"').lower(), "string" if a.startswith('"') else "number") for a in args]
-
-
-def computer_tool(grammar: Sequence[TextAction] = COORDINATE_ACTIONS) -> dict[str, Any]:
-    """The `computer` function in OpenAI's tools format, generated from the action docs:
-    `action` names one, and each argument of its form is a property of the same name."""
-    properties: dict[str, Any] = {}
-    for action in grammar:
-        for name, kind in _parameters(action):
-            properties.setdefault(name, {"type": kind})
-    docs = "\n".join(f"{a.name}: {' or '.join(a.forms)}: {a.doc}" for a in grammar)
-    properties = {
-        "action": {"type": "string", "enum": [a.name for a in grammar], "description": docs},
-        **dict(sorted(properties.items())),
-    }
-    return {
-        "type": "function",
-        "function": {
-            "name": TOOL_NAME,
-            "description": "Use the browser's mouse and keyboard: one action per call, at"
-            " points in pixels of the screenshot ((0, 0) is its top-left corner).",
-            "parameters": {
-                "type": "object",
-                "properties": properties,
-                "required": ["action"],
-                "additionalProperties": False,
-            },
-        },
-    }
-
-
-def tool_arguments(call: str) -> dict[str, Any]:
-    """The `computer` arguments of a coordinate call such as `click(312, 88)` (the prompt's
-    example; what a scripted model sends)."""
-    decoded = parse_text_action(call, COORDINATE_ACTIONS)
-    if isinstance(decoded, str):
-        raise ValueError(decoded)
-    if decoded.verb in DONE_VERBS:
-        out: dict[str, Any] = {"action": "done", "success": decoded.verb == "done_success"}
-        if decoded.text:
-            out["text"] = decoded.text
-        if decoded.confidence is not None:
-            out["confidence"] = decoded.confidence
-        return out
-    action = next(a for a in COORDINATE_ACTIONS if a.name == decoded.verb)
-    values: list[Any] = [int(v) if float(v).is_integer() else v for v in decoded.coords or ()]
-    if decoded.verb in ("type", "key"):
-        values = [decoded.value if decoded.verb == "type" else decoded.key]
-    names = [name for name, _ in _parameters(action)]
-    return {"action": decoded.verb, **dict(zip(names, values, strict=True))}
-
-
-def tool_call_action(
-    call: ToolCall, grammar: Sequence[TextAction] = COORDINATE_ACTIONS
-) -> tuple[str | None, str | None]:
-    """(the text call a `computer` call stands for, None) or (None, what is wrong with it)."""
-    if call.name != TOOL_NAME:
-        return None, f"there is no function {call.name[:40]!r}; call {TOOL_NAME}"
-    try:
-        args = json.loads(call.arguments or "{}")
-    except ValueError:
-        return None, "its arguments are not a JSON object"
-    if not isinstance(args, dict):
-        return None, "its arguments are not a JSON object"
-    name = args.get("action")
-    action = next((a for a in grammar if a.name == name or name in a.aliases), None)
-    if action is None:
-        names = ", ".join(a.name for a in grammar)
-        return None, f"action {str(name)[:40]!r} is none of {names}"
-    given = []
-    for arg, kind in _parameters(action):
-        value = args.get(arg)
-        if action.name == "done" and arg != "success":
-            if value is not None:
-                given.append(
-                    quote_text(str(value)) if arg == "text" else f"confidence={float(value):g}"
-                )
-            continue
-        if kind == "number" and (isinstance(value, bool) or not isinstance(value, int | float)):
-            return None, f"{action.name} needs {arg} as a number"
-        if kind == "string" and not isinstance(value, str):
-            return None, f"{action.name} needs {arg} as a string"
-        if kind == "boolean" and not isinstance(value, bool):
-            return None, f"{action.name} needs {arg}: true or false"
-        given.append(_argument(value))
-    return f"{action.name}({', '.join(given)})", None
-
-
-def _argument(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return quote_text(value)
-    return str(int(value)) if float(value).is_integer() else f"{float(value):g}"
-
-
 # ------------------------------------------------------------------ the agent
 class ScreenAgent(LLMAgent):
     """A policy whose actions are a vision model's replies to screenshots (see the module).
@@ -239,7 +124,7 @@ class ScreenAgent(LLMAgent):
         self.viewport = (int(width), int(height))
         self.max_steps = int(getattr(config, "max_steps", 64))
         self.grammar = TEXT_ACTIONS if marks else COORDINATE_ACTIONS
-        self.tools = [computer_tool()] if tool_calls else []
+        self.tools = [computer_tool(self.grammar)] if tool_calls else []
         self._tool_problem: str | None = None
         super().__init__(env, client, seed=seed, history=history, max_malformed=max_malformed)
         self.system = screen_prompt(self.viewport, marks=marks, tool_calls=tool_calls)
