@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from chat_server import ScriptedChatServer, ok, tool
+from chat_server import Reply, ScriptedChatServer, ok, tool
 from PIL import Image
 
 from webfactory_env import actions as act
@@ -156,6 +156,21 @@ def test_the_agent_sends_the_screenshot_goal_and_tools_and_reads_a_tool_call():
     assert 'type("REDACTED") -> done' in _text(third) and "hunter2" not in json.dumps(third)
     assert "Your last computer call was not carried out: drag needs y1 as a number" in _text(fourth)
     assert agent.usage.calls == 4 and agent.usage.malformed_replies == 1
+
+
+def test_a_tool_call_cut_off_at_the_token_limit_is_never_carried_out():
+    cut = tool({"action": "click", "x": 30, "y": 12})
+    script = [tool({"action": "fly"}), Reply(None, "length", tool_calls=cut.tool_calls)]
+    shot = {"screenshot": np.zeros((8, 8, 3), np.uint8)}
+    with ScriptedChatServer([*script, ok("back")]) as server:
+        agent = ScreenAgent(None, _client(server), tool_calls=True)
+        agent.act(shot, _info())
+        refused = {"action": {"redact": False}, "error": "unknown action"}
+        sent = agent.act(shot, _info(1, refused))
+        agent.act(shot, _info(2, refused))
+    assert sent == 'computer({"action": "click", "x": 30, "y": 12})'  # refused by the env
+    assert "cut off at the token limit" in _text(server.requests[2])
+    assert agent.usage.truncated_replies == 1 and agent.usage.malformed_replies == 3
 
 
 def test_without_tools_the_action_is_the_last_line_of_the_reply():

@@ -149,7 +149,7 @@ class ScreenAgent(LLMAgent):
         return action
 
     def unreadable(self, reply: ChatReply, truncated: bool) -> Unreadable:
-        if self._tool_problem is None:
+        if truncated or self._tool_problem is None:  # a cut-off reply was never read
             return super().unreadable(reply, truncated)
         return Unreadable(
             f"(a {TOOL_NAME} call that could not be read)",
@@ -158,7 +158,7 @@ class ScreenAgent(LLMAgent):
         )
 
     def fallback(self, reply: ChatReply) -> str:
-        if self._tool_problem is not None and reply.tool_calls:  # the trace keeps the call
+        if self.tools and reply.tool_calls:  # the call not carried out: the trace keeps it
             call = reply.tool_calls[0]
             return f"{call.name[:40]}({call.arguments[:200]})"
         return super().fallback(reply)
