@@ -27,6 +27,7 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     hang: bool = False  # never answer (until the server stops)
     trickle: bool = False  # send the body one byte every 50 ms
+    tool_calls: tuple[tuple[str, str], ...] = ()  # (function name, JSON arguments)
 
 
 def ok(text: str | None, prompt: int = 100, completion: int = 10, finish: str = "stop") -> Reply:
@@ -37,6 +38,12 @@ def error(status: int, message: str = "busy", retry_after: str | None = "0") -> 
     headers = {"Retry-After": retry_after} if retry_after is not None else {}
     body = json.dumps({"error": {"message": message, "type": "server_error"}}).encode()
     return Reply(status=status, body=body, headers=headers)
+
+
+def tool(arguments: dict[str, Any] | str, name: str = "computer") -> Reply:
+    """A reply that calls function `name` (arguments as a JSON object, or a raw text)."""
+    raw = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    return Reply(text=None, finish="tool_calls", tool_calls=((name, raw),))
 
 
 HANG = Reply(hang=True)
@@ -51,7 +58,7 @@ def completion_body(reply: Reply) -> bytes:
         "choices": [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": reply.text},
+                "message": {"role": "assistant", "content": reply.text, **_calls(reply)},
                 "finish_reason": reply.finish,
             }
         ],
@@ -60,6 +67,14 @@ def completion_body(reply: Reply) -> bytes:
         p, c = reply.usage
         data["usage"] = {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
     return json.dumps(data).encode()
+
+
+def _calls(reply: Reply) -> dict[str, Any]:
+    calls = [
+        {"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": a}}
+        for i, (n, a) in enumerate(reply.tool_calls)
+    ]
+    return {"tool_calls": calls} if calls else {}
 
 
 class ScriptedChatServer:

@@ -11,12 +11,13 @@ figure is a median over `repeats` runs on the shop listing page (seed 0), after 
 the machine's load average is recorded with them because on a busy machine every figure
 moves.
 
-Every median is taken three times: `tokens` as a new user gets it (a browser that draws
-no frames), `tokens` in a browser that draws them (`BrowserConfig(pixels=True)`) and
-`tokens+pixels`. Then what trainers run (`bench_throughput`): a random masked policy on
-`WebTaskVectorEnv`s of 1, 2 and 4 envs per obs mode, with the task's own done rule and
-episodes capped at 20 steps, beside the CPU per step of our Python, the Playwright driver
-and Chromium; and the reset to a new level of each family, in CPU per process.
+Every median is taken four times: `tokens` as a new user gets it (a browser that draws
+no frames), `tokens` in a browser that draws them (`BrowserConfig(pixels=True)`),
+`tokens+pixels`, and `tokens+pixels` with set-of-marks drawn onto the screenshot. Then
+what trainers run (`bench_throughput`): a random masked policy on `WebTaskVectorEnv`s of
+1, 2 and 4 envs per obs mode, with the task's own done rule and episodes capped at 20
+steps, beside the CPU per step of our Python, the Playwright driver and Chromium; and the
+reset to a new level of each family, in CPU per process.
 """
 
 from __future__ import annotations
@@ -47,11 +48,13 @@ from webfactory_env.executor.browser import BrowserConfig
 FLOOR = "floor: mouse.click + evaluate"
 CDP_ROUND_TRIP = "reference: CDP round trip"
 # What every median runs: a name, the obs mode, whether the browser draws frames
-# (`BrowserConfig.pixels`; None: the env's default, which for `tokens` draws nothing).
-RUNS: tuple[tuple[str, str, bool | None], ...] = (
-    ("tokens", "tokens", None),
-    ("tokens, frames drawn", "tokens", True),
-    ("tokens+pixels", "tokens+pixels", None),
+# (`BrowserConfig.pixels`; None: the env's default, which for `tokens` draws nothing) and
+# whether set-of-marks are drawn onto the screenshot.
+RUNS: tuple[tuple[str, str, bool | None, bool], ...] = (
+    ("tokens", "tokens", None, False),
+    ("tokens, frames drawn", "tokens", True, False),
+    ("tokens+pixels", "tokens+pixels", None, False),
+    ("tokens+pixels, set-of-marks", "tokens+pixels", None, True),
 )
 POLICY: dict[str, Any] = {
     "task": "buy_red_mug",
@@ -74,11 +77,20 @@ def median_ms(fn: Callable[[], object], repeats: int, warmup: int = 3) -> float:
     return statistics.median(times)
 
 
-def measure_mode(name: str, mode: str, pixels: bool | None, repeats: int) -> dict[str, float]:
+def measure_mode(
+    name: str, mode: str, pixels: bool | None, repeats: int, marks: bool = False
+) -> dict[str, float]:
     """Medians for one of `RUNS` (rows named after `name`); the first also measures the
     floor."""
     browser = BrowserConfig(pixels=pixels)
-    env = gym.make("WebTask-v0", obs_mode=mode, max_steps=10**6, browser=browser, **POLICY)
+    env = gym.make(
+        "WebTask-v0",
+        obs_mode=mode,
+        max_steps=10**6,
+        browser=browser,
+        set_of_marks=marks,
+        **POLICY,
+    )
     base: Any = env.unwrapped
     try:
         env.reset(seed=0)
@@ -170,8 +182,8 @@ def run(
     """Every figure, plus the load average before and after and the CPU count."""
     before = os.getloadavg()
     medians: dict[str, float] = {}
-    for name, mode, pixels in RUNS:
-        medians.update(measure_mode(name, mode, pixels, repeats))
+    for name, mode, pixels, marks in RUNS:
+        medians.update(measure_mode(name, mode, pixels, repeats, marks))
     reset_cpu = reset_table(resets) if resets else {}
     shared_browser().close()  # idle from here on: the trainer tables launch their own
     trainer = trainer_table(trainer_steps, envs) if envs else {}

@@ -17,6 +17,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     StrictInt,
     StrictStr,
     ValidationError,
@@ -75,6 +76,9 @@ class EnvConfig(BaseModel):
     # `lazy`, taken on first read until the next reset; `full`, taken as the episode ends;
     # `none`. The page text and errors are kept in every case.
     end_screenshot: Literal["lazy", "full", "none"] = "lazy"
+    # Pixel modes: numbered boxes of the actionable elements drawn onto the screenshot,
+    # numbered by the element indices element actions take (`observation.marks`).
+    set_of_marks: StrictBool = False
 
     @field_validator("obs_mode")
     @classmethod
@@ -161,6 +165,7 @@ class EnvConfig(BaseModel):
             goal_tokens=0 if self.goal_source == "none" else self.goal_tokens,
             max_values=self.max_values,
             menu_size=self.max_actions if self.action_mode == "discrete" else 0,
+            set_of_marks=self.set_of_marks,
         )
 
     def actions(self) -> act.ActionConfig:

@@ -58,8 +58,8 @@ class WebTaskEnv(gym.Env):
     ids, `bbox` (viewport fractions), `flags`, padding `mask`, `context` (words of its row,
     label, heading); the goal: `goal` (words of `goal_source`'s text), `slots` (words of
     each value slot), `task_id`; in `discrete` mode the `menu`, (verb, element, slot) per
-    action; in pixel modes an RGB `screenshot`. `obs_mode`: tokens, pixels, tokens+pixels,
-    text (goal, values, last action's result, the page as an indexed tree).
+    action; in pixel modes an RGB `screenshot` (`set_of_marks`: element numbers drawn on
+    it). `obs_mode`: tokens, pixels, tokens+pixels, text (the page as an indexed tree).
 
     ## Rewards
     `RewardSpec`: `step_penalty` a step, `invalid_penalty` per invalid action or no-op repeat,
@@ -107,6 +107,7 @@ class WebTaskEnv(gym.Env):
         goal_tokens: int = 48,
         done_actions: str = "auto",
         end_screenshot: str = "lazy",
+        set_of_marks: bool = False,
     ) -> None:
         self.config = EnvConfig.parse({k: v for k, v in locals().items() if k != "self"})
         self.render_mode = render_mode
@@ -257,8 +258,7 @@ class WebTaskEnv(gym.Env):
 
     # ---------------------------------------------------------------- internals
     def _perform(self, op: BrowserOp) -> BrowserStep:
-        """Carry out a valid action in the browser: one call to the executor, which also
-        observes the page it leads to (the DOM and, in pixel modes, the screenshot)."""
+        """A valid action done by one executor call, which observes the page it leads to."""
         assert self._session is not None and self.episode is not None
         clock_ms = EPOCH_MS + self.episode.clock_ms
         try:

@@ -93,10 +93,36 @@ def llm_args(c: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--price-input", type=float, help="USD per million prompt tokens (for cost)")
     g.add_argument("--price-output", type=float, help="USD per million reply tokens (for cost)")
+    g.add_argument(
+        "--obs",
+        choices=("text", "screenshot"),
+        default="text",
+        help="what the model sees: the page as text (default), or a 1280x800 screenshot as an"
+        " image, acting with the mouse and keyboard at its points",
+    )
+    g.add_argument(
+        "--set-of-marks",
+        action="store_true",
+        help="with --obs screenshot: number the actionable elements on it; the model acts on"
+        " them by number, click(12)",
+    )
+    g.add_argument(
+        "--tool-calls",
+        action="store_true",
+        help="with --obs screenshot: the model acts by calling a computer function (tools)"
+        " rather than writing its action as text",
+    )
 
 
 def llm_options(args: argparse.Namespace) -> Any:
     from webfactory_env.evaluation.agents import LLMOptions
+
+    screen = args.obs != "text" or args.set_of_marks or args.tool_calls
+    if screen and not str(args.agent).startswith("openai:"):
+        raise usage(
+            f"--obs, --set-of-marks and --tool-calls choose what a model sees and how it acts;"
+            f" --agent {args.agent} is no model: use --agent openai:MODEL"
+        )
 
     return LLMOptions(
         base_url=args.base_url,
@@ -111,6 +137,9 @@ def llm_options(args: argparse.Namespace) -> Any:
         max_chars=args.max_chars,
         price_input=args.price_input,
         price_output=args.price_output,
+        observation=args.obs,
+        set_of_marks=args.set_of_marks,
+        tool_calls=args.tool_calls,
     )
 
 

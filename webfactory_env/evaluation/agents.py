@@ -10,7 +10,7 @@ import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import gymnasium as gym
 import numpy as np
@@ -20,6 +20,8 @@ from webfactory_env.core.errors import ConfigError, UnknownNameError
 from webfactory_env.evaluation.schema import AgentInfo, LLMSettings
 
 AGENT_CHOICES = ("oracle", "random", "sb3:PATH", "openai:MODEL")
+# The screenshot a vision model gets, (height, width): the default viewport's own size.
+SCREEN_SIZE = (800, 1280)
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,12 @@ class LLMOptions:
     max_chars: int = 8000
     price_input: float | None = None
     price_output: float | None = None
+    # What the model sees: `text` (the page tree) or `screenshot` (an image, acting at its
+    # points; with `set_of_marks` naming the numbered marks drawn on it instead); with
+    # `tool_calls` it acts by calling the computer function rather than in text.
+    observation: Literal["text", "screenshot"] = "text"
+    set_of_marks: bool = False
+    tool_calls: bool = False
 
 
 # The algorithms tried, in order, when the zip's metadata does not name one.
@@ -69,6 +77,18 @@ class AgentSpec:
             from webfactory_env.llm import LLMAgent
 
             assert self.llm is not None and self.model is not None
+            if self.llm.observation == "screenshot":
+                from webfactory_env.llm.screen import ScreenAgent
+
+                return ScreenAgent(
+                    env,
+                    self.model,
+                    marks=self.llm.set_of_marks,
+                    tool_calls=self.llm.tool_calls,
+                    seed=seed,
+                    history=self.llm.history,
+                    max_malformed=self.llm.max_malformed,
+                )
             return LLMAgent(
                 env,
                 self.model,
@@ -100,7 +120,8 @@ def load_llm_agent(
 ) -> AgentSpec:
     """An agent that asks `model` at an OpenAI-compatible endpoint for every action."""
     from webfactory_env.llm import ChatClient, ChatConfig, RetryPolicy
-    from webfactory_env.llm.prompt import prompt_digest
+    from webfactory_env.llm.prompt import prompt_digest, system_prompt
+    from webfactory_env.llm.screen import screen_prompt
 
     env = os.environ if environ is None else environ
     model = model.strip()
@@ -131,6 +152,11 @@ def load_llm_agent(
     ):
         if price is not None and price < 0:
             raise ConfigError(f"{name} cannot be negative, got {price:g}")
+    screen = options.observation == "screenshot"
+    if options.observation not in ("text", "screenshot"):
+        raise ConfigError(f"--obs takes text or screenshot, got {options.observation!r}")
+    if not screen and (options.set_of_marks or options.tool_calls):
+        raise ConfigError("--set-of-marks and --tool-calls go with --obs screenshot")
     retry = RetryPolicy(
         max_attempts=options.max_attempts,
         base_s=options.retry_base_s,
@@ -158,10 +184,28 @@ def load_llm_agent(
         max_malformed=options.max_malformed,
         price_input_per_mtok=options.price_input,
         price_output_per_mtok=options.price_output,
-        prompt_sha256=prompt_digest(),
+        prompt_sha256=prompt_digest(
+            screen_prompt(marks=options.set_of_marks, tool_calls=options.tool_calls)
+            if screen
+            else system_prompt()
+        ),
+        observation=options.observation,
+        set_of_marks=options.set_of_marks,
+        tool_calls=options.tool_calls,
     )
     info = AgentInfo(spec=f"openai:{model}", kind="openai", llm=settings)
-    env_kwargs = {"obs_mode": "text", "action_mode": "text", "max_chars": options.max_chars}
+    env_kwargs: dict[str, Any] = {
+        "obs_mode": "text",
+        "action_mode": "text",
+        "max_chars": options.max_chars,
+    }
+    if screen:  # the screenshot at the viewport's own size: its pixels are the points
+        env_kwargs = {
+            "obs_mode": "pixels",
+            "screenshot_size": SCREEN_SIZE,
+            "action_mode": "text" if options.set_of_marks else "coordinates_text",
+            "set_of_marks": options.set_of_marks,
+        }
     return AgentSpec(info, env_kwargs=env_kwargs, model=client, llm=options)
 
 

@@ -104,6 +104,13 @@ class LLMSettings(_Model):
     price_input_per_mtok: float | None = Field(description="USD per million prompt tokens")
     price_output_per_mtok: float | None = Field(description="USD per million reply tokens")
     prompt_sha256: str = Field(description="SHA-256 of the system prompt")
+    observation: Literal["text", "screenshot"] = Field(
+        "text", description="what the model saw: the page as text, or a screenshot"
+    )
+    set_of_marks: bool = Field(
+        False, description="screenshots with numbered marks, acted on by element number"
+    )
+    tool_calls: bool = Field(False, description="actions as calls of the computer function")
 
 
 class AgentInfo(_Model):

@@ -1,5 +1,6 @@
 """Language-model agents: an OpenAI-compatible chat client, the prompt made from the text
-actions' docs, the agent loop, and a BrowserGym-style adapter for agents written for it."""
+actions' docs, the agent loop, the vision agent (`screen`: screenshots in, coordinate or
+marked-element actions out), and a BrowserGym-style adapter for agents written for it."""
 
 from webfactory_env.llm.agent import AgentAbort, EpisodeUsage, LLMAgent
 from webfactory_env.llm.client import (
@@ -11,6 +12,8 @@ from webfactory_env.llm.client import (
     RetryPolicy,
 )
 from webfactory_env.llm.prompt import extract_action, instruction, system_prompt
+from webfactory_env.llm.screen import ScreenAgent, screen_prompt
+from webfactory_env.llm.tool import computer_tool
 
 __all__ = [
     "AgentAbort",
@@ -22,7 +25,10 @@ __all__ = [
     "LLMAgent",
     "ModelEndpointError",
     "RetryPolicy",
+    "ScreenAgent",
+    "computer_tool",
     "extract_action",
     "instruction",
+    "screen_prompt",
     "system_prompt",
 ]

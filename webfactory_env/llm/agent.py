@@ -21,10 +21,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from webfactory_env.actions import Decoded, parse_text_action
+from webfactory_env.actions import TEXT_ACTIONS, Decoded, TextAction, parse_text_action
 from webfactory_env.llm.client import ChatClient, ChatError, ChatReply, Failure
 from webfactory_env.llm.prompt import (
     PastStep,
+    Unreadable,
     extract_action,
     fallback_action,
     system_prompt,
@@ -130,33 +131,58 @@ class LLMAgent:
         self._malformed_run = 0
         self._abort: str | None = None
 
+    # The text actions the model writes, and the functions its requests offer (none: it
+    # writes its actions as text).
+    grammar: Sequence[TextAction] = TEXT_ACTIONS
+    tools: Sequence[Mapping[str, Any]] = ()
+
     def act(self, obs: Any, info: Mapping[str, Any] | None = None) -> str:
         """The next text action; `AgentAbort` when the episode cannot go on."""
         self._remember((info or {}).get("record"))
         if self._abort:
             raise AgentAbort(self._abort)
-        if not isinstance(obs, str):
-            raise TypeError("LLMAgent needs the env's text observation (obs_mode='text')")
         notes = [self._note] if self._note else []
         recent = self.history[-self.history_size :] if self.history_size else []
         messages = [
             {"role": "system", "content": self.system},
-            {"role": "user", "content": user_turn(obs, recent, notes)},
+            {"role": "user", "content": self.user_content(obs, info or {}, recent, notes)},
         ]
         self._note = None
         try:
-            reply = self.client.chat(messages, seed=self.seed)
+            # Tools only when offered: a client of the text agent need not know of them.
+            offered = {"tools": self.tools} if self.tools else {}
+            reply = self.client.chat(messages, seed=self.seed, **offered)
         except ChatError as exc:
             self.usage.failed(exc)
             raise AgentAbort(f"the model endpoint failed: {exc}") from None
         self.usage.add(reply)
         return self._action(reply)
 
+    def user_content(
+        self, obs: Any, info: Mapping[str, Any], recent: Sequence[PastStep], notes: list[str]
+    ) -> Any:
+        """The user message's content: the text observation, then the recent actions."""
+        if not isinstance(obs, str):
+            raise TypeError("LLMAgent needs the env's text observation (obs_mode='text')")
+        return user_turn(obs, recent, notes)
+
+    def read_action(self, reply: ChatReply) -> str | None:
+        """The action a whole reply gives, or None (its last line that is one call)."""
+        return extract_action(reply.text, self.grammar)
+
+    def unreadable(self, reply: ChatReply, truncated: bool) -> Unreadable:
+        """How a reply without a readable action is told back to the model."""
+        return why_unreadable(reply.text, truncated, self.grammar)
+
+    def fallback(self, reply: ChatReply) -> str:
+        """What the env gets for a reply without a readable action (and refuses)."""
+        return fallback_action(reply.text, self.grammar)
+
     def _action(self, reply: ChatReply) -> str:
         truncated = reply.finish_reason == "length"
         # A reply cut off at the token limit is never acted on, even when a whole call
         # came before the cut: the model had not finished deciding.
-        action = None if truncated else extract_action(reply.text)
+        action = None if truncated else self.read_action(reply)
         if truncated:
             self.usage.truncated_replies += 1
         elif not reply.text.strip():
@@ -169,9 +195,9 @@ class LLMAgent:
                 self._abort = (
                     f"the model gave no readable action in {self._malformed_run} replies in a row"
                 )
-            why = why_unreadable(reply.text, truncated)
+            why = self.unreadable(reply, truncated)
             self._unreadable, self._note = why.shown, why.note
-            self._sent = fallback_action(reply.text)
+            self._sent = self.fallback(reply)
             return self._sent
         self._malformed_run = 0
         self._unreadable = None
@@ -187,17 +213,19 @@ class LLMAgent:
             # The env's parse error would only repeat it: the shown text says why.
             self.history.append(PastStep(self._unreadable, "refused"))
         else:
-            shown = _shown(self._sent, bool(record["action"].get("redact")))
+            shown = _shown(self._sent, bool(record["action"].get("redact")), self.grammar)
             outcome = f"refused: {error}" if error else "done"
             self.history.append(PastStep(shown, shortened(outcome, 300)))
         self._sent = None
 
 
-def _shown(action: str, redact: bool) -> str:
+def _shown(action: str, redact: bool, grammar: Sequence[TextAction] = TEXT_ACTIONS) -> str:
     """The action as the history shows it: a value typed into a secret field is hidden."""
     if not redact:
         return action
-    decoded = parse_text_action(action)
+    decoded = parse_text_action(action, grammar)
     if isinstance(decoded, Decoded) and decoded.verb in ("type", "select"):
+        if decoded.index < 0:  # the keyboard typed it into whatever had focus
+            return f'{decoded.verb}("REDACTED")'
         return f'{decoded.verb}({decoded.index}, "REDACTED")'
     return "(an action on a secret field)"

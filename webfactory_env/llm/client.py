@@ -122,6 +122,14 @@ class ChatConfig:
 
 
 @dataclass(frozen=True)
+class ToolCall:
+    """A function the model called: its name and its arguments (a JSON text, unchecked)."""
+
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
 class ChatReply:
     """One model reply and what getting it cost."""
 
@@ -133,6 +141,7 @@ class ChatReply:
     attempts: int
     waited_s: float  # planned backoff (logical)
     failures: tuple[Failure, ...] = ()  # what went wrong on the attempts before the last
+    tool_calls: tuple[ToolCall, ...] = ()  # functions called (requests that offered tools)
 
 
 # ------------------------------------------------------------------ the reply, validated
@@ -142,9 +151,22 @@ class _Part(BaseModel):
     text: str = ""
 
 
+class _Function(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    name: str = Field(max_length=200)
+    arguments: str = ""
+
+
+class _ToolCall(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    type: str = "function"
+    function: _Function
+
+
 class _Message(BaseModel):
     model_config = ConfigDict(extra="ignore")
     content: str | list[_Part] | None = None
+    tool_calls: list[_ToolCall] | None = None
 
 
 class _Choice(BaseModel):
@@ -165,9 +187,11 @@ class _Completion(BaseModel):
     usage: _Usage | None = None
 
 
-def parse_completion(body: bytes) -> tuple[str, str | None, int | None, int | None]:
-    """(text, finish_reason, prompt tokens, completion tokens) of a chat-completions body;
-    `ChatError("reply")` for anything that is not one."""
+def parse_completion(
+    body: bytes,
+) -> tuple[str, str | None, int | None, int | None, tuple[ToolCall, ...]]:
+    """(text, finish_reason, prompt tokens, completion tokens, tool calls) of a
+    chat-completions body; `ChatError("reply")` for anything that is not one."""
     try:
         data = _Completion.model_validate_json(body)
     except ValidationError as exc:
@@ -179,11 +203,17 @@ def parse_completion(body: bytes) -> tuple[str, str | None, int | None, int | No
     if isinstance(content, list):
         content = "".join(p.text for p in content if p.type == "text")
     usage = data.usage
+    calls = tuple(
+        ToolCall(c.function.name, c.function.arguments)
+        for c in choice.message.tool_calls or ()
+        if c.type == "function"
+    )
     return (
         content or "",
         choice.finish_reason,
         usage.prompt_tokens if usage else None,
         usage.completion_tokens if usage else None,
+        calls,
     )
 
 
@@ -197,8 +227,16 @@ class ChatClient:
         self.sleep = sleep
         self._url = urllib.parse.urlsplit(config.base_url.rstrip("/") + "/chat/completions")
 
-    def chat(self, messages: Sequence[Mapping[str, str]], *, seed: int | None = None) -> ChatReply:
-        """The model's reply to `messages`, after retries; `ChatError` when none came."""
+    def chat(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        seed: int | None = None,
+        tools: Sequence[Mapping[str, Any]] = (),
+    ) -> ChatReply:
+        """The model's reply to `messages` (a message's content is text, or a list of
+        parts such as images), offering the functions `tools`; after retries, `ChatError`
+        when none came."""
         cfg = self.config
         body: dict[str, Any] = {
             "model": cfg.model,
@@ -209,6 +247,8 @@ class ChatClient:
         }
         if seed is not None and cfg.seed:
             body["seed"] = seed
+        if tools:
+            body["tools"] = [dict(t) for t in tools]
         payload = json.dumps(body).encode()
         start = time.monotonic()
         waited = 0.0
@@ -230,7 +270,7 @@ class ChatClient:
             else:
                 if status == 200:
                     try:
-                        text, finish, p_tok, c_tok = parse_completion(raw)
+                        text, finish, p_tok, c_tok, calls = parse_completion(raw)
                     except ChatError as exc:
                         problem, retry_after = exc, None
                     else:
@@ -243,6 +283,7 @@ class ChatClient:
                             attempts=attempt,
                             waited_s=waited,
                             failures=tuple(failures),
+                            tool_calls=calls,
                         )
                 else:
                     message = f"HTTP {status}: {self.scrub(_error_text(raw))}"

@@ -11,6 +11,7 @@ import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from webfactory_env.actions import (
@@ -21,20 +22,17 @@ from webfactory_env.actions import (
     parse_text_action,
 )
 
-INTRO = """\
-You operate a website in a web browser to complete one task for a user.
+OPENING = "You operate a website in a web browser to complete one task for a user."
 
+TEXT_VIEW = """\
 Each turn you are shown the task (Goal), the exact strings it needs (Values), how your last \
 action went, and the visible part of the page as a tree. Interactive elements carry an \
 index in brackets, like [12]: actions name elements by that index, and indices change when \
 the page changes, so always use the ones of the page you are shown now. Text lines and \
 containers (banner, navigation, main, form, list, dialog, ...) have no index. Only what is \
-in view is listed: scroll to see more.
+in view is listed: scroll to see more."""
 
-Reply with exactly one action per turn. You may think briefly first; then write the action \
-alone on the last line of your reply, with nothing after it, for example:
-click(12)
-
+RULES = """\
 Strings go in double quotes; write \\" for a quote inside a string and \\n for a new line. \
 An action the page cannot take is refused: nothing happens, the step is used up, and the \
 next turn says why.
@@ -43,6 +41,18 @@ Do only what the task asks. Changing anything else the site keeps (placing anoth
 deleting or editing another record, switching another setting, saving another item) fails \
 the task, even when the task itself is done. Looking around, searching and filtering are \
 fine."""
+
+
+def reply_format(example: str) -> str:
+    """How a reply carries its action: alone on its last line."""
+    return (
+        "Reply with exactly one action per turn. You may think briefly first; then write the"
+        " action alone on the last line of your reply, with nothing after it, for example:\n"
+        + example
+    )
+
+
+INTRO = "\n\n".join([OPENING, TEXT_VIEW, reply_format("click(12)"), RULES])
 
 STOPPING = """\
 The episode ends by itself the moment the task is done (an order placed, a form saved). \
@@ -60,22 +70,24 @@ def action_docs(actions: Sequence[TextAction] = TEXT_ACTIONS) -> str:
     return "\n".join(lines)
 
 
-def system_prompt() -> str:
-    """The system prompt: how turns work, every action, and how an episode ends."""
-    ending = [a for a in TEXT_ACTIONS if a.name == "done"]
-    acting = [a for a in TEXT_ACTIONS if a.name != "done"]
+def system_prompt(intro: str = INTRO, grammar: Sequence[TextAction] = TEXT_ACTIONS) -> str:
+    """The system prompt: how turns work (`intro`), every action of `grammar`, and how an
+    episode ends."""
+    ending = [a for a in grammar if a.name == "done"]
+    acting = [a for a in grammar if a.name != "done"]
     return "\n\n".join(
         [
-            INTRO,
+            intro,
             "Actions:\n" + action_docs(acting),
             "Ending the episode:\n" + action_docs(ending) + "\n" + STOPPING,
         ]
     )
 
 
-def prompt_digest() -> str:
-    """SHA-256 of the system prompt: which prompt a results file was made with."""
-    return hashlib.sha256(system_prompt().encode()).hexdigest()
+def prompt_digest(prompt: str | None = None) -> str:
+    """SHA-256 of a system prompt (the text agent's by default): which prompt a results
+    file was made with."""
+    return hashlib.sha256((system_prompt() if prompt is None else prompt).encode()).hexdigest()
 
 
 def instruction(info: Mapping[str, Any]) -> str:
@@ -103,20 +115,34 @@ def user_turn(observation: str, history: Sequence[PastStep], notes: Sequence[str
     return "\n\n".join(parts)
 
 
-_NAMES = sorted({n for a in TEXT_ACTIONS for n in (a.name, *a.aliases)}, key=len, reverse=True)
-_CALL = re.compile(r"^(?:" + "|".join(_NAMES) + r")\s*\(.*\)$", re.IGNORECASE)
 _DECOR = re.compile(r"^(?:[-*>]\s+|(?:final\s+)?action\s*:\s*)", re.IGNORECASE)
 
 
-def extract_action(reply: str) -> str | None:
-    """The action a reply ends with: its last line that is one action call (code fences,
-    backticks, a list bullet or an "Action:" label around it are fine); None if no line is."""
+@lru_cache(maxsize=4)
+def _call_patterns(names: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A line that is one call of `names` alone, and such a call inside a sentence."""
+    either = "|".join(sorted(names, key=len, reverse=True))
+    return (
+        re.compile(r"^(?:" + either + r")\s*\(.*\)$", re.IGNORECASE),
+        re.compile(r"\b(?:" + either + r")\([^()\n]*\)", re.IGNORECASE),
+    )
+
+
+def _patterns(grammar: Sequence[TextAction]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    return _call_patterns(tuple(sorted({n for a in grammar for n in (a.name, *a.aliases)})))
+
+
+def extract_action(reply: str, grammar: Sequence[TextAction] = TEXT_ACTIONS) -> str | None:
+    """The action a reply ends with: its last line that is one action call of `grammar`
+    (code fences, backticks, a list bullet or an "Action:" label around it are fine); None
+    if no line is."""
+    call = _patterns(grammar)[0]
     for raw in reversed(reply.strip().splitlines()):
         line = raw.strip()
         if not line or line.startswith("```"):
             continue
         line = _DECOR.sub("", line).strip().strip("`").strip()
-        if _CALL.match(line) and len(line) <= MAX_TEXT_ACTION:
+        if call.match(line) and len(line) <= MAX_TEXT_ACTION:
             return line
     return None
 
@@ -124,16 +150,15 @@ def extract_action(reply: str) -> str | None:
 # What goes to the env for an unreadable reply whose last line would read as an action
 # (a reply cut off at the token limit can end in a whole call): the env refuses it.
 NOT_AN_ACTION = "(no readable action in the reply)"
-_INLINE_CALL = re.compile(r"\b(?:" + "|".join(_NAMES) + r")\([^()\n]*\)", re.IGNORECASE)
 
 
-def fallback_action(reply: str) -> str:
+def fallback_action(reply: str, grammar: Sequence[TextAction] = TEXT_ACTIONS) -> str:
     """What to hand the env when a reply holds no readable action: its last non-empty line
     (the env refuses it and the trace keeps it), "" for an empty reply — never a line that
     would be carried out as an action."""
     lines = [line.strip() for line in reply.strip().splitlines() if line.strip()]
     last = lines[-1][:200] if lines else ""
-    return NOT_AN_ACTION if isinstance(parse_text_action(last), Decoded) else last
+    return NOT_AN_ACTION if isinstance(parse_text_action(last, grammar), Decoded) else last
 
 
 @dataclass(frozen=True)
@@ -144,7 +169,9 @@ class Unreadable:
     note: str
 
 
-def why_unreadable(reply: str, truncated: bool) -> Unreadable:
+def why_unreadable(
+    reply: str, truncated: bool, grammar: Sequence[TextAction] = TEXT_ACTIONS
+) -> Unreadable:
     """How a reply without a readable action is told back to the model."""
     if truncated:
         return Unreadable(
@@ -156,7 +183,7 @@ def why_unreadable(reply: str, truncated: bool) -> Unreadable:
         return Unreadable(
             "(an empty reply)", "Your last reply was empty: end every reply with one action."
         )
-    inline = _INLINE_CALL.findall(reply)
+    inline = _patterns(grammar)[1].findall(reply)
     if inline:
         return Unreadable(
             "(an action inside a sentence)",
@@ -167,5 +194,5 @@ def why_unreadable(reply: str, truncated: bool) -> Unreadable:
     return Unreadable(
         "(no action in your reply)",
         "Your last reply had no action: write one call alone on the last line of your "
-        "reply, for example click(12).",
+        f"reply, for example {grammar[0].examples[0]}.",
     )

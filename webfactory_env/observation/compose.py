@@ -17,6 +17,7 @@ from gymnasium import spaces
 from webfactory_env.core.dom import DomSnapshot
 from webfactory_env.observation.encode import ObservationConfig, dom_space, encode_dom
 from webfactory_env.observation.goal import MENU_KEY, goal_space, menu_space
+from webfactory_env.observation.marks import draw_marks
 from webfactory_env.observation.text import StepContext, render_observation, text_space
 
 
@@ -45,7 +46,8 @@ def encode_observation(
 ) -> Any:
     """The observation of `dom` in `config.mode`: text (with `context`, the goal, values and
     last action above the page), or the arrays of the DOM tokens and/or the `screenshot`
-    (downscaled to `config.screenshot_size`); in token modes also the `goal` arrays
+    (downscaled to `config.screenshot_size`, with `config.set_of_marks` its marks drawn
+    on: `observation.marks`); in token modes also the `goal` arrays
     (`encode_goal`) and the discrete mode's `menu` (`actions.menu_array`)."""
     if config.mode == "text":
         return render_observation(dom, context, config.max_chars)
@@ -63,5 +65,7 @@ def encode_observation(
     if config.pixels:
         if screenshot is None:
             raise ValueError("a pixel observation needs a screenshot")
+        if config.set_of_marks:
+            screenshot = draw_marks(screenshot, dom, config.max_elements)
         obs["screenshot"] = screenshot
     return obs

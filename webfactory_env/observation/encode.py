@@ -127,6 +127,8 @@ class ObservationConfig:
     max_values: int = 16
     # The `discrete` action mode's menu rows (0: no menu in the observation).
     menu_size: int = 0
+    # Numbered boxes of the actionable elements drawn onto the screenshot (`marks`).
+    set_of_marks: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in OBS_MODES:
@@ -142,6 +144,11 @@ class ObservationConfig:
         h, w = self.screenshot_size
         if not (8 <= h <= 2048 and 8 <= w <= 2048):
             raise ConfigError("screenshot_size must be (height, width) between 8 and 2048")
+        if self.set_of_marks and not self.pixels:
+            raise ConfigError(
+                f"set_of_marks draws on the screenshot, but obs_mode {self.mode!r} has none;"
+                " use obs_mode 'pixels' or 'tokens+pixels'"
+            )
 
     @property
     def tokens(self) -> bool:

@@ -2,8 +2,9 @@
 
 Every frame shows the page the agent acted on (its screenshot, or a wireframe of the
 observed elements when no screenshots were recorded) with the acted-on element outlined,
-then the action, validity, reward, subgoals reached (with the earlier steps they built on),
-state deltas and errors. ←/→ (or j/k) move between steps. Styles, script and images are
+or a coordinate action's click point, drag path or wheel vector drawn (`replay.pointer`),
+then the action, validity, reward, subgoals reached (with the earlier steps they built
+on), state deltas and errors. ←/→ (or j/k) move between steps. Styles, script and images are
 inline (images as data URIs): the file opens anywhere, offline, and fetches nothing.
 
 Every string that comes from a trace is HTML-escaped here, server-side; the script only
@@ -37,6 +38,7 @@ from webfactory_env.replay.files import (
     read_inside,
     read_regular,
 )
+from webfactory_env.replay.pointer import step_pointer_svg
 from webfactory_env.trace.jsonl import EpisodeTrace, parse_trace
 from webfactory_env.trace.recorder import SCREENS_DIR
 from webfactory_env.trace.schema import ObsRecord, StepEvent
@@ -130,13 +132,14 @@ def render_report(ep: EpisodeTrace, screens: Screens | Path | None = None) -> st
         before = observations[i]
         label = f"Step {step.t} / {total}"
         text = describe_action(step, before)
+        drawn = step_pointer_svg(step.action, head.env_kwargs, (vw, vh), i)
         items.append(
             f'<li><a href="#f{i}" data-frame="{i}"><b>{step.t}</b> {escape(text)}'
             f' <span class="{_sign(step.reward.r)}">{step.reward.r:+.2f}</span></a></li>'
         )
         frames.append(
             f'<section class="frame" id="f{i}" data-label="{escape(label)}">'
-            f"{_screen(before, step.action.box, (vw, vh), screens, f'before step {step.t}')}"
+            f"{_screen(before, step.action.box, (vw, vh), screens, f'before step {step.t}', drawn)}"
             f'<div class="details"><h2>Step {step.t}: <span class="action">{escape(text)}</span>'
             f"</h2>{_details(step)}</div></section>"
         )
@@ -276,6 +279,7 @@ def _screen(
     viewport: tuple[int, int],
     screens: Screens | None,
     alt: str,
+    drawn: str = "",
 ) -> str:
     vw, vh = viewport
     png = screens.png(obs.screenshot) if screens is not None and obs.screenshot else None
@@ -293,7 +297,7 @@ def _screen(
             + "</div>"
         )
     outline = f'<div class="outline" style="{_place(box, vw, vh)}"></div>' if box else ""
-    return f'<div class="shot" style="aspect-ratio:{vw}/{vh}">{inner}{outline}</div>'
+    return f'<div class="shot" style="aspect-ratio:{vw}/{vh}">{inner}{outline}{drawn}</div>'
 
 
 def _place(box: Iterable[int], vw: int, vh: int) -> str:
@@ -360,6 +364,12 @@ nav button {
   position: absolute; border: 3px solid #e11d48; box-shadow: 0 0 0 2px #fff;
   border-radius: 3px; pointer-events: none;
 }
+.pointer {
+  position: absolute; inset: 0; width: 100%; height: 100%; pointer-events: none;
+  fill: none; stroke: #e11d48; stroke-width: 5; overflow: visible;
+}
+.pointer .dot { fill: #e11d48; stroke: #fff; stroke-width: 1 }
+.pointer .ring { stroke: #e11d48; paint-order: stroke }
 .details table { border-collapse: collapse; width: 100% }
 .details th {
   text-align: left; vertical-align: top; padding: 3px 10px 3px 0; color: #5b6270;
