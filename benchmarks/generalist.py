@@ -76,7 +76,8 @@ def longest_plan(tasks: list[tuple[str, str]], seeds: range) -> int:
 
 
 def configs(out: Path, a: argparse.Namespace, max_steps: int) -> dict[str, TrainConfig]:
-    """Both columns' runs: they clone the same demonstrations (`<out>/demos`)."""
+    """Both columns' runs: the clone of the demonstrations (`<out>/demos`), and PPO from
+    that clone's saved model (the demonstrations still anchor it)."""
     tasks = tuple(mix())
     cloned = TrainConfig(
         algo="maskable-ppo",
@@ -110,6 +111,7 @@ def configs(out: Path, a: argparse.Namespace, max_steps: int) -> dict[str, Train
             value_warmup=2,
             demo_anchor=4,
             target_kl=a.target_kl,
+            bc_updates=0,  # `run` starts it from the clone's model
             out=out / "bc_ppo",
         ),
     }
@@ -178,6 +180,10 @@ def run(out: Path, a: argparse.Namespace) -> None:
     for column, config in runs.items():
         if column not in a.columns:
             continue
+        if column == "bc_ppo":
+            if not (out / "clone.json").is_file():
+                raise SystemExit("BC + PPO fine-tunes the clone: run the clone column first")
+            config = replace(config, init_from=out / "clone" / "model.zip")
         done = out / f"{column}.json"
         if done.is_file():
             print(f"{column}: done before, kept")

@@ -136,3 +136,47 @@ def test_the_shipped_recipe_beats_the_random_baseline_on_a_question(tmp_path: Pa
     agent = parse_agent(f"sb3:{tmp_path / 'model.zip'}")
     assert agent.env_kwargs["action_mode"] == "discrete"
     assert agent.env_kwargs["max_steps"] == 8
+
+
+def test_a_run_started_from_a_saved_model_begins_where_that_model_left_off(tmp_path: Path) -> None:
+    import gymnasium as gym
+    from sb3_contrib import MaskablePPO
+
+    from webfactory_env.core.errors import ConfigError
+    from webfactory_env.training.heldout import evaluate, policy_actor
+    from webfactory_env.training.sb3 import make_model
+    from webfactory_env.training.sb3_config import parse_args
+
+    common = [
+        "--algo=maskable-ppo", "--policy=pointer", "--action-mode=discrete",
+        "--task=shop_track_parcel", "--envs=1", "--vec-env=dummy", "--n-steps=16",
+        "--batch-size=16", "--eval-seeds=100000-100001", "--eval-every=1000000",
+        "--no-baselines", "--quiet", "--max-steps=6",
+    ]  # fmt: skip
+    assert main([*common, "--timesteps=64", f"--out={tmp_path / 'first'}"]) == 0
+    saved = tmp_path / "first" / "model.zip"
+    second = [*common, f"--init-from={saved}", "--timesteps=16", f"--out={tmp_path / 'second'}"]
+    config = parse_args(second)
+    assert config.init_from == saved
+    assert main(second) == 0
+
+    # The second run's first point (before its PPO) measures the saved policy, not an
+    # untrained one.
+    env = gym.make("WebTask-v0", **config.env_kwargs())
+    try:
+        seeds = list(config.eval_plan())
+        as_saved = evaluate(env, policy_actor(MaskablePPO.load(saved, device="cpu")), seeds)
+        untrained = evaluate(env, policy_actor(make_model(config, env)), seeds)
+    finally:
+        env.close()
+    start = read_curve(tmp_path / "second" / "learning_curve.csv")[0]
+    assert (start["mean_return"], start["mean_steps"]) == (
+        as_saved.mean_return,
+        as_saved.mean_steps,
+    )
+    assert (untrained.mean_return, untrained.mean_steps) != (
+        as_saved.mean_return,
+        as_saved.mean_steps,
+    )
+    with pytest.raises(ConfigError, match="no such file"):
+        TrainConfig(init_from=tmp_path / "missing.zip", out=tmp_path)

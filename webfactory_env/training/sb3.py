@@ -287,12 +287,16 @@ def train(config: TrainConfig) -> TrainResult:
                 )
         venv = make_vec_env(config)
         model = make_model(config, venv)
+        if config.init_from is not None:
+            model.set_parameters(str(config.init_from), exact_match=True, device="cpu")
+            say(f"started from {config.init_from}")
         data = None
         if demos:
             from webfactory_env.policies.bc import Demonstrations, clone
 
             t0 = time.perf_counter()
             data = Demonstrations.load(demos, gamma=config.gamma)
+        if data is not None and config.bc_updates:
             stats = clone(model.policy, data, updates=config.bc_updates, seed=config.seed)
             timing["cloning"] = time.perf_counter() - t0
             say(

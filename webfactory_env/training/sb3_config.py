@@ -35,7 +35,10 @@ class TrainConfig:
     # oracle episodes on train seeds to record into `out/demos` first (0: none).
     demos: tuple[Path, ...] = ()
     demo_episodes: int = 0
-    bc_updates: int = 600
+    bc_updates: int = 600  # 0: the demonstrations only anchor PPO (`demo_anchor`)
+    # Start from this saved model's policy (a `model.zip` of the same policy and spaces,
+    # e.g. a clone trained before) instead of an untrained one.
+    init_from: Path | None = None
     difficulty: str = "easy"
     variation: Mapping[str, str] | None = None
     timesteps: int = 6000
@@ -93,6 +96,13 @@ class TrainConfig:
             raise UnknownNameError("vector env", self.vec_env, VEC_ENVS)
         if not self.task_embedding and self.policy != "pointer":
             raise ConfigError("--no-task-embedding is a pointer policy option (--policy pointer)")
+        if self.bc_updates < 0:
+            raise ConfigError(f"--bc-updates must be 0 or more, got {self.bc_updates}")
+        if self.init_from is not None and not Path(self.init_from).is_file():
+            raise ConfigError(
+                f"--init-from {self.init_from}: no such file; give the model.zip of an "
+                "earlier run (its --out directory holds one)"
+            )
         if self.target_kl is not None and self.target_kl <= 0:
             raise ConfigError(f"--target-kl must be positive, got {self.target_kl}")
         if self.value_warmup < 0 or self.demo_anchor < 0:
@@ -148,6 +158,7 @@ class TrainConfig:
         out.update(
             out=str(self.out),
             demos=[str(p) for p in self.demos],
+            init_from=str(self.init_from) if self.init_from else None,
             tasks=[list(t) for t in self.tasks],
             train_seeds=str(self.train_seeds),
             eval_seeds=str(self.eval_seeds),
@@ -195,6 +206,12 @@ def parse_args(argv: Sequence[str] | None = None) -> TrainConfig:
     )
     p.add_argument(
         "--bc-updates", type=int, default=d.bc_updates, help="behaviour cloning minibatch steps"
+    )
+    p.add_argument(
+        "--init-from",
+        type=Path,
+        default=None,
+        help="start from this saved model.zip (same policy and spaces) instead of scratch",
     )
     p.add_argument("--family", default=d.family)
     p.add_argument("--task", default=d.task)
@@ -269,6 +286,7 @@ def parse_args(argv: Sequence[str] | None = None) -> TrainConfig:
         demos=tuple(a.demos),
         demo_episodes=a.demo_episodes,
         bc_updates=a.bc_updates,
+        init_from=a.init_from,
         family=a.family,
         task=a.task,
         difficulty=a.difficulty,
