@@ -164,6 +164,8 @@ class SiteApp:
         # Whether `dispatch` renders the patch a page needs. The task compiler walks a fresh
         # app and reads a page only when it looks: it renders nothing it never reads.
         self.patches = True
+        # Whether pages no one is sent (`patches` off) are drawn as sketches (`sitegen.html`).
+        self.sketches = False
         if self.State is not None:
             self.model = self.State.start(spec)
             self.queries = self.Queries(self.model, spec)
@@ -251,7 +253,9 @@ class SiteApp:
 
     def renderer(self) -> Renderer:
         salt = f"{self.spec.family}:{self.spec.seed}:{self.epoch}"
-        return Renderer(self.v, salt=salt, queries=self.ui.queries, state=self.model)
+        # The start page is drawn whole all the same when the site's other apps share it.
+        sketch = self.sketches and not self.patches and (self.start is None or self._version > 0)
+        return Renderer(self.v, salt=salt, queries=self.ui.queries, state=self.model, sketch=sketch)
 
     def drift_patch(self) -> Patch:
         """Re-render every region with renamed DOM and test ids (the `drift` axis): the
@@ -286,10 +290,10 @@ class SiteApp:
         """The page of `kind` at `route`: `PAGES[kind](ctx, r, route)` gives its title and
         main region; a "not_found" page answers 404."""
         r = self.renderer()
-        title, main = self.PAGES.get(kind, not_found)(self.context(), r, route)
-        return self.page_view(
-            r, route=route, title=title, main=main, status=404 if kind == "not_found" else 200
-        )
+        with r.drawing():
+            title, main = self.PAGES.get(kind, not_found)(self.context(), r, route)
+            status = 404 if kind == "not_found" else 200
+            return self.page_view(r, route=route, title=title, main=main, status=status)
 
     def frame(self, r: Renderer) -> str:
         """The page layout with its regions."""

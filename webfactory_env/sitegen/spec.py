@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
@@ -152,8 +153,16 @@ class PageView:
             if a.sid in inside and "name" in a.attr_map()
         }
 
+    def texts(self) -> list[str]:
+        """Each text the page shows, on its own (unescaped and stripped): what the task
+        compiler looks for an answer in."""
+        page = _HIDDEN.sub(" ", " ".join(self.regions.values()))
+        return [t for t in (html.unescape(x).strip() for x in _TAG.split(page)) if t]
+
 
 _CONTROL = re.compile(r'<(?:input|textarea|select)\b[^>]*?data-wf-sid="([^"]+)"')
+_HIDDEN = re.compile(r"<(style|script|template)\b.*?</\1>", flags=re.S | re.I)
+_TAG = re.compile(r"<[^>]*>")
 _REGION = re.compile(r'(<[a-z]+[^>]*data-wf-region="([^"]+)"[^>]*>)')
 
 
