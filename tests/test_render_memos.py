@@ -1,6 +1,7 @@
 """What a reset's Python remembers between pages and levels gives exactly what computing it
-afresh gives: escaped text, a transition's arguments, encoding, effect and field, the site
-navigation replayed on every page, and the state view's converted records."""
+afresh gives: escaped text, a transition's arguments, encoding, effect and field (keyed once
+per binding), the site navigation replayed on every page, and the state view's converted
+records."""
 
 from __future__ import annotations
 
@@ -48,6 +49,18 @@ def test_a_transition_remembers_its_arguments_but_tells_one_from_true():
     args = counted.arguments({"n": 2})
     args["n"] = 99  # a caller's copy: the next caller gets its own
     assert counted.arguments({"n": 2}) == {"n": 2, "flag": False}
+
+
+def test_a_binding_keys_its_arguments_once_and_still_tells_one_from_true():
+    counted = transition(effect=lambda n, flag: Eq(("n",), n))(_count)
+    one, true = counted.bind(n=1), counted.bind(n=True)
+    for _ in range(2):  # asked again: from what the binding and the transition remember
+        assert one.arg == "n=1" == counted.encode({"n": 1})
+        assert one.effect == Eq(("n",), 1)
+        with pytest.raises(TypeError):
+            true.arg  # noqa: B018
+        with pytest.raises(TypeError):
+            true.effect  # noqa: B018
 
 
 def test_a_redeclared_effect_or_field_is_what_the_binding_gives(monkeypatch):
