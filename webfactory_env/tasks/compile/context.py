@@ -17,7 +17,7 @@ from webfactory_env.tasks.compiled import CompileWarning, PlanStep, PlanVerb, Su
 from webfactory_env.tasks.goal import Conjunct, PinnedAssert, StepRun, by_meaning
 
 # Whether the walk draws sketches of the pages it reads (what it reads of a page is the
-# same either way: tests/test_page_sketches.py).
+# same either way: tests/test_compiler_pages.py).
 SKETCH_PAGES = True
 
 

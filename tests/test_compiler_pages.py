@@ -1,6 +1,7 @@
-"""The task compiler draws sketches of the pages it reads (affordances, regions and text,
+"""The pages the task compiler reads. It draws sketches (affordances, regions and text,
 without the attributes no one reads): what it reads of each is what the whole page gives,
-it compiles the same tasks, and no sketch reaches a page that is sent."""
+it compiles the same tasks, and no sketch reaches a page that is sent. A page it looked
+behind (a menu opened, then closed again) is not drawn again."""
 
 from __future__ import annotations
 
@@ -110,3 +111,28 @@ def test_a_part_drawn_once_as_a_sketch_is_replayed_whole_into_a_whole_page():
     assert whole.affordances == sketch.affordances
     fresh = Renderer(salt="sketch-nav-fresh")
     assert nav.count("data-testid") == w.site_nav(fresh, entries, label="Main").count("data-testid")
+
+
+def _on_the_shop_page() -> tuple[SiteApp, PageView, tuple[object, ...]]:
+    """An app on a page with menus (sort, filters), its page, and a checkpoint there."""
+    app = generate_site("shop", 1, variation={"choice_widget": "menu"}).new_app()
+    app.visit("/shop")
+    return app, app.page(), app.checkpoint()
+
+
+def test_a_menu_opened_and_closed_again_leaves_the_page_drawn_before_it():
+    app, before, saved = _on_the_shop_page()
+    app.dispatch(before.affordance("sort").click_event())  # opens the sort menu
+    assert app.page().affordance("sort=price-asc") is not None
+    app.restore(saved)
+    assert app.page() is before  # not drawn again
+    assert app.render("/shop") == before  # and what drawing it afresh gives
+    assert app.state_view()["ui"]["open"] == []
+
+
+def test_a_page_is_drawn_again_when_more_than_the_ui_changed_since_the_checkpoint():
+    app, before, saved = _on_the_shop_page()
+    app.dispatch(before.affordance("nav:/shop").click_event())  # a navigation, not UI only
+    app.restore(saved)
+    assert app.page() is not before
+    assert app.page() == before
