@@ -1,6 +1,7 @@
 """What a reset's Python remembers between pages and levels gives exactly what computing it
-afresh gives: escaped text, a transition's arguments, encoding, effect and field, the site
-navigation replayed on every page, and the state view's converted records."""
+afresh gives: escaped text, a transition's arguments, encoding, effect and field (keyed once
+per binding), the site navigation replayed on every page, the state view's converted
+records, and the draft fields a step wrote (equal drafts skipped)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from webfactory_env.sitegen.binding import FormField, transition
 from webfactory_env.sitegen.families.shop import transitions as shop_t
 from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.registry import BUILTIN_FAMILIES
-from webfactory_env.sitegen.state import _LEAVES, _shown, derived, plain
+from webfactory_env.sitegen.state import _LEAVES, _shown, derived, leaf_changes, plain
 from webfactory_env.sitegen.variation import Variation
 
 TEXTS = ['Add to "cart"', "Tom & Jerry's <b>", "plain", "", "x" * 500, "<" * 300]
@@ -48,6 +49,18 @@ def test_a_transition_remembers_its_arguments_but_tells_one_from_true():
     args = counted.arguments({"n": 2})
     args["n"] = 99  # a caller's copy: the next caller gets its own
     assert counted.arguments({"n": 2}) == {"n": 2, "flag": False}
+
+
+def test_a_binding_keys_its_arguments_once_and_still_tells_one_from_true():
+    counted = transition(effect=lambda n, flag: Eq(("n",), n))(_count)
+    one, true = counted.bind(n=1), counted.bind(n=True)
+    for _ in range(2):  # asked again: from what the binding and the transition remember
+        assert one.arg == "n=1" == counted.encode({"n": 1})
+        assert one.effect == Eq(("n",), 1)
+        with pytest.raises(TypeError):
+            true.arg  # noqa: B018
+        with pytest.raises(TypeError):
+            true.effect  # noqa: B018
 
 
 def test_a_redeclared_effect_or_field_is_what_the_binding_gives(monkeypatch):
@@ -122,6 +135,36 @@ def test_a_records_converter_leaves_out_hidden_fields_and_sorts_sets():
     }
     outer.rows[2].tags.add("c")  # converted afresh each time: nothing is remembered
     assert plain(outer)["rows"]["2"]["tags"] == ["a", "b", "c"]
+
+
+def _every_leaf_that_differs(before: Any, after: Any, prefix: tuple[str, ...] = ()) -> list:
+    """`leaf_changes` as it was written before it skipped equal drafts: every leaf walked."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        out: list = []
+        for key in sorted(set(before) | set(after), key=str):
+            out += _every_leaf_that_differs(before.get(key), after.get(key), (*prefix, str(key)))
+        return out
+    return [prefix] if before != after else []
+
+
+def test_the_draft_fields_a_step_wrote_are_every_leaf_that_differs():
+    before = {
+        "shipping": {"city": "Oslo", "zip": "0150", "gift": False},
+        "search": {"q": "", "filters": {"color": "", "size": "M"}},
+        "login": {"user": "sam"},
+    }
+    afters = [
+        before,  # nothing written
+        {**before, "shipping": {**before["shipping"], "city": "Bergen"}},
+        {**before, "search": {"q": "mug", "filters": {"color": "red", "size": "M"}}},
+        {**before, "login": {}},  # a field gone
+        {**before, "extra": {"note": "hi"}},  # a draft new
+        {**before, "shipping": {**before["shipping"], "gift": 0}},  # 0 == False: unchanged
+    ]
+    for after in afters:
+        assert leaf_changes(before, after) == _every_leaf_that_differs(before, after)
+        assert leaf_changes(after, before) == _every_leaf_that_differs(after, before)
+    assert leaf_changes(before, afters[1], ("drafts",)) == [("drafts", "shipping", "city")]
 
 
 def test_fresh_apps_of_a_site_share_the_start_page_and_view_until_they_dispatch():

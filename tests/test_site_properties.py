@@ -406,18 +406,18 @@ def test_every_affordance_is_one_live_node_in_chromium(family):
 def test_resent_regions_bring_their_nested_regions_parents_first():
     """A renderer records an inner region before the region holding it; a patch that
     re-sends a region re-sends every region nested in it, each after its parent."""
-    from webfactory_env.sitegen.app import _with_nested
     from webfactory_env.sitegen.html import Renderer
+    from webfactory_env.sitegen.spec import with_nested
 
     r = Renderer()
     inner = r.subregion("err:x", "<span>bad</span>")
     outer = r.subregion("cards", f"<ul><li>card</li></ul>{inner}")
     regions = {"header": "<nav></nav>", "main": f"<h1>Board</h1>{outer}", **r.subregions}
     assert list(regions) == ["header", "main", "err:x", "cards"]  # child before parent
-    assert list(_with_nested(regions, {"main": regions["main"]})) == ["main", "cards", "err:x"]
-    assert list(_with_nested(regions, {"cards": regions["cards"]})) == ["cards", "err:x"]
-    assert list(_with_nested(regions, {"err:x": ""})) == ["err:x"]
-    assert list(_with_nested(regions, {"header": ""})) == ["header"]
+    assert list(with_nested(regions, {"main": regions["main"]})) == ["main", "cards", "err:x"]
+    assert list(with_nested(regions, {"cards": regions["cards"]})) == ["cards", "err:x"]
+    assert list(with_nested(regions, {"err:x": ""})) == ["err:x"]
+    assert list(with_nested(regions, {"header": ""})) == ["header"]
 
 
 def _live_matches_page(session: Any, app: SiteApp, where: str) -> None:

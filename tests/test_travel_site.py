@@ -261,6 +261,31 @@ def test_no_two_offers_of_a_search_cost_the_same():
     assert app.queries.offer(o.id) == o, "an offer's page prices it as its search did"
 
 
+def test_searches_and_offers_remembered_are_what_a_fresh_look_finds():
+    app = _app(3)
+    shown = app.queries
+
+    def as_fresh_queries_find() -> None:
+        fresh = type(shown)(app.model, app.spec)  # remembers nothing yet
+        assert shown.search_offers() == fresh.search_offers()
+        assert shown.results() == fresh.results()
+        for o in fresh.results()[:3]:
+            assert shown.offer(o.id) == fresh.offer(o.id) == o
+
+    _search(app, "SFO", "JFK", _day(app, 3))
+    as_fresh_queries_find()
+    shown.results().clear()  # a caller's copy: the next caller gets the results whole
+    assert shown.results()
+    app.fire(sort_flights, value="price-desc")
+    as_fresh_queries_find()
+    app.fire(filter_flights, name="stops", value="0")
+    as_fresh_queries_find()
+    _search(app, "SFO", "JFK", _day(app, 3), _day(app, 7))  # a round trip now
+    as_fresh_queries_find()
+    assert shown.results() and all(o.roundtrip for o in shown.results())
+    assert shown.offer("XX1-20990101") is None
+
+
 def test_otp_is_deterministic_and_never_in_state():
     app = _app(4)
     assert app.queries.otp_code(1) == app.queries.member.sms_code == _app(4).queries.otp_code(1)

@@ -20,9 +20,9 @@ routes.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import json
-import re
 import traceback
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, TypeVar
@@ -45,7 +45,7 @@ from webfactory_env.sitegen.context import Queries as FamilyQueries
 from webfactory_env.sitegen.copy import Copy
 from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.served import Transport
-from webfactory_env.sitegen.spec import AppEvent, PageView, Patch, SiteSpec
+from webfactory_env.sitegen.spec import AppEvent, PageView, Patch, SiteSpec, with_nested
 from webfactory_env.sitegen.start import StartRenders
 from webfactory_env.sitegen.state import AppState, Schema, schema_of, view_of
 from webfactory_env.sitegen.theme import theme_css
@@ -56,7 +56,6 @@ PageFn = Callable[[Any, Renderer, str], tuple[str, str]]  # (ctx, renderer, rout
 
 ERROR_RATE = 0.2  # share of changes that fail when the `errors` axis is "some"
 DEBOUNCE_MS = 300
-_PLACEHOLDER = re.compile(r'data-wf-region="([^"]+)"')
 
 
 @transition("retry", neutral=True)
@@ -164,6 +163,8 @@ class SiteApp:
         # Whether `dispatch` renders the patch a page needs. The task compiler walks a fresh
         # app and reads a page only when it looks: it renders nothing it never reads.
         self.patches = True
+        # Whether pages no one is sent (`patches` off) are drawn as sketches (`sitegen.html`).
+        self.sketches = False
         if self.State is not None:
             self.model = self.State.start(spec)
             self.queries = self.Queries(self.model, spec)
@@ -211,6 +212,21 @@ class SiteApp:
         fired, self.fired = tuple(self.fired), []
         return fired
 
+    def checkpoint(self) -> tuple[Any, ...]:
+        """The UI state now, with the page and view drawn for it (see `restore`)."""
+        memos = (self._page_memo, self._view_memo)
+        return (copy.deepcopy(self.ui), self.fired, len(self.fired), self._version, *memos)
+
+    def restore(self, checkpoint: tuple[Any, ...]) -> None:
+        """Back to `checkpoint`'s UI state. When nothing but UI transitions ran since (the
+        compiler opens menus and tabs to look behind them, then closes them again), the
+        page and view drawn for it still hold: nothing is drawn again."""
+        self.ui, fired, n, version, page, view = checkpoint
+        if fired is self.fired and all(name.startswith("ui.") for name in fired[n:]):
+            self._version, self._page_memo, self._view_memo = version, page, view
+        else:
+            self.touch()
+
     def known_route(self, path: str) -> bool:
         return self._page_kind(path) != "not_found"
 
@@ -251,7 +267,9 @@ class SiteApp:
 
     def renderer(self) -> Renderer:
         salt = f"{self.spec.family}:{self.spec.seed}:{self.epoch}"
-        return Renderer(self.v, salt=salt, queries=self.ui.queries, state=self.model)
+        # The start page is drawn whole all the same when the site's other apps share it.
+        sketch = self.sketches and not self.patches and (self.start is None or self._version > 0)
+        return Renderer(self.v, salt=salt, queries=self.ui.queries, state=self.model, sketch=sketch)
 
     def drift_patch(self) -> Patch:
         """Re-render every region with renamed DOM and test ids (the `drift` axis): the
@@ -259,7 +277,7 @@ class SiteApp:
         self.epoch += 1
         page = self.page()
         self._sent.update(page.regions)
-        return Patch(regions=_with_nested(page.regions, page.regions))
+        return Patch(regions=with_nested(page.regions, page.regions))
 
     def page_view(
         self, r: Renderer, *, route: str, title: str, main: str, status: int = 200
@@ -286,10 +304,10 @@ class SiteApp:
         """The page of `kind` at `route`: `PAGES[kind](ctx, r, route)` gives its title and
         main region; a "not_found" page answers 404."""
         r = self.renderer()
-        title, main = self.PAGES.get(kind, not_found)(self.context(), r, route)
-        return self.page_view(
-            r, route=route, title=title, main=main, status=404 if kind == "not_found" else 200
-        )
+        with r.drawing():
+            title, main = self.PAGES.get(kind, not_found)(self.context(), r, route)
+            status = 404 if kind == "not_found" else 200
+            return self.page_view(r, route=route, title=title, main=main, status=status)
 
     def frame(self, r: Renderer) -> str:
         """The page layout with its regions."""
@@ -415,7 +433,7 @@ class SiteApp:
             # (suggestions, field errors) change while typing.
             marker = f'data-wf-sid="{event.sid}"'
             changed = {k: v for k, v in changed.items() if marker not in v}
-        changed = _with_nested(page.regions, changed)
+        changed = with_nested(page.regions, changed)
         self._sent.update(changed)
         if not navigated:
             return Patch(regions=changed, latency_ms=latency)
@@ -495,7 +513,7 @@ class SiteApp:
             "title": page.title,
             "css": self.css(),
             "frame": frame,
-            "regions": _with_nested(page.regions, page.regions),  # parents first
+            "regions": with_nested(page.regions, page.regions),  # parents first
             "route": self.route,
         }
 
@@ -526,44 +544,6 @@ def _schema(cls: type[SiteApp]) -> Schema:
         assert cls.State is not None
         found = _SCHEMAS[cls] = schema_of(cls.State, cls.Facts)
     return found
-
-
-def _with_nested(regions: Mapping[str, str], changed: Mapping[str, str]) -> dict[str, str]:
-    """`changed` plus every region nested (at any depth) in one of them, parents first.
-
-    A re-sent region arrives with empty placeholders for the regions nested in it, so those
-    must be re-sent even when their own HTML did not change, and after their parent: a
-    child filled first would be wiped by its parent. Page order is no guide, because a
-    renderer records an inner region before the region that contains it.
-    """
-    parent: dict[str, str] = {}
-    for name, html in regions.items():
-        if 'data-wf-region="' in html:
-            for child in _PLACEHOLDER.findall(html):
-                if child in regions and child != name:
-                    parent[child] = name
-
-    def depth(name: str) -> int:
-        d, seen = 0, {name}
-        while name in parent and parent[name] not in seen:
-            name = parent[name]
-            seen.add(name)
-            d += 1
-        return d
-
-    def resent(name: str) -> bool:
-        seen = {name}
-        while name not in changed:
-            name = parent.get(name, "")
-            if not name or name in seen:
-                return False
-            seen.add(name)
-        return True
-
-    order = {name: i for i, name in enumerate(regions)}
-    names = [n for n in regions if resent(n)]
-    names.sort(key=lambda n: (depth(n), order[n]))
-    return {n: regions[n] for n in names}
 
 
 def bootstrap_document(boot_json: str | None = None) -> str:

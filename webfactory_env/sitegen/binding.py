@@ -175,6 +175,7 @@ class FormField:
 
 
 Handler = Callable[..., str | None]  # (ctx, *, arguments..., payload...) -> route | None
+_KEY_OF_GIVEN: Any = object()  # `Transition._remembered` keys the arguments given itself
 EffectOf = Callable[..., Predicate | None]
 FieldOf = Callable[..., FormField]
 
@@ -232,11 +233,18 @@ class Transition:
         return tuple(p.name for p in _keywords(self.fn) if p.name in PAYLOAD)
 
     def _remembered(
-        self, what: str, given: Mapping[str, Any], make: Callable[[], Any], source: object = None
+        self,
+        what: str,
+        given: Mapping[str, Any],
+        make: Callable[[], Any],
+        source: object = None,
+        key: Any = _KEY_OF_GIVEN,
     ) -> Any:
         """`make()`, computed once per `what` and arguments `given` (when they are leaves)
-        while `source` (the declaration it calls) stays the same."""
-        key = _args_key(given)
+        while `source` (the declaration it calls) stays the same. `key`: `_args_key(given)`
+        when the caller has it already (a binding is asked for the same things many times)."""
+        if key is _KEY_OF_GIVEN:
+            key = _args_key(given)
         if key is None:
             return make()
         memo = self._memo
@@ -249,10 +257,10 @@ class Transition:
         memo[(what, key)] = (source, value)
         return value
 
-    def arguments(self, given: Mapping[str, Any]) -> dict[str, Any]:
+    def arguments(self, given: Mapping[str, Any], key: Any = _KEY_OF_GIVEN) -> dict[str, Any]:
         """`given` checked against the signature, with defaults filled in (a page that
         binds wrong arguments is a bug in the page: `TypeError`)."""
-        return dict(self._remembered("arguments", given, lambda: self._arguments(given)))
+        return dict(self._remembered("arguments", given, lambda: self._arguments(given), key=key))
 
     def _arguments(self, given: Mapping[str, Any]) -> dict[str, Any]:
         known = {p.name: p for p in self.params}
@@ -269,26 +277,30 @@ class Transition:
             out[p.name] = value
         return out
 
-    def encode(self, args: Mapping[str, Any]) -> str | None:
+    def encode(self, args: Mapping[str, Any], key: Any = _KEY_OF_GIVEN) -> str | None:
         return self._remembered(
-            "encode", args, lambda: encode_args(self.params, self.arguments(args))
+            "encode", args, lambda: encode_args(self.params, self.arguments(args, key)), key=key
         )
 
     def decode(self, arg: str | None) -> dict[str, Any]:
         return decode_args(self.params, arg)
 
-    def effect_for(self, args: Mapping[str, Any]) -> Predicate | None:
+    def effect_for(self, args: Mapping[str, Any], key: Any = _KEY_OF_GIVEN) -> Predicate | None:
         effect = self.effect
         if effect is None:
             return None
-        return self._remembered("effect", args, lambda: effect(**self.arguments(args)), effect)
+        return self._remembered(
+            "effect", args, lambda: effect(**self.arguments(args, key)), effect, key
+        )
 
-    def field_for(self, args: Mapping[str, Any]) -> FormField:
+    def field_for(self, args: Mapping[str, Any], key: Any = _KEY_OF_GIVEN) -> FormField:
         """The form field the transition edits for these arguments."""
         field = self.field
         if field is None:
             raise TypeError(f"{self.name} declares no field: give the widget its sid and name")
-        return self._remembered("field", args, lambda: field(**self.arguments(args)), field)
+        return self._remembered(
+            "field", args, lambda: field(**self.arguments(args, key)), field, key
+        )
 
     def bind(self, **args: Any) -> Binding:
         """This transition with these arguments: what a widget bound to it sends."""
@@ -340,11 +352,16 @@ class Binding:
 
     @property
     def arg(self) -> str | None:
-        return self.transition.encode(self.args)
+        return self.transition.encode(self.args, self._key)
 
     @property
     def effect(self) -> Predicate | None:
-        return self.transition.effect_for(self.args)
+        return self.transition.effect_for(self.args, self._key)
+
+    @cached_property
+    def _key(self) -> tuple[Any, ...] | None:
+        """The arguments as the transition's memo keys them: made once per binding."""
+        return _args_key(self.args)
 
     def with_args(self, **more: Any) -> Binding:
         return Binding(self.transition, {**self.args, **more})
@@ -357,7 +374,7 @@ class Binding:
     @property
     def field(self) -> FormField:
         """The form field the transition edits for these arguments."""
-        return self.transition.field_for(self.args)
+        return self.transition.field_for(self.args, self._key)
 
     def sid(self, prefix: str) -> str:
         """A form field's semantic id: `<prefix>:<form>.<name>` (`field:shipping.city`)."""

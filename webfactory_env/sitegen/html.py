@@ -4,13 +4,19 @@ Every generated string reaches HTML through `esc`/`attrs`. Interactive elements 
 semantic metadata as `data-wf-*` attributes, which the browser runtime moves into a side
 table before the fragment enters the live document; the same call records an
 `Affordance`, so the page's affordance list and its HTML can never disagree.
+
+A renderer can also draw a *sketch* of a page, for a reader that is sent no page (the task
+compiler): the same affordances, regions and text, with no attributes but the markers
+that place elements (`data-wf-sid`, `data-wf-region`).
 """
 
 from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from webfactory_env.core.predicates import Predicate
 from webfactory_env.core.seeding import short_hash
@@ -39,10 +45,16 @@ def esc(text: object) -> str:
 
 
 _NAMES: dict[str, str] = {}
+# Whether this thread is drawing a sketch (`Renderer.drawing`): the task compiler sketches
+# on its worker thread while the env draws whole pages on another.
+_SKETCHING: ContextVar[bool] = ContextVar("sketching", default=False)
 
 
 def attrs(**values: object) -> str:
-    """` name="value"` pairs, escaped; `class_` → `class`; False/None omitted, True bare."""
+    """` name="value"` pairs, escaped; `class_` → `class`; False/None omitted, True bare.
+    Nothing while a sketch is drawn."""
+    if _SKETCHING.get():
+        return ""
     parts = []
     for key, value in values.items():
         if value is None or value is False:
@@ -84,6 +96,7 @@ class Renderer:
     that differ from seed to seed, as real sites' generated ids do. `queries` is the text
     typed into open comboboxes, by semantic id (the app's UI state); `state` the family's
     state the page is drawn from, where a field bound to a transition reads its value.
+    `sketch` draws the page as a sketch (see the module's docstring), inside `drawing()`.
     """
 
     def __init__(
@@ -92,6 +105,8 @@ class Renderer:
         salt: str = "",
         queries: Mapping[str, str] | None = None,
         state: object = None,
+        *,
+        sketch: bool = False,
     ) -> None:
         self.affordances: list[Affordance] = []
         self.subregions: dict[str, str] = {}
@@ -99,13 +114,24 @@ class Renderer:
         self.salt = salt
         self.queries = queries or {}  # what was typed into each open combobox (UI state)
         self.state = state
+        self.sketch = sketch
         self._sids: set[str] = set()
+
+    @contextmanager
+    def drawing(self) -> Iterator[None]:
+        """Where a page is drawn: a sketch's `attrs` write nothing on this thread (and a
+        whole page's write everything, even when drawn while a sketch is)."""
+        token = _SKETCHING.set(self.sketch)
+        try:
+            yield
+        finally:
+            _SKETCHING.reset(token)
 
     def fragment(self, key: tuple[Hashable, ...], build: Callable[[], str]) -> str:
         """HTML that depends only on `key` and the site (its salt), with the affordances
         it records: built once, then replayed. A calendar month, say, is drawn again with
         every keystroke in the form around it, and the task compiler walks such forms."""
-        full = (self.salt, *key)
+        full = (self.salt, self.sketch, *key)
         found = _FRAGMENTS.get(full)
         if found is None:
             start = len(self.affordances)
@@ -184,6 +210,8 @@ class Renderer:
                 structural=structural,
             )
         )
+        if self.sketch:  # what places the element: a form's fields, the button sending it
+            return f' data-wf-sid="{esc(sid)}"'
         # What `attrs` would write, spelled out: every page writes hundreds of these.
         out = f' data-testid="{esc(self.testid(sid))}" data-wf-sid="{esc(sid)}"'
         if handler is not None:
@@ -219,7 +247,7 @@ class Renderer:
 
     @staticmethod
     def region(name: str) -> str:
-        return attrs(data_wf_region=name)
+        return f' data-wf-region="{esc(name)}"'  # as `attrs` writes it, sketch or not
 
     def subregion(self, name: str, inner: str, *, tag: str = "div", class_: str = "") -> str:
         """A region nested in the page, patched on its own (so typing elsewhere survives)."""

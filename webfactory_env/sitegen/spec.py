@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
@@ -152,8 +153,17 @@ class PageView:
             if a.sid in inside and "name" in a.attr_map()
         }
 
+    def texts(self) -> list[str]:
+        """Each text the page shows, on its own (unescaped and stripped): what the task
+        compiler looks for an answer in."""
+        page = _HIDDEN.sub(" ", " ".join(self.regions.values()))
+        return [t for t in (html.unescape(x).strip() for x in _TAG.split(page)) if t]
+
 
 _CONTROL = re.compile(r'<(?:input|textarea|select)\b[^>]*?data-wf-sid="([^"]+)"')
+_HIDDEN = re.compile(r"<(style|script|template)\b.*?</\1>", flags=re.S | re.I)
+_TAG = re.compile(r"<[^>]*>")
+_PLACEHOLDER = re.compile(r'data-wf-region="([^"]+)"')
 _REGION = re.compile(r'(<[a-z]+[^>]*data-wf-region="([^"]+)"[^>]*>)')
 
 
@@ -168,6 +178,44 @@ def _inlined(regions: Mapping[str, str]) -> str:
         )
 
     return fill("".join(regions.get(k, "") for k in ("header", "main")), 0)
+
+
+def with_nested(regions: Mapping[str, str], changed: Mapping[str, str]) -> dict[str, str]:
+    """`changed` plus every region nested (at any depth) in one of them, parents first.
+
+    A re-sent region arrives with empty placeholders for the regions nested in it, so those
+    must be re-sent even when their own HTML did not change, and after their parent: a
+    child filled first would be wiped by its parent. Page order is no guide, because a
+    renderer records an inner region before the region that contains it.
+    """
+    parent: dict[str, str] = {}
+    for name, region in regions.items():
+        if 'data-wf-region="' in region:
+            for child in _PLACEHOLDER.findall(region):
+                if child in regions and child != name:
+                    parent[child] = name
+
+    def depth(name: str) -> int:
+        d, seen = 0, {name}
+        while name in parent and parent[name] not in seen:
+            name = parent[name]
+            seen.add(name)
+            d += 1
+        return d
+
+    def resent(name: str) -> bool:
+        seen = {name}
+        while name not in changed:
+            name = parent.get(name, "")
+            if not name or name in seen:
+                return False
+            seen.add(name)
+        return True
+
+    order = {name: i for i, name in enumerate(regions)}
+    names = [n for n in regions if resent(n)]
+    names.sort(key=lambda n: (depth(n), order[n]))
+    return {n: regions[n] for n in names}
 
 
 @dataclass(frozen=True)

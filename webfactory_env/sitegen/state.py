@@ -491,6 +491,8 @@ def changes(
 def leaf_changes(before: Any, after: Any, prefix: Path = ()) -> list[Path]:
     """Every leaf path whose value differs (drafts: which form fields a step wrote)."""
     if isinstance(before, Mapping) and isinstance(after, Mapping):
+        if before == after:  # most drafts, most steps: compared at C speed, as `changes` does
+            return []
         out: list[Path] = []
         for key in sorted(set(before) | set(after), key=str):
             out += leaf_changes(before.get(key), after.get(key), (*prefix, str(key)))

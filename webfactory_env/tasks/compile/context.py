@@ -16,6 +16,10 @@ from webfactory_env.tasks.compile.errors import CompileError
 from webfactory_env.tasks.compiled import CompileWarning, PlanStep, PlanVerb, Subgoal
 from webfactory_env.tasks.goal import Conjunct, PinnedAssert, StepRun, by_meaning
 
+# Whether the walk draws sketches of the pages it reads (what it reads of a page is the
+# same either way: tests/test_compiler_pages.py).
+SKETCH_PAGES = True
+
 
 @dataclass(frozen=True)
 class Move:
@@ -101,6 +105,7 @@ class CompileRun:
     def __post_init__(self) -> None:
         self.app = self.site.new_app(shared_start=True)  # its start page and view: the env's
         self.app.patches = False  # no page is sent anywhere: render only what the walk reads
+        self.app.sketches = SKETCH_PAGES  # and read the pages' affordances, regions and text
         self.schema = self.site.family.schema
         # State views are built afresh for every state and never changed afterwards (the
         # app's contract, tested in tests/test_state_views.py): keeping them costs no copy.

@@ -4,8 +4,6 @@ done). The ending is the last subgoal and a conjunct of the goal."""
 
 from __future__ import annotations
 
-import html as _html
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -165,10 +163,7 @@ def _state_candidates(run: CompileRun, path: tuple[str, ...]) -> list[Any]:
 def _page_shows(run: CompileRun, want: str) -> bool:
     """Whether one text of the current page states `want`. Each text is graded on its
     own: a whole page names many numbers, and an answer that lists many fails."""
-    html = " ".join(run.app.page().regions.values())
-    html = re.sub(r"<(style|script|template)\b.*?</\1>", " ", html, flags=re.S | re.I)
-    texts = (_html.unescape(t).strip() for t in re.split(r"<[^>]*>", html))
-    return any(answer_matches(t, want) for t in texts if t)
+    return any(answer_matches(t, want) for t in run.app.page().texts())
 
 
 def infeasible(run: CompileRun, step: ast.Infeasible) -> None:

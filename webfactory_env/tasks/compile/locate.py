@@ -3,7 +3,6 @@ accordion or menu it is behind, and keeping the moves that did it for the plan."
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -86,14 +85,14 @@ def _reveal(
         and a.kind not in NOT_OPENERS
     ]
     for opener in openers:
-        saved = copy.deepcopy(run.app.ui)
+        saved = run.app.checkpoint()
         move = replace(click(run, opener, step), says=opening_sentence(opener))
         if depth == 1 and shown():
             return [move]
         deeper = _reveal(run, shown, step, depth - 1)
         if deeper is not None:
             return [move, *deeper]
-        run.app.ui = saved
+        run.app.restore(saved)
     return None
 
 

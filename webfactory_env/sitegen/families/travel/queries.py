@@ -108,6 +108,9 @@ class TravelQueries(Queries):
         # Server behaviour, not state: the booking service times out once on some sites.
         self.glitch_pending = bool(spec.extra.get("booking_glitch"))
         self._markets: dict[MarketKey, dict[str, Offer]] = {}
+        # What each search and each offer id gave (pages and facts ask again and again).
+        self._searches: dict[tuple[str, ...], tuple[Offer, ...]] = {}
+        self._offers: dict[str, Offer | None] = {}
 
     # ----------------------------------------------------------------- flights
     def market(
@@ -133,6 +136,11 @@ class TravelQueries(Queries):
 
     def offer(self, oid: str) -> Offer | None:
         """The offer an id names, if its flights exist and fly on those dates."""
+        if oid not in self._offers:
+            _bounded(self._offers)[oid] = self._offer(oid)
+        return self._offers[oid]
+
+    def _offer(self, oid: str) -> Offer | None:
         legs = parse_offer_id(oid)
         if legs is None or any(f not in self.by_flight for f, _ in legs):
             return None
@@ -145,6 +153,13 @@ class TravelQueries(Queries):
     def search_offers(self) -> list[Offer]:
         """Every offer of the search shown, unsorted and unfiltered."""
         s = self.state.search
+        key = (s.origin, s.destination, s.depart_date, s.return_date, s.roundtrip)
+        if key not in self._searches:
+            _bounded(self._searches)[key] = tuple(self._search_offers())
+        return list(self._searches[key])
+
+    def _search_offers(self) -> list[Offer]:
+        s = self.state.search
         d1 = parse_date(s.depart_date)
         if not s.origin or d1 is None:
             return []
@@ -155,14 +170,18 @@ class TravelQueries(Queries):
 
     def results(self) -> list[Offer]:
         """The search's offers, filtered and sorted as the page shows them."""
-        view = self.state.results
-        items = self.search_offers()
+        s, view = self.state.search, self.state.results
         airline, stops = view.filters["airline"], view.filters["stops"]
-        if airline:
-            items = [o for o in items if o.airline == airline]
-        if stops:
-            items = [o for o in items if o.stops <= int(stops)]
-        return sorted(items, key=FLIGHT_ORDER[view.sort])
+        search = (s.origin, s.destination, s.depart_date, s.return_date, s.roundtrip)
+        key = (*search, airline, stops, view.sort)
+        if key not in self._searches:
+            items = self.search_offers()
+            if airline:
+                items = [o for o in items if o.airline == airline]
+            if stops:
+                items = [o for o in items if o.stops <= int(stops)]
+            _bounded(self._searches)[key] = tuple(sorted(items, key=FLIGHT_ORDER[view.sort]))
+        return list(self._searches[key])
 
     def passengers(self) -> int:
         return int(self.state.search.passengers or 1)
@@ -303,6 +322,13 @@ class TravelQueries(Queries):
 
 
 Travel = Context[TravelState, TravelQueries]  # what the travel site's transitions and pages read
+
+
+def _bounded(table: dict[Any, Any]) -> dict[Any, Any]:
+    """`table`, emptied when full (ids and searches come from the page: memory stays bounded)."""
+    if len(table) >= MAX_MARKETS:
+        table.clear()
+    return table
 
 
 def facts(travel: Travel) -> TravelFacts:
