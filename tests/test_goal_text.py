@@ -57,3 +57,32 @@ def test_the_instruction_style_chooses_what_the_agent_is_told():
     assert compiled.text_for("recipe") == compiled.instruction
     hinted = compiled.text_for("goal+hints", seed=0)
     assert hinted.startswith(goal) and compiled.instruction in hinted
+
+
+@pytest.mark.browser
+def test_every_step_carries_the_episode_s_goal_whatever_a_caller_did_to_an_earlier_one(
+    make_env,
+):
+    import numpy as np
+
+    from webfactory_env.agents.random_agent import sample_masked
+
+    env = make_env(family="shop", task="buy_red_mug", obs_mode="tokens", max_steps=8)
+    obs, _ = env.reset(seed=3)
+    want = {key: obs[key].copy() for key in ("goal", "slots", "task_id")}
+    assert want["goal"].any() and want["slots"].any()
+    rng, nvec = np.random.default_rng(0), np.asarray(env.action_space.nvec)
+    ran = 0
+    for _ in range(8):
+        for key in want:
+            obs[key][...] = 0  # a caller that reuses the arrays it was handed
+        obs, _, terminated, truncated, info = env.step(
+            sample_masked(env.unwrapped.action_masks(), nvec, rng)[0]
+        )
+        ran += info["action_error"] is None
+        assert all((obs[key] == array).all() for key, array in want.items())
+        if terminated or truncated:
+            break
+    assert ran >= 3, "steps that reached the page, whose observation is new"
+    other, _ = env.reset(seed=4)
+    assert (other["goal"] != want["goal"]).any(), "a new level, a new goal"

@@ -130,6 +130,7 @@ class WebTaskEnv(gym.Env):
         self.episode: Episode | None = None
         self._dom: DomSnapshot | None = None
         self._obs: Any = None
+        self._goal: tuple[CompiledTask, int, dict[str, np.ndarray]] | None = None
         self.level_seed = 0
         self._choice: dict[str, Any] = {**self._defaults, "level_seed": 0}
 
@@ -289,9 +290,18 @@ class WebTaskEnv(gym.Env):
         if cfg.mode == "text":  # the goal, the values and how the last step went
             context = ep.context(self.config, level, record)
             return encode_observation(dom, cfg, None, context=context)
-        goal = encode_goal(self.config.goal_text(task, level), task.values, task.name, cfg)
         menu = self._menu.rows(dom, task.values, task.expects_answer, cfg.menu_size)
-        return encode_observation(dom, cfg, screenshot, goal, menu)
+        return encode_observation(dom, cfg, screenshot, self._goal_arrays(task, level), menu)
+
+    def _goal_arrays(self, task: CompiledTask, level: int) -> dict[str, np.ndarray]:
+        """The episode's goal arrays (`encode_goal`): encoded for its first observation,
+        copied for each one after (a caller may change the arrays a step hands out)."""
+        made = self._goal
+        if made is None or made[0] is not task or made[1] != level:
+            text = self.config.goal_text(task, level)
+            goal = encode_goal(text, task.values, task.name, self.obs_config)
+            made = self._goal = (task, level, goal)
+        return {key: array.copy() for key, array in made[2].items()}
 
     def _info(self, record: StepRecord | None) -> dict[str, Any]:
         assert self.task is not None and self.site is not None and self._dom is not None
