@@ -27,7 +27,7 @@ from webfactory_env.episode import (
 )
 from webfactory_env.executor.browser import BrowserConfig
 from webfactory_env.executor.session import EPOCH_MS, BrowserOp, ObserveConfig, PageSession
-from webfactory_env.observation import encode_goal, encode_observation, observation_space
+from webfactory_env.observation import EpisodeGoal, encode_observation, observation_space
 from webfactory_env.reward import RewardSpec
 from webfactory_env.sitegen import SiteApp, generate_site
 from webfactory_env.sitegen.registry import Site
@@ -121,7 +121,7 @@ class WebTaskEnv(gym.Env):
         shot = self.obs_config.screenshot_size if self.obs_config.pixels else None
         # Texts whole up to the text observation's budget: only its ladder shortens them.
         self._observe = ObserveConfig(max_elements, self.obs_config.max_chars, shot)
-        self._menu = act.ActionMenu(self.action_config)
+        self._menu, self._goal = act.ActionMenu(self.action_config), EpisodeGoal(self.obs_config)
         self._session: PageSession | None = None
         self._release: weakref.finalize | None = None
         self.site: Site | None = None
@@ -130,7 +130,6 @@ class WebTaskEnv(gym.Env):
         self.episode: Episode | None = None
         self._dom: DomSnapshot | None = None
         self._obs: Any = None
-        self._goal: tuple[CompiledTask, int, dict[str, np.ndarray]] | None = None
         self.level_seed = 0
         self._choice: dict[str, Any] = {**self._defaults, "level_seed": 0}
 
@@ -290,18 +289,9 @@ class WebTaskEnv(gym.Env):
         if cfg.mode == "text":  # the goal, the values and how the last step went
             context = ep.context(self.config, level, record)
             return encode_observation(dom, cfg, None, context=context)
+        goal = self._goal.arrays(task, level, self.config.goal_text)
         menu = self._menu.rows(dom, task.values, task.expects_answer, cfg.menu_size)
-        return encode_observation(dom, cfg, screenshot, self._goal_arrays(task, level), menu)
-
-    def _goal_arrays(self, task: CompiledTask, level: int) -> dict[str, np.ndarray]:
-        """The episode's goal arrays (`encode_goal`): encoded for its first observation,
-        copied for each one after (a caller may change the arrays a step hands out)."""
-        made = self._goal
-        if made is None or made[0] is not task or made[1] != level:
-            text = self.config.goal_text(task, level)
-            goal = encode_goal(text, task.values, task.name, self.obs_config)
-            made = self._goal = (task, level, goal)
-        return {key: array.copy() for key, array in made[2].items()}
+        return encode_observation(dom, cfg, screenshot, goal, menu)
 
     def _info(self, record: StepRecord | None) -> dict[str, Any]:
         assert self.task is not None and self.site is not None and self._dom is not None
