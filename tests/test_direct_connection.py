@@ -141,16 +141,21 @@ def test_a_refused_upgrade_and_a_missing_server_are_errors(tmp_path: Path):
         _run(UnixWebSocket.open(f"ws+unix://{tmp_path / 'none'}:/tok", {}))
 
 
+async def _upgrade(reader: asyncio.StreamReader) -> bytes:
+    """The answer that accepts the upgrade request `reader` brings."""
+    head = (await reader.readuntil(b"\r\n\r\n")).decode()
+    key = next(ln.split(":", 1)[1].strip() for ln in head.split("\r\n") if "Key" in ln)
+    accept = base64.b64encode(hashlib.sha1((key + WS_GUID).encode()).digest()).decode()
+    return f"HTTP/1.1 101 OK\r\nSec-WebSocket-Accept: {accept}\r\n\r\n".encode()
+
+
 def test_a_server_that_goes_away_mid_message_ends_the_connection_with_a_reason(tmp_path: Path):
     socket_path = str(tmp_path / "s")
     ended: list = []
 
     async def run() -> None:
         async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            head = (await reader.readuntil(b"\r\n\r\n")).decode()
-            key = next(ln.split(":", 1)[1].strip() for ln in head.split("\r\n") if "Key" in ln)
-            accept = base64.b64encode(hashlib.sha1((key + WS_GUID).encode()).digest()).decode()
-            writer.write(f"HTTP/1.1 101 OK\r\nSec-WebSocket-Accept: {accept}\r\n\r\n".encode())
+            writer.write(await _upgrade(reader))
             writer.write(_server_frame(0x1, json.dumps({"half": 1}).encode())[:6])
             await writer.drain()
             writer.close()
@@ -162,6 +167,37 @@ def test_a_server_that_goes_away_mid_message_ends_the_connection_with_a_reason(t
 
     _run(run())
     assert len(ended) == 1 and "IncompleteReadError" in (ended[0] or "")
+
+
+def test_what_arrives_before_anyone_listens_is_kept_and_a_message_that_is_not_json_ends_it(
+    tmp_path: Path,
+):
+    socket_path = str(tmp_path / "s")
+    got: list = []
+    ended: list = []
+
+    async def run() -> None:
+        async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            # the upgrade and the first frames in one write: they arrive together
+            writer.write(
+                await _upgrade(reader)
+                + _server_frame(0x1, b'{"early": 1}')
+                + _server_frame(0x1, b"not json")
+                + _server_frame(0x1, b'{"late": 1}')
+            )
+            await writer.drain()
+            await asyncio.sleep(5)
+            writer.close()
+
+        server = await asyncio.start_unix_server(serve, socket_path)
+        ws = await UnixWebSocket.open(f"ws+unix://{socket_path}:/", {})
+        await asyncio.sleep(0.05)  # the frames are here before anyone serves them
+        await asyncio.wait_for(ws.serve(got.append, ended.append), 5)
+        server.close()
+
+    _run(run())
+    assert got == [{"early": 1}]
+    assert ended == ["the browser server sent a message that is not JSON"]
 
 
 @pytest.mark.browser

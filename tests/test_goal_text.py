@@ -57,3 +57,55 @@ def test_the_instruction_style_chooses_what_the_agent_is_told():
     assert compiled.text_for("recipe") == compiled.instruction
     hinted = compiled.text_for("goal+hints", seed=0)
     assert hinted.startswith(goal) and compiled.instruction in hinted
+
+
+def test_an_episode_s_goal_is_encoded_once_and_handed_out_as_copies():
+    from types import SimpleNamespace
+
+    from webfactory_env.observation import EpisodeGoal, ObservationConfig, encode_goal
+
+    config = ObservationConfig("tokens", goal_tokens=8)
+    asked: list = []
+
+    def text(task, level: int) -> str:
+        asked.append((task.name, level))
+        return f"Level {level}: buy the red mug for {task.values[0]}"
+
+    mug = SimpleNamespace(name="buy_red_mug", values=("Alice Nguyen",))
+    goal = EpisodeGoal(config)
+    first, second = goal.arrays(mug, 3, text), goal.arrays(mug, 3, text)
+    want = encode_goal(text(mug, 3), mug.values, mug.name, config)
+    assert all((first[k] == want[k]).all() and (second[k] == want[k]).all() for k in want)
+    assert all(first[k] is not second[k] for k in want), "copies: a caller may change them"
+    assert asked == [("buy_red_mug", 3)] * 2  # once for the episode, once for `want`
+    other = goal.arrays(mug, 4, text)
+    assert (other["goal"] != first["goal"]).any() and asked[-1] == ("buy_red_mug", 4)
+
+
+@pytest.mark.browser
+def test_every_step_carries_the_episode_s_goal_whatever_a_caller_did_to_an_earlier_one(
+    make_env,
+):
+    import numpy as np
+
+    from webfactory_env.agents.random_agent import sample_masked
+
+    env = make_env(family="shop", task="buy_red_mug", obs_mode="tokens", max_steps=8)
+    obs, _ = env.reset(seed=3)
+    want = {key: obs[key].copy() for key in ("goal", "slots", "task_id")}
+    assert want["goal"].any() and want["slots"].any()
+    rng, nvec = np.random.default_rng(0), np.asarray(env.action_space.nvec)
+    ran = 0
+    for _ in range(8):
+        for key in want:
+            obs[key][...] = 0  # a caller that reuses the arrays it was handed
+        obs, _, terminated, truncated, info = env.step(
+            sample_masked(env.unwrapped.action_masks(), nvec, rng)[0]
+        )
+        ran += info["action_error"] is None
+        assert all((obs[key] == array).all() for key, array in want.items())
+        if terminated or truncated:
+            break
+    assert ran >= 3, "steps that reached the page, whose observation is new"
+    other, _ = env.reset(seed=4)
+    assert (other["goal"] != want["goal"]).any(), "a new level, a new goal"

@@ -4,6 +4,8 @@ its label and its part of the page's title, so a value is told apart by what nam
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -97,9 +99,10 @@ def test_the_context_is_the_same_in_every_encoding():
 
 
 def test_every_element_s_entry_and_title_at_once_are_each_one_s_alone():
-    """The one-pass `items` and `container_headings` the encoder reads agree with
-    `item_of` and `container_heading` element by element, with a heading between rows,
-    a container left unnamed, a cycle in the containers and elements past the group table."""
+    """The one-pass `items`, `container_headings` and `value_labels` the encoder reads
+    agree with `item_of`, `container_heading` and `label` element by element, with a
+    heading between rows, a container left unnamed, a cycle in the containers, elements
+    past the group table and elements the page gave no group, column or label."""
     page = _profile()
     page = DomSnapshot(
         **{
@@ -117,6 +120,12 @@ def test_every_element_s_entry_and_title_at_once_are_each_one_s_alone():
     assert page.container_headings(n) == [page.container_heading(i) for i in range(n)]
     assert page.container_headings(n)[10:] == ["Zara Owusu", "Older", "Older"]
     assert page.items(n)[10:] == [-1, 4, 4]
+    assert page.value_labels(n) == [page.label(i) for i in range(n)]
+    assert page.value_labels(n)[2:7] == ["Joined", "5243", "Reputation", "Device", "Last active"]
+    cut = dataclasses.replace(page, group_of=page.group_of[:6], columns=(), labels=())
+    assert cut.items(n) == [cut.item_of(i) for i in range(n)]
+    assert cut.container_headings(n) == [cut.container_heading(i) for i in range(n)]
+    assert cut.value_labels(n) == [""] * n
 
 
 @pytest.mark.browser

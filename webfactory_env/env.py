@@ -27,7 +27,7 @@ from webfactory_env.episode import (
 )
 from webfactory_env.executor.browser import BrowserConfig
 from webfactory_env.executor.session import EPOCH_MS, BrowserOp, ObserveConfig, PageSession
-from webfactory_env.observation import encode_goal, encode_observation, observation_space
+from webfactory_env.observation import EpisodeGoal, encode_observation, observation_space
 from webfactory_env.reward import RewardSpec
 from webfactory_env.sitegen import SiteApp, generate_site
 from webfactory_env.sitegen.registry import Site
@@ -122,7 +122,7 @@ class WebTaskEnv(gym.Env):
         shot = self.obs_config.screenshot_size if self.obs_config.pixels else None
         # Texts whole up to the text observation's budget: only its ladder shortens them.
         self._observe = ObserveConfig(max_elements, self.obs_config.max_chars, shot)
-        self._menu = act.ActionMenu(self.action_config)
+        self._menu, self._goal = act.ActionMenu(self.action_config), EpisodeGoal(self.obs_config)
         self._session: PageSession | None = None
         self._release: weakref.finalize | None = None
         self.site: Site | None = None
@@ -289,7 +289,7 @@ class WebTaskEnv(gym.Env):
         if cfg.mode == "text":  # the goal, the values and how the last step went
             context = ep.context(self.config, level, record)
             return encode_observation(dom, cfg, None, context=context)
-        goal = encode_goal(self.config.goal_text(task, level), task.values, task.name, cfg)
+        goal = self._goal.arrays(task, level, self.config.goal_text)
         menu = self._menu.rows(dom, task.values, task.expects_answer, cfg.menu_size)
         return encode_observation(dom, cfg, screenshot, goal, menu)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -145,8 +146,7 @@ class DomSnapshot:
         """`item_of` of the first `count` elements, each container's chain walked once."""
         memo: dict[int, int] = {}
         out = []
-        for i in range(count):
-            group = self._group(i)
+        for group in self._groups(count):
             if group not in memo:
                 memo[group] = self._item_of_group(group)
             out.append(memo[group])
@@ -154,6 +154,11 @@ class DomSnapshot:
 
     def _group(self, index: int) -> int:
         return self.group_of[index] if 0 <= index < len(self.group_of) else -1
+
+    def _groups(self, count: int) -> list[int]:
+        """`_group` of the first `count` elements."""
+        known = list(self.group_of[: max(count, 0)])
+        return known + [-1] * (count - len(known))
 
     def _item_of_group(self, group: int) -> int:
         seen: set[int] = set()
@@ -193,6 +198,12 @@ class DomSnapshot:
             return column
         return self.labels[index] if 0 <= index < len(self.labels) else ""
 
+    def value_labels(self, count: int) -> list[str]:
+        """`label` of the first `count` elements."""
+        columns, labels = self.columns[:count], self.labels[:count]
+        out = [c or lab for c, lab in itertools.zip_longest(columns, labels, fillvalue="")]
+        return out + [""] * (count - len(out))
+
     def container_heading(self, index: int) -> str:
         """The title of the part of the page element `index` is in: its innermost named
         container that is not an entry (a table's caption, a form's legend, a region's
@@ -208,14 +219,15 @@ class DomSnapshot:
         chain walked once, the last heading carried along."""
         memo: dict[int, str | None] = {}
         out, heading = [], ""
-        for i in range(min(count, len(self))):
-            group = self._group(i)
+        count = min(count, len(self))
+        groups = self._groups(count)
+        for group, role, text in zip(groups, self.roles[:count], self.texts[:count], strict=True):
             if group not in memo:
                 memo[group] = self._named_container(group)
             named = memo[group]
             out.append(heading if named is None else named)
-            if self.roles[i] == "heading":
-                heading = self.texts[i]
+            if role == "heading":
+                heading = text
         return out
 
     def _named_container(self, group: int) -> str | None:

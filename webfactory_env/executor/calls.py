@@ -1,13 +1,16 @@
-"""Calls into a page's runtime over its CDP session, at as little cost per call as the wire
-allows: a step makes two or three of them, and their bookkeeping was most of our Python's
+"""Calls into a page over Playwright's connection, at as little cost per call as the wire
+allows: a step makes two to four of them, and their bookkeeping was most of our Python's
 CPU per step.
 
 `Runtime.evaluate` in the page's main world costs about half what `page.evaluate` does (no
 argument serializer, no utility world), and JSON text back is much cheaper than a structured
-clone of many small arrays. The message goes straight to Playwright's connection, without
-the sync API's per-call work (a task, the caller's stack captured for logs, a check of the
-arguments): about half the Python a call cost. Its reply, and any error, are Playwright's
-own, so `PageSession.call` bounds and maps them as any Playwright call's.
+clone of many small arrays. An element click or key press is Playwright's own `mouseClick`
+or `keyboardPress`, so the driver sends Chromium the same input events and keeps its mouse
+and keyboard state as `page.mouse.click` and `page.keyboard.press` do. Every message goes
+straight to Playwright's connection, without the sync API's per-call work (a task, the
+caller's stack captured for logs, a check of the arguments): about half the Python a call
+cost. Its reply, and any error, are Playwright's own, so `PageSession.call` bounds and maps
+them as any Playwright call's.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from webfactory_env.core.resources import read_text
 
 if TYPE_CHECKING:
-    from playwright.sync_api import CDPSession
+    from playwright.sync_api import CDPSession, Page
 
 # Before any page script: the determinism shims, and the calls a step makes (`step.js`).
 INIT_SCRIPT = (
@@ -29,17 +32,32 @@ INIT_SCRIPT = (
 )
 
 
-def cdp_send(cdp: CDPSession, method: str, params: dict[str, Any]) -> Any:
-    """`cdp.send(method, params)`, sent as the sync API would send it, minus its bookkeeping
-    (see the module docstring); waits in Playwright's dispatcher like any sync call."""
+def send(owner: Page | CDPSession, method: str, params: dict[str, Any]) -> Any:
+    """The result of Playwright's protocol call `method` on `owner` (a sync API object),
+    sent as the sync API would send it, minus its bookkeeping (see the module docstring);
+    waits in Playwright's dispatcher like any sync call."""
     from playwright._impl._greenlets import wait_for_future
 
-    impl = cdp._impl_obj
-    message = {"method": method, "params": params}
+    impl = owner._impl_obj
     options = {"internal": True, "timeout": 0}
-    future = impl._connection.send_message_to_server(impl, "send", message, options)
+    future = impl._connection.send_message_to_server(impl, method, params, options)
     wait_for_future(impl._loop, impl._dispatcher_fiber, future)
-    return future.result()["result"]
+    return future.result()
+
+
+def cdp_send(cdp: CDPSession, method: str, params: dict[str, Any]) -> Any:
+    """`cdp.send(method, params)` (see `send`)."""
+    return send(cdp, "send", {"method": method, "params": params})["result"]
+
+
+def click(page: Page, x: float, y: float) -> None:
+    """`page.mouse.click(x, y)` (see `send`)."""
+    send(page, "mouseClick", {"x": x, "y": y})
+
+
+def press(page: Page, key: str) -> None:
+    """`page.keyboard.press(key)` (see `send`)."""
+    send(page, "keyboardPress", {"key": key})
 
 
 def evaluate(cdp: CDPSession, expression: str, *, wait: bool = False) -> Any:

@@ -30,12 +30,21 @@ def split_endpoint(endpoint: str) -> tuple[str, str]:
     return socket_path, path or "/"
 
 
-class UnixWebSocket:
-    """A WebSocket client over a Unix socket: text messages out, whole messages in."""
+class UnixWebSocket(asyncio.Protocol):
+    """A WebSocket client over a Unix socket: text messages out, whole messages in.
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self._reader, self._writer = reader, writer
+    Frames are read as the bytes arrive (an asyncio protocol, no reader task): a reply is
+    handed on in the loop turn that reads it, one turn sooner than a task awaiting a
+    stream could, and each call into a page waits for one such reply."""
+
+    def __init__(self) -> None:
         self.headers: list[dict[str, str]] = []
+        self._transport: asyncio.Transport | None = None
+        self._buffer = bytearray()
+        self._parts: list[bytes] = []
+        self._head: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self._ended: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        self._on_message: Callable[[Any], None] | None = None
         self._closed = False
 
     @classmethod
@@ -43,7 +52,7 @@ class UnixWebSocket:
         """Connect and upgrade; `OSError` when nothing listens, `ConnectionError` when what
         answers refuses the upgrade."""
         socket_path, path = split_endpoint(endpoint)
-        reader, writer = await asyncio.open_unix_connection(socket_path, limit=2**26)
+        _, socket = await asyncio.get_running_loop().create_unix_connection(cls, socket_path)
         key = base64.b64encode(os.urandom(16)).decode()
         lines = [
             f"GET {path} HTTP/1.1",
@@ -54,9 +63,12 @@ class UnixWebSocket:
             "Sec-WebSocket-Version: 13",
             *(f"{name}: {value}" for name, value in headers.items()),
         ]
-        writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
-        head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
-        socket = cls(reader, writer)
+        assert socket._transport is not None
+        socket._transport.write(("\r\n".join(lines) + "\r\n\r\n").encode())
+        try:
+            head = (await socket._head).decode("latin-1").split("\r\n")
+        except ConnectionError:
+            head = ["(no answer)"]
         for line in head[1:]:
             name, sep, value = line.partition(":")
             if sep:
@@ -64,7 +76,7 @@ class UnixWebSocket:
         accept = base64.b64encode(hashlib.sha1((key + WS_GUID).encode()).digest()).decode()
         answered = {h["name"]: h["value"] for h in socket.headers}
         if " 101 " not in head[0] + " " or answered.get("sec-websocket-accept") != accept:
-            writer.close()
+            socket.close()
             raise ConnectionError(f"the browser server refused the connection: {head[0]}")
         return socket
 
@@ -85,48 +97,94 @@ class UnixWebSocket:
         # XOR with the repeated key as one big integer: a loop in C, not in Python.
         repeated = (mask * (n // 4 + 1))[:n]
         body = (int.from_bytes(payload, "big") ^ int.from_bytes(repeated, "big")).to_bytes(n, "big")
-        self._writer.write(head + mask + body)
-
-    async def _frame(self) -> tuple[bool, int, bytes]:
-        first, second = await self._reader.readexactly(2)
-        n = second & 0x7F
-        if n == 126:
-            (n,) = struct.unpack("!H", await self._reader.readexactly(2))
-        elif n == 127:
-            (n,) = struct.unpack("!Q", await self._reader.readexactly(8))
-        # A server's frames are not masked (RFC 6455, section 5.1).
-        return bool(first & 0x80), first & 0x0F, await self._reader.readexactly(n)
+        assert self._transport is not None
+        self._transport.write(head + mask + body)
 
     async def serve(
         self, on_message: Callable[[Any], None], on_close: Callable[[str | None], None]
     ) -> None:
         """Hand every message to `on_message` until the connection ends, then `on_close`."""
+        self._on_message = on_message
         reason: str | None = None
         try:
-            parts: list[bytes] = []
-            while True:
-                final, opcode, data = await self._frame()
-                if opcode == CLOSE:
-                    break
-                if opcode == PING:
-                    self._write(PONG, data)
-                    continue
-                if opcode == PONG:
-                    continue
-                parts.append(data)
-                if final:
-                    on_message(json.loads(b"".join(parts)))
-                    parts = []
-        except (OSError, asyncio.IncompleteReadError) as exc:
-            reason = f"the browser server's connection ended ({type(exc).__name__})"
+            self._read_frames()  # what came before anyone listened
+            reason = await asyncio.shield(self._ended)
         finally:
             self.close()
             on_close(reason)
 
+    # ------------------------------------------------------------ asyncio.Protocol
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = transport  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        self._buffer += data
+        if not self._head.done():
+            end = self._buffer.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            self._head.set_result(bytes(self._buffer[: end + 4]))
+            del self._buffer[: end + 4]
+        if self._on_message is not None:
+            self._read_frames()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._closed = True
+        if not self._head.done():
+            self._head.set_exception(ConnectionError("the connection ended"))
+        # Ended without a closing frame: mid-message, or between two (as a stream read
+        # of the next frame would have found it).
+        name = type(exc).__name__ if exc is not None else "IncompleteReadError"
+        self._end(f"the browser server's connection ended ({name})")
+
+    def _end(self, reason: str | None) -> None:
+        if not self._ended.done():
+            self._ended.set_result(reason)
+
+    def _read_frames(self) -> None:
+        """Hand on every whole message the buffer holds; answer pings; end at a close."""
+        buffer = self._buffer
+        while len(buffer) >= 2 and not self._ended.done():
+            first, n, start = buffer[0], buffer[1] & 0x7F, 2
+            # A server's frames are not masked (RFC 6455, section 5.1).
+            if n == 126:
+                if len(buffer) < 4:
+                    return
+                (n,) = struct.unpack_from("!H", buffer, 2)
+                start = 4
+            elif n == 127:
+                if len(buffer) < 10:
+                    return
+                (n,) = struct.unpack_from("!Q", buffer, 2)
+                start = 10
+            if len(buffer) < start + n:
+                return
+            data = bytes(buffer[start : start + n])
+            del buffer[: start + n]
+            opcode = first & 0x0F
+            if opcode == CLOSE:
+                self._end(None)
+                self.close()
+            elif opcode == PING:
+                self._write(PONG, data)
+            elif opcode != PONG:
+                self._parts.append(data)
+                if first & 0x80:
+                    text, self._parts = b"".join(self._parts), []
+                    try:
+                        message = json.loads(text)
+                    except ValueError:
+                        self._end("the browser server sent a message that is not JSON")
+                        self.close()
+                        return
+                    assert self._on_message is not None
+                    self._on_message(message)
+
     def close(self) -> None:
         if not self._closed:
             self._closed = True
-            self._writer.close()
+            if self._transport is not None:
+                self._transport.close()
 
 
 async def connect_browser(browser_type: Any, endpoint: str, timeout_ms: float) -> Any:

@@ -421,7 +421,7 @@ class PageSession:
         if op.verb == "click":
             assert op.point is not None
             x, y = op.point
-            self.call(lambda: page.mouse.click(x, y))
+            self.call(lambda: calls.click(page, x, y))
             res = self._step_js("after", then)
         elif op.verb in INPUT_VERBS:
             wheel = op.verb == "mouse_wheel"
@@ -437,7 +437,7 @@ class PageSession:
                 focused = self._act_with_drift(op, "focus", "", clock, retries, None)
                 ok, error = bool(focused["ok"]), focused.get("error")
             if ok:
-                self.call(lambda: page.keyboard.press(op.value or "Enter"))
+                self.call(lambda: calls.press(page, op.value or "Enter"))
             res = self._step_js("after", then)
         else:
             res = self._act_with_drift(op, op.verb, op.value, clock, retries, then)

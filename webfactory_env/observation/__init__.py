@@ -15,6 +15,7 @@ from webfactory_env.observation.encode import (
 from webfactory_env.observation.goal import (
     GOAL_KEYS,
     MENU_KEY,
+    EpisodeGoal,
     encode_goal,
     task_id,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "MENU_KEY",
     "ROLES",
     "TAGS",
+    "EpisodeGoal",
     "ObservationConfig",
     "StepContext",
     "encode_dom",

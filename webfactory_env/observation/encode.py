@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import struct
 from dataclasses import dataclass
 from typing import Literal
 
@@ -200,21 +201,28 @@ def text_token_ids(text: str, max_tokens: int, vocab_size: int) -> list[int]:
 
 
 _FLAG_BITS = np.array(FLAG_COLUMNS, np.int64)
-_ROWS: dict[tuple[str, int, int], tuple[int, ...]] = {}
+_ROWS: dict[tuple[str, int, int], bytes] = {}
 
 
-def _token_row(text: str, max_tokens: int, vocab_size: int) -> tuple[int, ...]:
-    """`text_token_ids` padded with 0 to `max_tokens`, remembered: most texts of a page
-    (its header, its menus, the rows that did not change) were on the page a step before."""
+def _token_row(text: str, max_tokens: int, vocab_size: int) -> bytes:
+    """`text_token_ids` padded with 0 to `max_tokens`, as the bytes of an int64 array (rows
+    joined are an array's buffer: no Python int converted one by one), remembered: most
+    texts of a page (its header, its menus, the rows that did not change) were on the page
+    a step before."""
     key = (text, max_tokens, vocab_size)
     row = _ROWS.get(key)
     if row is None:
         ids = text_token_ids(text, max_tokens, vocab_size)
-        row = (*ids, *(0,) * (max_tokens - len(ids)))
+        row = struct.pack(f"={max_tokens}q", *ids, *(0,) * (max_tokens - len(ids)))
         if len(_ROWS) >= _WORD_IDS_MAX:  # as `_word_id`'s: start over rather than grow
             _ROWS.clear()
         _ROWS[key] = row
     return row
+
+
+def _int64_rows(rows: list[bytes], *shape: int) -> np.ndarray:
+    """The int64 array of `shape` whose buffer is `rows` joined (`_token_row`)."""
+    return np.frombuffer(b"".join(rows), np.int64).reshape(shape)
 
 
 def encode_dom(dom: DomSnapshot, config: ObservationConfig) -> dict[str, np.ndarray]:
@@ -233,20 +241,23 @@ def encode_dom(dom: DomSnapshot, config: ObservationConfig) -> dict[str, np.ndar
         role[:m] = [_ROLE_ID.get(r, 1) for r in dom.roles[:m]]
         items, headings = dom.items(m), dom.container_headings(m)
         rows = _entry_words(dom, items, k, vocab)
-        empty = (0,) * k
-        texts, contexts = [], []
-        for i in range(m):
-            words = dom.texts[i] if not dom.values[i] else f"{dom.texts[i]} {dom.values[i]}"
-            texts.append(_token_row(words, k, vocab))
-            contexts.append(
-                (  # the rows of CONTEXT_PARTS, in its order
-                    rows.get(items[i], empty),
-                    _token_row(dom.label(i), k, vocab),
-                    _token_row(headings[i], k, vocab),
-                )
+        empty = bytes(8 * k)
+        texts: list[bytes] = []
+        contexts: list[bytes] = []
+        known = _ROWS  # `_token_row`'s memo, looked up here first: one call fewer per row
+        columns = (dom.texts[:m], dom.values[:m], items, dom.value_labels(m), headings)
+        elements = zip(*columns, strict=True)
+        for words, value, item, label, heading in elements:
+            if value:
+                words = f"{words} {value}"
+            texts.append(known.get((words, k, vocab)) or _token_row(words, k, vocab))
+            contexts += (  # the rows of CONTEXT_PARTS, in its order
+                rows.get(item, empty),
+                known.get((label, k, vocab)) or _token_row(label, k, vocab),
+                known.get((heading, k, vocab)) or _token_row(heading, k, vocab),
             )
-        text[:m] = texts
-        context[:m] = contexts
+        text[:m] = _int64_rows(texts, m, k)
+        context[:m] = _int64_rows(contexts, m, len(CONTEXT_PARTS), k)
         # Boxes and flags as whole columns: the same float32 arithmetic, element by element.
         vw, vh = dom.viewport
         scale = np.array([vw, vh, vw, vh], np.float32)
@@ -266,9 +277,7 @@ def encode_dom(dom: DomSnapshot, config: ObservationConfig) -> dict[str, np.ndar
     }
 
 
-def _entry_words(
-    dom: DomSnapshot, items: list[int], k: int, vocab_size: int
-) -> dict[int, tuple[int, ...]]:
+def _entry_words(dom: DomSnapshot, items: list[int], k: int, vocab_size: int) -> dict[int, bytes]:
     """Per entry (list item, table row, card) of the elements `items` covers (each one's
     `item_of`): the ids of its first `k` words, its elements' texts and values in page
     order (padded to `k`)."""

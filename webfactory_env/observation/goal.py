@@ -11,7 +11,8 @@ every process; a task id is the same hash of the task's name.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -65,3 +66,24 @@ def encode_goal(
         ids = text_token_ids(value, config.max_tokens, config.vocab_size)
         slots[j, : len(ids)] = ids
     return {"goal": goal, "slots": slots, "task_id": np.array([task_id(task)], np.int64)}
+
+
+class EpisodeGoal:
+    """The goal arrays (`encode_goal`) of the episode an env is in: encoded for its first
+    observation, copied for each one after (a caller may change the arrays a step hands
+    out, and the goal is the same at every step)."""
+
+    def __init__(self, config: ObservationConfig) -> None:
+        self._config = config
+        self._of: tuple[Any, int] | None = None  # the (task, level seed) they were made for
+        self._arrays: dict[str, np.ndarray] = {}
+
+    def arrays(
+        self, task: Any, level: int, text: Callable[[Any, int], str]
+    ) -> dict[str, np.ndarray]:
+        """The goal arrays of compiled `task` on level `level`, whose goal is `text(task,
+        level)`."""
+        if self._of is None or self._of[0] is not task or self._of[1] != level:
+            self._arrays = encode_goal(text(task, level), task.values, task.name, self._config)
+            self._of = (task, level)
+        return {key: array.copy() for key, array in self._arrays.items()}
