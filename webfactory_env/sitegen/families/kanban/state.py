@@ -59,7 +59,9 @@ class Card(Record):
     labels: dict[str, bool] = field(default_factory=dict)
     attachments: set[str] = field(default_factory=set)  # file names, compared exactly
     archived: bool = False
-    position: int = derived(0)  # within its column; moving or restoring sends it last
+    # Within its column: the Move button and restoring send it last (after the highest);
+    # a drop, or Move with "top", renumbers the column it lands in 1, 2, 3...
+    position: int = derived(0)
     activity: list[tuple[str, str]] = derived(default_factory=list)  # (copy key, argument)
 
 
@@ -121,6 +123,7 @@ class KanbanForms:
     cards: dict[str, CardDraft] = field(default_factory=dict)  # only cards being edited
     comments: dict[str, str] = field(default_factory=dict)  # card id -> unsent comment
     moves: dict[str, str] = field(default_factory=dict)  # card id -> the column to move it to
+    places: dict[str, str] = field(default_factory=dict)  # card id -> "top" or "bottom" there
     invite: InviteDraft = field(default_factory=InviteDraft)
     new_board: BoardDraft = field(default_factory=BoardDraft)
 
