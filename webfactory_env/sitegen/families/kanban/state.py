@@ -4,7 +4,10 @@
 (goals pin them field by field, or as new records), the teammate's stars and watches as
 the session, unsent form drafts, and how each page is looked at (filters, sort, pages).
 Positions, activity logs, comment dates and ids are bookkeeping (`derived`): a detour or
-a different number of steps changes them, so no goal ever pins them. `KanbanFacts` are
+a different number of steps changes them, so no goal derives a pin on them and the frame
+never watches them. A task that asks for a place in a column asserts it
+(`assert State(card.position = 1)`): putting a card at a place (a drop, or Move with
+"At the top") renumbers that column 1, 2, 3..., so the top is 1. `KanbanFacts` are
 the computed values pages show (the open card and board, counts, the agenda).
 """
 
