@@ -5,8 +5,9 @@
   // item's handler, naming the item's semantic id, with the zone's value and where in the
   // zone it landed: "top", "before:<key>" (the first item below the pointer) or "last";
   // the keyboard alternative's form sends the same. Plain mouse events, not HTML5 drag
-  // and drop: Chromium hands those to Playwright's drag interception, and the executor's
-  // mouse (down, moves, up) delivers mouse events the same way to every element.
+  // and drop: any mouse that presses, moves and releases delivers them (a person's, the
+  // executor's), with no browser drag session to start or lose; the press is cancelled
+  // so that the card's link starts no native drag of its own.
   const DRAG_SLOP = 4;               // pixels the pointer moves before a press is a drag
   let dragging = null;               // {el, m, x, y, moved}
   let swallowClick = false;          // the click that ends a drag is not a click
