@@ -37,6 +37,7 @@ def test_wheel_contains_sites_and_dsl(tmp_path):
         "webfactory_env/env.py",
         "webfactory_env/_resources/sites/runtime/runtime.js",
         "webfactory_env/_resources/sites/runtime/observe.js",
+        "webfactory_env/_resources/sites/runtime/drag.js",
         "webfactory_env/_resources/sites/runtime/shims.js",
         "webfactory_env/_resources/sites/common/base.css",
         "webfactory_env/sitegen/families/shop/vocab.json",

@@ -208,6 +208,8 @@
     emit({type: "nav", path: location.pathname + location.search, back: true, sid: null});
   });
 
+  /* drag.js */
+
   /* observe.js */
 
   // ----------------------------------------------------------------- actions

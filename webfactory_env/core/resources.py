@@ -39,10 +39,13 @@ def read_text(name: str, *parts: str) -> str:
 
 @cache
 def runtime_script() -> str:
-    """The page runtime as one script: `sites/runtime/runtime.js` with the observation
-    (`observe.js`) inside its closure, where runtime.js says `/* observe.js */`."""
+    """The page runtime as one script: `sites/runtime/runtime.js` with drag and drop
+    (`drag.js`) and the observation (`observe.js`) inside its closure, where runtime.js
+    says `/* drag.js */` and `/* observe.js */`."""
     runtime = read_text("sites", "runtime", "runtime.js")
-    return runtime.replace("  /* observe.js */\n", read_text("sites", "runtime", "observe.js"), 1)
+    for part in ("drag.js", "observe.js"):
+        runtime = runtime.replace(f"  /* {part} */\n", read_text("sites", "runtime", part), 1)
+    return runtime
 
 
 @cache

@@ -16,7 +16,7 @@ typeahead combobox (type to filter, or open the list). All of them report the sa
 the page shows; the compiler plans the right clicks for each.
 
 One module per kind of widget: `navigation`, `buttons`, `choices`, `fields`, `dates`,
-`forms`, `listings`; families use them through this package (`widgets as w`).
+`forms`, `listings`, `dragging`; families use them through this package (`widgets as w`).
 """
 
 from webfactory_env.sitegen.widgets.buttons import button
@@ -31,6 +31,7 @@ from webfactory_env.sitegen.widgets.common import (
     sends,
 )
 from webfactory_env.sitegen.widgets.dates import date_picker, month_calendar
+from webfactory_env.sitegen.widgets.dragging import draggable, drop_zone
 from webfactory_env.sitegen.widgets.fields import (
     SyntheticFile,
     file_upload,
@@ -79,6 +80,8 @@ __all__ = [
     "data_table",
     "date_picker",
     "detail_view",
+    "draggable",
+    "drop_zone",
     "file_upload",
     "form",
     "link",

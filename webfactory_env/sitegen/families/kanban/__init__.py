@@ -4,7 +4,9 @@ Description
     Boards of cards in columns (To do, In progress, Review, Done), with label, assignee
     and overdue filters, a search box and three sorts; a card's page (edit its title,
     description and due date; labels, assignee, priority, comments, attachments; move it
-    with a Move button; archive or delete it after a confirmation; restore it); "my
+    with a Move button, to the top or the bottom of a column; archive or delete it after a
+    confirmation; restore it); cards dragged with the mouse to a column and a place in it
+    on the board (the Move form is the keyboard's way to the same transition); "my
     tasks" (pages or an endless list); a due-date calendar with an agenda; search across
     boards; the team page with invitations; a three-step new-board wizard. One board is
     archived and read-only on every site; one member has left the team.
@@ -22,7 +24,8 @@ State paths (`state.py`, `webfactory schema --family kanban` lists them all)
                 labels.<label>, attachments, archived}                        entities
     comments.<id>.{card, author, text}, invites.<email>.{name, email, role}    entities
     starred, watching, power_ups                                               session
-    forms.{new_card, cards.<id>, comments.<id>, moves.<id>, invite, new_board} drafts
+    forms.{new_card, cards.<id>, comments.<id>, moves.<id>, places.<id>, invite,
+           new_board}                                                          drafts
     views.<board>.*, search.q, my_tasks.page, calendar.*, team.sort, wizard.*  view
     user, board, card, member, my_tasks.count, search.count, calendar.next     page facts
     Positions, activity logs, comment dates and ids are bookkeeping (derived).
@@ -32,8 +35,9 @@ Queries (`queries.py`: `KanbanQueries`, and `facts` of the visitor's page)
 
 Transitions (`transitions/cards.py`, `transitions/workspace.py`: functions over the context)
     cards: create_card, set_card_field, format_text, save_card, choose_column,
-    move_card, assign_card, set_priority, set_label, attach_file, write_comment,
-    add_comment, archive_card, restore_card, delete_card;
+    choose_place, move_card (the Move form, or a drop on the board), assign_card,
+    set_priority, set_label, attach_file, write_comment, add_comment, archive_card,
+    restore_card, delete_card;
     the rest: set_filter, set_sort, search_board, search_cards, turn_page, show_month,
     filter_calendar, sort_team, set_field, invite_member, next_wizard_step,
     previous_wizard_step, pick_board_member, create_board, restart_wizard;

@@ -102,6 +102,11 @@ class KanbanQueries(Queries):
     def board_cards(self, bid: str) -> list[Card]:
         return [c for c in self.state.cards.values() if c.board == bid and not c.archived]
 
+    def column_cards(self, bid: str, column: str) -> list[Card]:
+        """A column's live cards in the board's own order."""
+        cards = [c for c in self.board_cards(bid) if c.column == column]
+        return sorted(cards, key=lambda c: c.position)
+
     def overdue(self, c: Card) -> bool:
         return bool(c.due) and c.due < TODAY and c.column != "done"
 

@@ -4,7 +4,10 @@
 (goals pin them field by field, or as new records), the teammate's stars and watches as
 the session, unsent form drafts, and how each page is looked at (filters, sort, pages).
 Positions, activity logs, comment dates and ids are bookkeeping (`derived`): a detour or
-a different number of steps changes them, so no goal ever pins them. `KanbanFacts` are
+a different number of steps changes them, so no goal derives a pin on them and the frame
+never watches them. A task that asks for a place in a column asserts it
+(`assert State(card.position = 1)`): putting a card at a place (a drop, or Move with
+"At the top") renumbers that column 1, 2, 3..., so the top is 1. `KanbanFacts` are
 the computed values pages show (the open card and board, counts, the agenda).
 """
 
@@ -59,7 +62,9 @@ class Card(Record):
     labels: dict[str, bool] = field(default_factory=dict)
     attachments: set[str] = field(default_factory=set)  # file names, compared exactly
     archived: bool = False
-    position: int = derived(0)  # within its column; moving or restoring sends it last
+    # Within its column: the Move button and restoring send it last (after the highest);
+    # a drop, or Move with "top", renumbers the column it lands in 1, 2, 3...
+    position: int = derived(0)
     activity: list[tuple[str, str]] = derived(default_factory=list)  # (copy key, argument)
 
 
@@ -121,6 +126,7 @@ class KanbanForms:
     cards: dict[str, CardDraft] = field(default_factory=dict)  # only cards being edited
     comments: dict[str, str] = field(default_factory=dict)  # card id -> unsent comment
     moves: dict[str, str] = field(default_factory=dict)  # card id -> the column to move it to
+    places: dict[str, str] = field(default_factory=dict)  # card id -> "top" or "bottom" there
     invite: InviteDraft = field(default_factory=InviteDraft)
     new_board: BoardDraft = field(default_factory=BoardDraft)
 

@@ -35,6 +35,8 @@ from webfactory_env.sitegen.families.kanban.transitions.effects import (
     saved,
 )
 
+PLACES = ("top", "bottom")  # where the Move button puts a card in its new column
+
 
 @transition(mutating=True, effect=new_card)
 def create_card(kanban: Kanban, *, board: str, values: dict[str, str] | None = None) -> str | None:
@@ -153,24 +155,74 @@ def choose_column(kanban: Kanban, *, card: str, value: str | None = None) -> str
 
 
 @transition(
+    effect=lambda card: Eq(("forms", "places", card), Ref("value")),
+    field=lambda card: FormField("card", "place", ("forms", "places", card)),
+)
+def choose_place(
+    kanban: Kanban, *, card: str, value: Literal["top", "bottom"] | None = None
+) -> str | None:
+    """Pick where in the column the card's Move button puts it (at the top or the bottom)."""
+    found = kanban.queries.editable(card)
+    if found is not None and value in PLACES:
+        kanban.state.forms.places[found.id] = value or ""
+    return None
+
+
+@transition(
     mutating=True,
     effect=lambda card: Eq(("cards", card, "column"), Ref(f"state:forms.moves.{card}")),
 )
 def move_card(kanban: Kanban, *, card: str, values: dict[str, str] | None = None) -> str | None:
-    """The card page's Move form sends the card to the column chosen."""
-    found = kanban.queries.editable(route_id(kanban, "/card/"))
-    if found is None or found.id != card:
+    """The card page's Move form sends the card to the column chosen, at the bottom or at
+    the top; a drop on the card's board sends `column` and `place`: "top", "last", or
+    "before:<card id>" (the card it was dropped above)."""
+    found = kanban.queries.editable(card)
+    if found is None or not _movable_here(kanban, found):
         return None
-    if values is not None and values.get("column") in kanban.queries.board_of(found).columns:
+    columns = kanban.queries.board_of(found).columns
+    if values is not None and values.get("column") in columns:
         kanban.state.forms.moves[found.id] = values["column"]
+    if values is not None and values.get("place"):
+        kanban.state.forms.places[found.id] = values["place"]
     column = kanban.state.forms.moves.pop(found.id, found.column)
-    if column not in kanban.queries.board_of(found).columns or column == found.column:
+    place = kanban.state.forms.places.pop(found.id, "") or "bottom"
+    if column not in columns or not _placed(kanban, found, column, place):
         return None
-    found.column = column
-    found.position = kanban.queries.next_position(found.board, found.column)
     found.activity.append(("log_moved", found.column))
     kanban.ui.flash = kanban.copy("card.moved", column=kanban.copy(f"columns.{found.column}"))
     return None
+
+
+def _movable_here(kanban: Kanban, card: Card) -> bool:
+    """A card moves from its own page (the Move form) or from its board (a drop)."""
+    return route_id(kanban, "/card/") == card.id or route_id(kanban, "/board/") == card.board
+
+
+def _placed(kanban: Kanban, card: Card, column: str, place: str) -> bool:
+    """Put `card` in `column` at `place`; whether anything changed. "bottom" is the Move
+    button's (after the column's highest position; nothing within its own column);
+    the others renumber the column's live cards in their new order."""
+    if place == "bottom":
+        if column == card.column:
+            return False
+        card.column = column
+        card.position = kanban.queries.next_position(card.board, column)
+        return True
+    others = [c for c in kanban.queries.column_cards(card.board, column) if c.id != card.id]
+    before = {"top": 0, "last": len(others)}.get(place)
+    if before is None:
+        ids = [c.id for c in others]
+        target = place.removeprefix("before:")
+        if not place.startswith("before:") or target not in ids:
+            return False
+        before = ids.index(target)
+    order = [*others[:before], card, *others[before:]]
+    if column == card.column and order == kanban.queries.column_cards(card.board, column):
+        return False
+    card.column = column
+    for n, c in enumerate(order, 1):
+        c.position = n
+    return True
 
 
 @transition(
@@ -312,6 +364,7 @@ def delete_card(kanban: Kanban, *, card: str) -> str | None:
     kanban.state.forms.cards.pop(found.id, None)
     kanban.state.forms.comments.pop(found.id, None)
     kanban.state.forms.moves.pop(found.id, None)
+    kanban.state.forms.places.pop(found.id, None)
     kanban.state.watching.discard(found.id)
     kanban.ui.flash = kanban.copy("card.deleted", title=found.title)
     return f"/board/{found.board}"

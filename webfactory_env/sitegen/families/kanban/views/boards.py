@@ -6,7 +6,7 @@ from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.families.kanban.content import TODAY
 from webfactory_env.sitegen.families.kanban.queries import SORTS, Kanban
 from webfactory_env.sitegen.families.kanban.state import Board, Card
-from webfactory_env.sitegen.families.kanban.transitions.cards import create_card
+from webfactory_env.sitegen.families.kanban.transitions.cards import create_card, move_card
 from webfactory_env.sitegen.families.kanban.transitions.workspace import (
     add_power_up,
     search_board,
@@ -261,14 +261,16 @@ def columns_html(kanban: Kanban, r: Renderer, b: Board) -> str:
     for col in b.columns:
         cards = by_column[col]
         items = "".join(
-            f'<article class="kcard">{chips(kanban.queries.labels_on(card))}'
+            f'<article{card_drag(b, card)} class="kcard">'
+            f"{chips(kanban.queries.labels_on(card))}"
             + card_link(kanban, r, card, rank, "card", class_="title")
             + f'<div class="meta">{card_meta(kanban, card)}</div></article>'
             for rank, card in enumerate(cards, 1)
         )
         body = items or f'<p class="muted">{esc(c("board.empty_column"))}</p>'
+        zone = "" if b.archived else w.drop_zone(name="column", value=col)
         cols.append(
-            f'<section class="kcol"><h2>{esc(c(f"columns.{col}"))} '
+            f'<section{zone} class="kcol"><h2>{esc(c(f"columns.{col}"))} '
             f'<span class="muted">{len(cards)}</span></h2>{body}</section>'
         )
     n = len(visible)
@@ -276,6 +278,14 @@ def columns_html(kanban: Kanban, r: Renderer, b: Board) -> str:
     return (
         f'<p class="muted" role="status">{esc(count)}</p><div class="kboard">{"".join(cols)}</div>'
     )
+
+
+def card_drag(b: Board, card: Card) -> str:
+    """A card of a board that is not archived can be dragged to a column and a place in
+    it: the drop moves it as the card page's Move form does."""
+    if b.archived:
+        return ""
+    return w.draggable(sid=f"card:{card.id}", key=card.id, bind=move_card.bind(card=card.id))
 
 
 def power_up(kanban: Kanban, r: Renderer, b: Board) -> str:

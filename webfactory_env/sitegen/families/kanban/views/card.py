@@ -16,6 +16,7 @@ from webfactory_env.sitegen.families.kanban.transitions.cards import (
     assign_card,
     attach_file,
     choose_column,
+    choose_place,
     delete_card,
     format_text,
     move_card,
@@ -290,6 +291,11 @@ def side_panel(kanban: Kanban, r: Renderer, card: Card, board: Board) -> str:
 
     # The column a card moves to is a draft until Move; it starts at the card's own.
     target = kanban.state.forms.moves.get(card.id, card.column)
+    place = kanban.state.forms.places.get(card.id, "bottom")
+    places = [
+        Option("bottom", c("card.place_bottom"), aliases=("bottom", "last", "end")),
+        Option("top", c("card.place_top"), aliases=("top", "first")),
+    ]
     move = w.form(
         r,
         name="move",
@@ -302,6 +308,16 @@ def side_panel(kanban: Kanban, r: Renderer, card: Card, board: Board) -> str:
             selected=target,
             attrs_={"card": card.id, "form": "move"},
             bind=choose_column.bind(card=card.id),
+        )
+        + choice(
+            kanban,
+            r,
+            kind="Choice",
+            label=c("card.place"),
+            options=places,
+            selected=place,
+            attrs_={"card": card.id, "form": "move"},
+            bind=choose_place.bind(card=card.id),
         ),
         submit_sid="form:move",
         submit_text=c("card.move_submit"),
