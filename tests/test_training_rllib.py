@@ -105,6 +105,31 @@ def test_ppo_trains_on_two_env_runners_and_leaves_no_chromium(local_ray: None) -
     assert not [pid for pid in pids if _alive(pid)]
 
 
+def test_ppo_trains_on_coordinate_actions_with_the_default_model(local_ray: None) -> None:
+    from dataclasses import replace
+
+    from webfactory_env.core.errors import ConfigError
+
+    config = replace(
+        CONFIG, action_mode="coordinates", policy="default", env_runners=1, envs_per_runner=1,
+        iterations=1, train_batch_size=64, minibatch_size=32, num_epochs=1,
+    )  # fmt: skip
+    env = env_creator(config.env_config())
+    try:  # points on the screenshot grid: verb, two points, a value slot, a key
+        assert env.action_space.nvec.tolist()[0] == 9 and len(env.action_space.nvec) == 7
+    finally:
+        env.close()
+    algo = build_algorithm(config)
+    try:
+        row = iteration_row(1, algo.train())
+    finally:
+        stop_algorithm(algo)
+    assert row["timesteps"] >= config.train_batch_size and row["episodes"] > 0
+    assert -10.0 < row["episode_return_mean"] < 10.0
+    with pytest.raises(ConfigError, match="--policy default"):
+        replace(CONFIG, action_mode="coordinates")
+
+
 TRAINER = """
 import functools, json, os, time
 from webfactory_env.training.rllib import (

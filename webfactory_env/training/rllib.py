@@ -121,9 +121,14 @@ class RLlibConfig:
             raise ConfigError("env_runners, envs_per_runner and iterations must be at least 1")
         if self.policy not in ("pointer", "default"):
             raise ConfigError(f"--policy is pointer or default, not {self.policy!r}")
-        if self.action_mode not in ("discrete", "multidiscrete"):
+        if self.action_mode not in ("discrete", "multidiscrete", "coordinates"):
             raise ConfigError(
-                f"--action-mode is discrete or multidiscrete, not {self.action_mode!r}"
+                f"--action-mode is discrete, multidiscrete or coordinates, not {self.action_mode!r}"
+            )
+        if self.action_mode == "coordinates" and self.policy == "pointer":
+            raise ConfigError(
+                "the pointer policy picks elements; coordinate actions (points on the "
+                "screenshot grid) train with --policy default"
             )
 
     def env_config(self) -> dict[str, Any]:
@@ -375,7 +380,12 @@ def parse_args(argv: Sequence[str] | None = None) -> RLlibConfig:
     p.add_argument("--difficulty", default=d.difficulty)
     p.add_argument("--max-steps", type=int, default=d.max_steps)
     p.add_argument("--policy", choices=("pointer", "default"), default=d.policy)
-    p.add_argument("--action-mode", choices=("discrete", "multidiscrete"), default=d.action_mode)
+    p.add_argument(
+        "--action-mode",
+        choices=("discrete", "multidiscrete", "coordinates"),
+        default=d.action_mode,
+        help="coordinates: points on the screenshot grid, real mouse and keys (--policy default)",
+    )
     p.add_argument("--out", default=d.out, help="directory for checkpoints")
     p.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every)
     p.add_argument("--train-seeds", default=str(d.train_seeds), help="first-last or start:count")
