@@ -201,12 +201,17 @@ def replay(d: AppDriver, recorded: Sequence[Recorded], upto: int | None = None) 
 def answer_now(d: AppDriver, task: CompiledTask) -> str:
     """The answer a mutant reads where the oracle read it: the same state path, or the
     same element (or its equivalent) on the page it reached."""
+    return answer_in(d.app, task)
+
+
+def answer_in(app: Any, task: CompiledTask) -> str:
+    """`answer_now` for a site app (an `AppDriver`'s, or an env's)."""
     binding = task.bindings.get("answer", {})
     if "path" in binding:
-        value = lookup(d.app.state_view(), tuple(str(binding["path"]).split(".")))
+        value = lookup(app.state_view(), tuple(str(binding["path"]).split(".")))
         return _text(value)
     sid, attr = binding.get("sid"), binding.get("attr")
-    page = d.app.page().affordances
+    page = app.page().affordances
     aff = next((a for a in page if a.sid == sid), None)
     if aff is None:
         return ""
