@@ -41,8 +41,7 @@ def test_the_mutant_oracle_really_leaves_out_the_step_and_says_the_answer_given(
     unwrapped = env.unwrapped
     assert play(env, 0, MutantOracle(unwrapped))
     typed = next(i for i, s in enumerate(unwrapped.task.plan) if s.verb == "type")
-    env.reset(seed=0)
-    oracle, obs, info, sent = MutantOracle(unwrapped, drop={typed}), None, {}, []
+    oracle, sent = MutantOracle(unwrapped, drop={typed}), []
     obs, info = env.reset(seed=0)
     while True:
         action = oracle.act(obs, info)
