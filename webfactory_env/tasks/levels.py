@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from webfactory_env.core.errors import ConfigError
+from webfactory_env.core.gc_hold import gc_held
 from webfactory_env.sitegen.registry import Site
 from webfactory_env.tasks.compile import CompileError
 
@@ -75,10 +76,11 @@ def reset_level(
     """`start(choice)`, an episode on the level `choice["level_seed"]`. A level the user gave
     that the task cannot be compiled on raises `UncompilableLevelError`; a level the env
     drew itself is skipped for the next seed (see `reset_skipping`)."""
-    if not drawn:
-        return start(choice)
-    on_level = lambda seed: start({**choice, "level_seed": seed})  # noqa: E731
-    return reset_skipping(on_level, choice["level_seed"], lambda s: (s + 1) % (2**31 - 1))[0]
+    with gc_held():  # a reset's burst of objects (see `gc_hold`)
+        if not drawn:
+            return start(choice)
+        on_level = lambda seed: start({**choice, "level_seed": seed})  # noqa: E731
+        return reset_skipping(on_level, choice["level_seed"], lambda s: (s + 1) % (2**31 - 1))[0]
 
 
 def reset_skipping(
