@@ -62,8 +62,8 @@ def test_the_tables_show_each_process_and_the_limit():
     cpu = {"python": 2.0, "driver": 1.0, "chromium": 6.0}
     cpu |= {"limit_steps_per_s": 333.3, "limit_all_steps_per_s": 222.2}
     run = {"steps_per_s": 101.5, "steps": 300, "episodes": 15, "cpu_ms_per_step": cpu}
-    lines = format_trainer({"tokens": {"1": run, "4": run}})
-    assert "episodes capped at 20 steps" in lines[0]
+    lines = format_trainer({"tokens": {"1": run, "4": {**run, "warm_steps": 200}}})
+    assert "episodes capped at 20 steps, metered after 200 unmetered steps" in lines[0]
     row = ["tokens", "1", "101.5", "15", "2.00", "1.00", "6.00", "0.50", "333.3", "222.2"]
     assert lines[2].split() == row
     resets = {
@@ -80,7 +80,7 @@ def test_bench_prints_the_medians_the_resets_and_what_trainers_run(capsys):
     with steps/s and the CPU split, and the load it ran under."""
     from webfactory_env.bench import run, table
 
-    result = run(repeats=1, envs=(1,), trainer_steps=12, resets=2)
+    result = run(repeats=1, envs=(1,), trainer_steps=12, resets=2, warm_steps=0)
     medians = result["median_ms"]
     assert result["floor_ms"] == medians["floor: mouse.click + evaluate"] > 0
     for mode in ("tokens", "tokens, frames drawn", "tokens+pixels"):

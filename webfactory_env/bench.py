@@ -36,6 +36,7 @@ from webfactory_env.actions import VERB_INDEX
 from webfactory_env.bench_throughput import (
     PIXELS,
     TRAINER_ENVS,
+    WARM_STEPS,
     format_resets,
     format_trainer,
     reset_table,
@@ -178,6 +179,7 @@ def run(
     envs: Sequence[int] = TRAINER_ENVS,
     trainer_steps: int = 300,
     resets: int = 30,
+    warm_steps: int = WARM_STEPS,
 ) -> dict[str, Any]:
     """Every figure, plus the load average before and after and the CPU count."""
     before = os.getloadavg()
@@ -186,7 +188,7 @@ def run(
         medians.update(measure_mode(name, mode, pixels, repeats, marks))
     reset_cpu = reset_table(resets) if resets else {}
     shared_browser().close()  # idle from here on: the trainer tables launch their own
-    trainer = trainer_table(trainer_steps, envs) if envs else {}
+    trainer = trainer_table(trainer_steps, envs, warm_steps=warm_steps) if envs else {}
     return {
         "median_ms": medians,
         "floor_ms": medians[FLOOR],
