@@ -40,6 +40,8 @@ def test_the_curriculum_notebook_runs_on_a_small_budget(
     )
     assert "budget: small" in text
     assert "held-out success:" in text
+    assert "starting from: an untrained policy" in text
+    assert "zero-shot on shop_order_status: policy" in text
     figures = [
         out
         for cell in nb.cells

@@ -180,3 +180,53 @@ def test_a_run_started_from_a_saved_model_begins_where_that_model_left_off(tmp_p
     )
     with pytest.raises(ConfigError, match="no such file"):
         TrainConfig(init_from=tmp_path / "missing.zip", out=tmp_path)
+
+
+def test_a_curriculum_starts_from_a_saved_generalist_and_measures_it_first(tmp_path: Path) -> None:
+    """A curriculum with `init_from` (the generalist's model.zip, say) loads it, measures it
+    on the first stage before any training, and a model of another shape is refused with
+    the setting that differs."""
+    import gymnasium as gym
+    from sb3_contrib import MaskablePPO
+
+    from webfactory_env.core.errors import ConfigError
+    from webfactory_env.training.curriculum import CurriculumConfig, Stage, run_curriculum
+    from webfactory_env.training.heldout import evaluate, policy_actor
+    from webfactory_env.training.sb3 import make_model
+    from webfactory_env.training.sb3_config import parse_args
+
+    generalist = parse_args(
+        ["--policy=pointer", "--action-mode=discrete", "--task=shop_track_parcel",
+         "--no-task-embedding", "--seed=3", f"--out={tmp_path}"]
+    )  # fmt: skip
+    env = gym.make("WebTask-v0", **generalist.env_kwargs())
+    try:
+        make_model(generalist, env).save(tmp_path / "generalist")
+        saved = tmp_path / "generalist.zip"
+        stage = Stage("shop", "shop_track_parcel")
+        seeds = SeedRange(100_000, 2)
+        loaded = MaskablePPO.load(saved, device="cpu")
+        expected = evaluate(
+            env, policy_actor(loaded), [(s, stage.reset_options()) for s in seeds.seeds]
+        )
+    finally:
+        env.close()
+    config = dict(
+        stages=(stage,), chunk=16, stage_budget=16, n_steps=16, batch_size=16, max_steps=8,
+        eval_seeds=seeds, init_from=saved, task_embedding=False, seed=0,
+    )  # fmt: skip
+    run = run_curriculum(CurriculumConfig(**config), say=None)
+    first = run.rows[0]
+    assert first["started"] and first["timesteps"] == 0
+    assert (first["success_rate"], first["mean_steps"]) == (
+        expected.success_rate,
+        expected.mean_steps,
+    )
+    assert run.rows[-1]["timesteps"] == 16  # then it trained
+
+    with pytest.raises(ConfigError, match="--no-task-embedding"):
+        run_curriculum(CurriculumConfig(**{**config, "task_embedding": True}), say=None)
+    with pytest.raises(ConfigError, match="no such file"):
+        CurriculumConfig(**{**config, "init_from": tmp_path / "missing.zip"})
+    with pytest.raises(ConfigError, match="pointer policy options"):
+        CurriculumConfig(**{**config, "policy": "mlp"})

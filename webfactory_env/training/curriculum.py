@@ -133,12 +133,24 @@ class CurriculumConfig:
     demo_episodes: int = 0
     bc_updates: int = 300
     workdir: Path | None = None  # where demonstrations are recorded (default: a temp dir)
+    # The pointer policy without a vector per task id (a task is its goal's words and the
+    # page), as the generalist (`benchmarks/generalist.py`) is; and a saved model to start
+    # from, such as that generalist's `model.zip`.
+    task_embedding: bool = True
+    init_from: Path | None = None
 
     def __post_init__(self) -> None:
         if not self.stages:
             raise ConfigError("a curriculum needs at least one stage")
         if self.policy not in ("pointer", "mlp"):
             raise ConfigError(f"policy is 'pointer' or 'mlp', not {self.policy!r}")
+        if self.policy != "pointer" and (self.init_from or not self.task_embedding):
+            raise ConfigError("init_from and task_embedding are pointer policy options")
+        if self.init_from is not None and not Path(self.init_from).is_file():
+            raise ConfigError(
+                f"init_from {self.init_from}: no such file; give a saved model.zip (the"
+                " generalist benchmark's --out directory holds one per column)"
+            )
         if self.chunk < 1 or self.stage_budget < self.chunk:
             raise ConfigError("chunk must be >= 1 and stage_budget >= chunk")
 
@@ -186,13 +198,16 @@ def run_curriculum(
     seeds = list(config.eval_seeds.seeds)
     try:
         policy: Any = "MultiInputPolicy"
+        policy_kwargs: dict[str, Any] = {}
         if config.policy == "pointer":
             from webfactory_env.policies.sb3 import PointerPolicy
 
             policy = PointerPolicy
+            policy_kwargs["features_extractor_kwargs"] = {"task_embedding": config.task_embedding}
         model = MaskablePPO(
             policy,
             venv,
+            policy_kwargs=policy_kwargs,
             n_steps=config.n_steps,
             batch_size=config.batch_size,
             learning_rate=config.learning_rate,
@@ -203,6 +218,11 @@ def run_curriculum(
             verbose=0,
         )
         model.webfactory_env = {"env_kwargs": kwargs}  # type: ignore[attr-defined]  # `webfactory eval` makes this env
+        if config.init_from is not None:
+            from webfactory_env.training.sb3 import start_from
+
+            start_from(model, config.init_from)
+            say(f"started from {config.init_from}")
         run = CurriculumRun(config, model)
 
         def held_out(stage: Stage, act: Any) -> Evaluation:
@@ -215,6 +235,19 @@ def run_curriculum(
                 stage, random_actor(eval_env, config.seed)
             ).success_rate
         timesteps = 0
+        if config.init_from is not None:  # what the model it starts from does, untrained here
+            ev = held_out(config.stages[0], policy_actor(model))
+            run.rows.append(
+                {
+                    "timesteps": 0,
+                    "stage": 0,
+                    "stage_label": config.stages[0].label,
+                    "success_rate": ev.success_rate,
+                    "mean_steps": ev.mean_steps,
+                    "started": True,
+                }
+            )
+            say(f"     0 steps  {config.stages[0].label}: as loaded, success {ev.success_rate:.2f}")
         for index, stage in enumerate(config.stages):
             # The episode under way finishes on the old stage; every reset after shows this one.
             venv.env_method("set_stage", index)

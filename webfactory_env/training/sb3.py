@@ -153,6 +153,21 @@ def make_model(config: TrainConfig, venv: Any) -> Any:
     return PPO("MultiInputPolicy", venv, **kwargs)
 
 
+def start_from(model: Any, path: Path | str) -> None:
+    """Load the parameters of the model saved at `path` (a `model.zip`) into `model`; a
+    model of another shape (with a task embedding where this one has none, say) is a
+    `ConfigError` that says which parameters differ."""
+    try:
+        model.set_parameters(str(path), exact_match=True, device="cpu")
+    except RuntimeError as exc:
+        first = str(exc).strip().splitlines()[:3]
+        raise ConfigError(
+            f"{path}: its parameters do not fit this policy ({' '.join(first)}); start from"
+            " a model of the same policy and settings (a generalist has no task embedding:"
+            " --no-task-embedding)"
+        ) from None
+
+
 def config_warnings(config: TrainConfig) -> list[str]:
     """What the user should know before a run: a step budget below the oracle's plan
     length, and timesteps rounded up to whole rollouts."""
@@ -288,7 +303,7 @@ def train(config: TrainConfig) -> TrainResult:
         venv = make_vec_env(config)
         model = make_model(config, venv)
         if config.init_from is not None:
-            model.set_parameters(str(config.init_from), exact_match=True, device="cpu")
+            start_from(model, config.init_from)
             say(f"started from {config.init_from}")
         data = None
         if demos:
