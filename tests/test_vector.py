@@ -276,3 +276,20 @@ def test_action_masks_are_read_from_what_the_workers_published(monkeypatch, auto
             envs.step(actions)
     finally:
         envs.close()
+
+
+def test_action_masks_before_reset_say_so_and_leave_the_vector_env_usable():
+    """Asked before any reset, `action_masks()` raises the env's own error in this process:
+    no worker is shut down for it, so the next reset and masks work."""
+    from webfactory_env.core.errors import ConfigError
+    from webfactory_env.vector import WebTaskVectorEnv
+
+    envs = WebTaskVectorEnv(2, obs_mode="tokens", action_mode="discrete")
+    try:
+        with pytest.raises(ConfigError, match=r"call reset\(\) before action_masks\(\)"):
+            envs.action_masks()
+        envs.reset(seed=0)
+        masks = envs.action_masks()
+        assert masks.shape == (2, envs.single_action_space.n) and masks.any(axis=1).all()
+    finally:
+        envs.close()

@@ -122,6 +122,7 @@ class WebTaskVectorEnv(AsyncVectorEnv):
         # Action masks come back through shared memory (`PublishedMasks`); text actions
         # have none.
         self._shared: SharedMasks | None = None
+        self._reset_sent = False
         space = act.action_space(config.actions())
         if isinstance(space, (MultiDiscrete, Discrete)):
             width = int(np.sum(space.nvec)) if isinstance(space, MultiDiscrete) else space.n
@@ -145,6 +146,7 @@ class WebTaskVectorEnv(AsyncVectorEnv):
     def reset_async(self, seed: Any = None, options: Any = None) -> None:
         self._revive_server()
         super().reset_async(seed=seed, options=options)
+        self._reset_sent = True
 
     def step_async(self, actions: np.ndarray) -> None:
         self._revive_server()
@@ -164,6 +166,10 @@ class WebTaskVectorEnv(AsyncVectorEnv):
         if self._shared is not None and not self.closed and all(self._shared[1]):
             masks = np.frombuffer(self._shared[0], np.bool_)
             return masks.reshape(self.num_envs, -1).copy()
+        if not self._reset_sent:
+            # Asked of the workers, every one would raise this, and Gymnasium shuts down a
+            # worker that raises: the vector env could not be reset afterwards.
+            raise ConfigError("call reset() before action_masks()")
         return np.stack(self.call("action_masks"))
 
     def close(self, **kwargs: Any) -> None:
