@@ -160,3 +160,25 @@ class ScriptedChatServer:
     def user_turns(self) -> list[str]:
         """The user message of every request, in order."""
         return [str(r["messages"][-1]["content"]) for r in self.requests]
+
+
+def oracle_script(seed: int, options: dict[str, Any] | None = None, **env_kwargs: Any) -> list[Any]:
+    """The oracle's actions on one solved episode of `WebTask-v0(**env_kwargs)` on level
+    `seed` (a scripted model's replies, in the env's action mode)."""
+    import gymnasium as gym
+
+    from webfactory_env.agents import OracleAgent
+
+    env = gym.make("WebTask-v0", **env_kwargs)
+    try:
+        obs, info = env.reset(seed=seed, options=options)
+        oracle = OracleAgent(env)
+        actions: list[Any] = []
+        while True:
+            actions.append(oracle.act(obs, info))
+            obs, _, terminated, truncated, info = env.step(actions[-1])
+            if terminated or truncated:
+                assert info["success"], info["outcome"]
+                return actions
+    finally:
+        env.close()

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chat_server import HANG, Reply, ScriptedChatServer, error, ok
+from chat_server import HANG, Reply, ScriptedChatServer, error, ok, oracle_script
 
 from webfactory_env import actions as act
 from webfactory_env.core.errors import ConfigError
@@ -395,31 +395,15 @@ def test_the_cli_says_what_to_fix_on_one_line_without_the_key(tmp_path):
 # ------------------------------------------------------------------ real episodes
 def _oracle_text_actions(episode: Any, difficulty: str) -> list[str]:
     """What the oracle types, in text mode, on a suite episode (the model's script)."""
-    import gymnasium as gym
-
-    from webfactory_env.agents import OracleAgent
-
-    env = gym.make(
-        "WebTask-v0",
+    return oracle_script(
+        episode.seed,
+        episode.reset_options(),
         family=episode.family,
         task=episode.task,
         difficulty=difficulty,
         obs_mode="text",
         action_mode="text",
     )
-    try:
-        obs, info = env.reset(seed=episode.seed, options=episode.reset_options())
-        oracle = OracleAgent(env)
-        oracle.reset()
-        actions = []
-        while True:
-            actions.append(oracle.act(obs, info))
-            obs, _, terminated, truncated, info = env.step(actions[-1])
-            if terminated or truncated:
-                assert info["success"]
-                return actions
-    finally:
-        env.close()
 
 
 def _schema_validate(data: dict[str, Any]) -> None:

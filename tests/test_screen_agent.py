@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from chat_server import Reply, ScriptedChatServer, ok, tool
+from chat_server import Reply, ScriptedChatServer, ok, oracle_script, tool
 from PIL import Image
 
 from webfactory_env import actions as act
@@ -230,12 +230,8 @@ def _oracle_actions(
     variation: dict[str, str] | None = None,
 ) -> list[str]:
     """The oracle's calls on a task in action mode `mode` (a scripted model's replies)."""
-    import gymnasium as gym
-
-    from webfactory_env.agents import OracleAgent
-
-    env = gym.make(
-        "WebTask-v0",
+    return oracle_script(
+        seed,
         family=family,
         task=task,
         difficulty=difficulty,
@@ -243,18 +239,6 @@ def _oracle_actions(
         obs_mode="tokens",
         action_mode=mode,
     )
-    try:
-        obs, info = env.reset(seed=seed)
-        oracle = OracleAgent(env)
-        actions: list[str] = []
-        while True:
-            actions.append(oracle.act(obs, info))
-            obs, _, terminated, truncated, info = env.step(actions[-1])
-            if terminated or truncated:
-                assert info["success"]
-                return actions
-    finally:
-        env.close()
 
 
 @pytest.mark.browser
