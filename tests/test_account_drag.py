@@ -15,7 +15,11 @@ from webfactory_env.sitegen.families.account.app import AccountApp
 from webfactory_env.sitegen.families.account.content import CHANNELS
 from webfactory_env.sitegen.families.account.state import account_id
 from webfactory_env.sitegen.families.account.transitions.auth import sign_in
-from webfactory_env.sitegen.families.account.transitions.drafts import set_field, set_secret
+from webfactory_env.sitegen.families.account.transitions.drafts import (
+    drop_file,
+    set_field,
+    set_secret,
+)
 from webfactory_env.sitegen.families.account.transitions.member import move_channel
 from webfactory_env.sitegen.variation import Variation
 
@@ -108,6 +112,37 @@ def test_the_rows_are_draggable_in_one_drop_zone_and_the_edges_disable_their_but
     assert len(buttons) == 3 * len(order)
 
 
+# ------------------------------------------------------------------- the file drop
+def test_a_file_dropped_on_the_zone_is_chosen_as_the_button_chooses_it():
+    site, _, by_button = _signed_in(route="/profile")
+    _, _, by_drop = _signed_in(route="/profile")
+    good = next(f for f in site.spec.entities["files"] if f.accepted)
+    by_button.fire(set_field, form="profile", name="avatar", value=good.name)
+    dropped = {"field": "avatar", "place": "last"}
+    by_drop.fire(drop_file, form="profile", name="avatar", file=good.name, values=dropped)
+    assert by_drop.state_view()["forms"]["profile"]["avatar"] == good.name
+    assert by_drop.state_view() == by_button.state_view()
+    assert _html(by_drop) == _html(by_button), "the page says the same file is chosen"
+
+
+def test_a_drop_elsewhere_or_of_a_file_the_site_does_not_offer_chooses_nothing():
+    _, _, app = _signed_in(route="/profile")
+    before = app.state_view()
+    name = next(iter(app.queries.files))
+    app.fire(drop_file, form="profile", name="avatar", file=name, values={"field": "resume"})
+    app.fire(drop_file, form="profile", name="avatar", file="../etc/passwd", values={})
+    assert app.state_view() == before
+
+
+def test_the_profile_offers_every_file_as_a_chip_to_drop_beside_the_upload_button():
+    site, _, app = _signed_in(route="/profile")
+    html = _html(app)
+    chips = re.findall(r'<li data-wf-drag="drop_file" data-wf-da="[^"]*file=([^"]+)"', html)
+    assert chips == [f.name for f in site.spec.entities["files"]]
+    upload, zone = html.index("Choose file"), html.index('data-wf-drop="avatar"')
+    assert upload < zone < html.index("data-wf-drag"), "button, then zone, then tray"
+
+
 # ------------------------------------------------------------------------ in Chromium
 def _box(env: Any, text: str) -> tuple[float, float, float, float]:
     """The box of the element whose text is `text` (x, y, width, height)."""
@@ -121,15 +156,14 @@ def _center(env: Any, text: str) -> tuple[int, int]:
     return round(x + w / 2), round(y + h / 2)
 
 
-@pytest.fixture
-def settings_env(make_env):
-    """A coordinate env on account seed 0, signed in by the coordinate oracle and on the
-    settings page (where `account_contact_first` ends)."""
+def _env_on(make_env: Any, task: str, route: str) -> Any:
+    """A coordinate env on account seed 0 where the coordinate oracle, playing `task`'s
+    plan, has just opened the page at `route`."""
     from webfactory_env.agents.coordinate_oracle import CoordinateOracle
 
     env = make_env(
         family="account",
-        task="account_contact_first",
+        task=task,
         obs_mode="tokens",
         action_mode="coordinates_text",
         variation=Variation.plain().to_json(),
@@ -137,11 +171,16 @@ def settings_env(make_env):
     obs, info = env.reset(seed=0)
     oracle = CoordinateOracle(env.unwrapped)
     for _ in range(40):
-        if env.unwrapped.app.route == "/settings":
-            break
+        if env.unwrapped.app.route == route:
+            return env
         obs, _, _, _, info = env.step(oracle.act(obs, info))
-    assert env.unwrapped.app.route == "/settings"
-    return env
+    raise AssertionError(f"the oracle never reached {route}")
+
+
+@pytest.fixture
+def settings_env(make_env):
+    """Signed in on the settings page, where `account_contact_first` ends."""
+    return _env_on(make_env, "account_contact_first", "/settings")
 
 
 @pytest.mark.browser
@@ -191,3 +230,21 @@ def test_the_library_task_pins_the_whole_resulting_order():
     wanted = [order.last, *order.channels[:-1]]
     assert dict(conjunct.predicate.value) == {keys[n]: i for i, n in enumerate(wanted, 1)}
     assert task.plan[-1].sid == f"channel:{keys[order.last]}:top"
+
+
+@pytest.mark.browser
+def test_a_mouse_drag_onto_the_zone_and_the_button_s_picker_choose_the_same_file(make_env):
+    dragged = _env_on(make_env, "account_update_profile", "/profile")
+    picked = _env_on(make_env, "account_update_profile", "/profile")
+    file = next(f for f in dragged.unwrapped.site.spec.entities["files"] if f.accepted).name
+    x1, y1 = _center(dragged, file)
+    x2, y2 = _center(dragged, "…or drop a file here")
+    _, _, _, _, info = dragged.step(f"drag({x1}, {y1}, {x2}, {y2})")
+    assert info["action_error"] is None
+    (event,) = info["record"]["events"]
+    assert event["handler"] == "drop_file" and event["sid"] == f"file:avatar:{file}"
+    picked.step("click({}, {})".format(*_center(picked, "Choose file…")))
+    picked.step("click({}, {})".format(*_center(picked, file)))
+    state = dragged.unwrapped.app.state_view()
+    assert state["forms"]["profile"]["avatar"] == file
+    assert state == picked.unwrapped.app.state_view()

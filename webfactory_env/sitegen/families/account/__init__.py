@@ -6,11 +6,12 @@ Description
     when they have two-step verification; a password reset through a link e-mailed to them;
     a simulated phone and mailbox (`/inbox`) that receive the codes and links the site sends.
     Behind a login wall: the account overview, the profile (with an avatar picked from
-    synthetic files), settings (notifications, the contact order: the channels the site
-    tries, dragged into order with the mouse or moved with each row's buttons; privacy,
-    two-step verification, signed-in devices, API keys) and a searchable, sortable login
-    history where a sign-in can be reported as not yours. Distractors: single sign-on, an
-    upgrade, an export, the app.
+    synthetic files with the upload button, or dragged from a tray of recent files onto
+    the drop zone beside it), settings (notifications, the contact order: the channels
+    the site tries, dragged into order with the mouse or moved with each row's buttons;
+    privacy, two-step verification, signed-in devices, API keys) and a searchable,
+    sortable login history where a sign-in can be reported as not yours. Distractors:
+    single sign-on, an upgrade, an export, the app.
 
 Entities (`content.py`)
     User (members: password-only, with two-step codes, one locked), LoginEvent (each
@@ -45,14 +46,14 @@ Queries (`queries.py`: `AccountQueries`, and `facts` of the visitor's page)
     the member signed in, their devices, keys and sign-ins, the history as filtered.
 
 Transitions (`transitions/`: `drafts`, `auth`, `member`; functions over the context)
-    set_field, set_secret; sign_in, verify_code, resend_code, cancel_code, sign_out;
+    set_field, drop_file (a file dropped on a field's zone: set_field's choice),
+    set_secret; sign_in, verify_code, resend_code, cancel_code, sign_out;
     choose_username, choose_password, create_account, step_back; request_reset,
     restart_reset, open_reset_link, reset_password; save_profile, set_notification,
     set_privacy, move_channel (a row's buttons, or a drop in the list), enable_two_factor,
-    disable_two_factor, sign_out_session,
-    sign_out_other_sessions, create_key, revoke_key, dismiss_key; filter_history,
-    search_history, sort_history, turn_history_page, report_login; try_promo (the
-    distractors).
+    disable_two_factor, sign_out_session, sign_out_other_sessions, create_key,
+    revoke_key, dismiss_key; filter_history, search_history, sort_history,
+    turn_history_page, report_login; try_promo (the distractors).
 
 Tasks
     `dsl/tasks/account/*.task`.

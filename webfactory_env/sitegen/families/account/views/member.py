@@ -14,7 +14,11 @@ from webfactory_env.sitegen.families.account.content import (
 )
 from webfactory_env.sitegen.families.account.queries import Portal
 from webfactory_env.sitegen.families.account.state import Account
-from webfactory_env.sitegen.families.account.transitions.drafts import set_field, set_secret
+from webfactory_env.sitegen.families.account.transitions.drafts import (
+    drop_file,
+    set_field,
+    set_secret,
+)
 from webfactory_env.sitegen.families.account.transitions.member import (
     create_key,
     disable_two_factor,
@@ -96,12 +100,19 @@ def profile(portal: Portal, r: Renderer, route: str) -> Page:
         for name in ("full_name", "display_name")
     }
     avatar = set_field.bind(form="profile", name="avatar")
+    files = [w.SyntheticFile(f.name, f.size_kb, f.kind) for f in portal.queries.files.values()]
     upload = w.file_upload(
         r,
         label=c("profile.avatar"),
-        files=[w.SyntheticFile(f.name, f.size_kb, f.kind) for f in portal.queries.files.values()],
+        files=files,
         is_open=avatar.sid("upload") in portal.ui.open,
         bind=avatar,
+    ) + w.file_drop(
+        field="avatar",
+        label=c("profile.avatar_drop"),
+        tray_label=c("profile.recent_files"),
+        files=files,
+        drop=lambda f: drop_file.bind(form="profile", name="avatar", file=f.name),
     )
     hint = c("profile.avatar_help", mb=AVATAR_LIMIT_KB // 1000)
     avatar_hint = f'<small class="hint">{esc(hint)}</small>' if portal.v.helper_text == "on" else ""
