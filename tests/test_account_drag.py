@@ -22,6 +22,7 @@ from webfactory_env.sitegen.families.account.transitions.drafts import (
 )
 from webfactory_env.sitegen.families.account.transitions.member import move_channel
 from webfactory_env.sitegen.variation import Variation
+from webfactory_env.testing import page_affordances
 
 
 def _signed_in(seed: int = 0, route: str = "/settings") -> tuple[Any, Any, AccountApp]:
@@ -141,6 +142,9 @@ def test_the_profile_offers_every_file_as_a_chip_to_drop_beside_the_upload_butto
     assert chips == [f.name for f in site.spec.entities["files"]]
     upload, zone = html.index("Choose file"), html.index('data-wf-drop="avatar"')
     assert upload < zone < html.index("data-wf-drag"), "button, then zone, then tray"
+    sids = {a.sid for a in page_affordances(app, "/profile")}
+    assert "upload:profile.avatar" in sids, "the button stays the keyboard's way"
+    assert not any(sid.startswith("file:") for sid in sids), "chips are no affordance"
 
 
 # ------------------------------------------------------------------------ in Chromium
