@@ -31,7 +31,7 @@ from webfactory_env.sitegen.widgets.common import (
     sends,
 )
 from webfactory_env.sitegen.widgets.dates import date_picker, month_calendar
-from webfactory_env.sitegen.widgets.dragging import draggable, drop_zone
+from webfactory_env.sitegen.widgets.dragging import draggable, drop_zone, file_drop
 from webfactory_env.sitegen.widgets.fields import (
     SyntheticFile,
     file_upload,
@@ -82,6 +82,7 @@ __all__ = [
     "detail_view",
     "draggable",
     "drop_zone",
+    "file_drop",
     "file_upload",
     "form",
     "link",

@@ -6,14 +6,18 @@ Description
     when they have two-step verification; a password reset through a link e-mailed to them;
     a simulated phone and mailbox (`/inbox`) that receive the codes and links the site sends.
     Behind a login wall: the account overview, the profile (with an avatar picked from
-    synthetic files), settings (notifications, privacy, two-step verification, signed-in
-    devices, API keys) and a searchable, sortable login history where a sign-in can be
-    reported as not yours. Distractors: single sign-on, an upgrade, an export, the app.
+    synthetic files with the upload button, or dragged from a tray of recent files onto
+    the drop zone beside it), settings (notifications, the contact order: the channels
+    the site tries, dragged into order with the mouse or moved with each row's buttons;
+    privacy, two-step verification, signed-in devices, API keys) and a searchable,
+    sortable login history where a sign-in can be reported as not yours. Distractors:
+    single sign-on, an upgrade, an export, the app.
 
 Entities (`content.py`)
     User (members: password-only, with two-step codes, one locked), LoginEvent (each
     member's sign-ins), Session (their devices), ApiKey, PhoneCode (the codes the site will
-    text, in order), AvatarFile, Country, Message (what the phone and mailbox already hold).
+    text, in order), ContactOrder (each member's channels, first first), AvatarFile,
+    Country, Message (what the phone and mailbox already hold).
 
 Pages (`views/`)
     home, login (and its code step), signup, reset, inbox; behind the wall: account,
@@ -24,7 +28,8 @@ State paths (`state.py`; `webfactory schema --family account` lists them all)
     users.<id>.{username, email, display_name, country, birthday, full_name, avatar,
         two_factor, password_changed}                                  entities
     settings.<id>.{security_alerts, product_updates, weekly_digest, sms_alerts,
-        profile_visibility, email_visibility, search_indexing}          entities
+        profile_visibility, email_visibility, search_indexing,
+        channels.<channel>}                                             entities
     sessions.<id>.{user, current}, logins.<id>.{user, result, device, reported},
         api_keys.<id>.{user, name, scope, expires}                      entities
     auth.user                                                           session
@@ -41,13 +46,14 @@ Queries (`queries.py`: `AccountQueries`, and `facts` of the visitor's page)
     the member signed in, their devices, keys and sign-ins, the history as filtered.
 
 Transitions (`transitions/`: `drafts`, `auth`, `member`; functions over the context)
-    set_field, set_secret; sign_in, verify_code, resend_code, cancel_code, sign_out;
+    set_field, drop_file (a file dropped on a field's zone: set_field's choice),
+    set_secret; sign_in, verify_code, resend_code, cancel_code, sign_out;
     choose_username, choose_password, create_account, step_back; request_reset,
     restart_reset, open_reset_link, reset_password; save_profile, set_notification,
-    set_privacy, enable_two_factor, disable_two_factor, sign_out_session,
-    sign_out_other_sessions, create_key, revoke_key, dismiss_key; filter_history,
-    search_history, sort_history, turn_history_page, report_login; try_promo (the
-    distractors).
+    set_privacy, move_channel (a row's buttons, or a drop in the list), enable_two_factor,
+    disable_two_factor, sign_out_session, sign_out_other_sessions, create_key,
+    revoke_key, dismiss_key; filter_history, search_history, sort_history,
+    turn_history_page, report_login; try_promo (the distractors).
 
 Tasks
     `dsl/tasks/account/*.task`.

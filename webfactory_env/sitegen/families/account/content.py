@@ -24,7 +24,7 @@ from webfactory_env.sitegen.registry import generator_version
 from webfactory_env.sitegen.spec import SiteSpec
 from webfactory_env.sitegen.variation import Variation
 
-FAMILY_VERSION = "2"
+FAMILY_VERSION = "3"  # 3: members have a contact order
 TODAY = "2026-01-05"
 USER_COUNT = {"easy": 5, "medium": 7, "hard": 9}
 EVENT_COUNT = {"easy": (14, 20), "medium": (20, 30), "hard": (30, 44)}
@@ -34,6 +34,13 @@ OTP_LISTED = 3  # codes listed in the `phone_codes` table; later ones follow the
 AVATAR_LIMIT_KB = 5000
 SCOPES = ("read", "write", "admin")
 NOTIFICATIONS = ("security_alerts", "product_updates", "weekly_digest", "sms_alerts")
+# The ways the site can reach a member, in the order a new account tries them.
+CHANNELS: dict[str, str] = {
+    "email": "E-mail",
+    "sms": "Text message",
+    "app": "App notification",
+    "call": "Phone call",
+}
 PRIVACY: dict[str, tuple[str, ...]] = {
     "profile_visibility": ("public", "members", "private"),
     "email_visibility": ("everyone", "members", "nobody"),
@@ -102,6 +109,17 @@ class PhoneCode:
 
 
 @dataclass(frozen=True, slots=True)
+class ContactOrder:
+    """The order in which the site tries to reach a member (channel names, first first);
+    `first` and `last` let a task pick a channel by where it stands."""
+
+    username: str
+    channels: tuple[str, ...]
+    first: str
+    last: str
+
+
+@dataclass(frozen=True, slots=True)
 class AvatarFile:
     name: str
     kind: str
@@ -162,6 +180,7 @@ def generate(seed: int, difficulty: str, overrides: Mapping[str, Any] | None = N
         sessions += _sessions(content.child("sessions").child(user.username), user, difficulty)
         keys += _keys(content.child("keys").child(user.username), user, difficulty)
     files = _files(content.child("files"))
+    orders = _contact_orders(content.child("channels"), users)
     here_rng = content.child("here")
     here_city, here_country = here_rng.choice(vocab["cities"])
     codes = tuple(PhoneCode(n, otp_code(seed, n)) for n in range(1, OTP_LISTED + 1))
@@ -180,6 +199,7 @@ def generate(seed: int, difficulty: str, overrides: Mapping[str, Any] | None = N
             "logins": tuple(events),
             "sessions": tuple(sessions),
             "api_keys": tuple(keys),
+            "contact_orders": orders,
             "phone_codes": codes,
             "files": files,
             "countries": countries,
@@ -368,6 +388,17 @@ def _files(rng: SeedStream) -> tuple[AvatarFile, ...]:
     chosen = [*rng.sample(good, 3), rng.choice(big), rng.choice(docs)]
     rng.shuffle(chosen)
     return tuple(chosen)
+
+
+def _contact_orders(rng: SeedStream, users: Sequence[User]) -> tuple[ContactOrder, ...]:
+    """Each member's channels in an order of their own (its own stream: the rest of the
+    portal is what it was before members had one)."""
+    out = []
+    for u in users:
+        names = list(CHANNELS.values())
+        rng.child(u.username).shuffle(names)
+        out.append(ContactOrder(u.username, tuple(names), names[0], names[-1]))
+    return tuple(out)
 
 
 def _messages(rng: SeedStream, users: Sequence[User], brand: str, seed: int) -> tuple[Message, ...]:

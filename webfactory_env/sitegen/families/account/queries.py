@@ -100,6 +100,10 @@ class AccountQueries(Queries):
         key = account_id(username)
         return self.state.settings.get(key) or Settings(id=key, user=username)
 
+    def channel_order(self, settings: Settings) -> list[str]:
+        """The member's channel keys in the order the site tries them."""
+        return sorted(settings.channels, key=lambda key: settings.channels[key])
+
     def sessions_of(self, username: str) -> list[Session]:
         return [s for s in self.state.sessions.values() if s.user == username]
 

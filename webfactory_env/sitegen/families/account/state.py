@@ -9,7 +9,13 @@ from dataclasses import dataclass, field
 from typing import Any, Self
 
 from webfactory_env.core.seeding import short_hash
-from webfactory_env.sitegen.families.account.content import NOTIFICATIONS, PRIVACY, User
+from webfactory_env.sitegen.families.account.content import (
+    CHANNELS,
+    NOTIFICATIONS,
+    PRIVACY,
+    ContactOrder,
+    User,
+)
 from webfactory_env.sitegen.spec import SiteSpec
 from webfactory_env.sitegen.state import (
     AppState,
@@ -52,8 +58,9 @@ class Account(Record):
 
 @dataclass(kw_only=True)
 class Settings(Record):
-    """A member's notification and privacy settings, keyed by username. Each is copied from
-    the switch or menu that sets it (`forms.settings`)."""
+    """A member's notification and privacy settings, keyed by username. Each switch and
+    menu is copied from what it was set to (`forms.settings`); the contact order is pinned
+    as a whole (a task that moves one channel pins where every channel ends)."""
 
     user: str = ""
     security_alerts: bool = copied("forms.settings.security_alerts", True)
@@ -63,6 +70,9 @@ class Settings(Record):
     profile_visibility: str = copied("forms.settings.profile_visibility", "members")
     email_visibility: str = copied("forms.settings.email_visibility", "nobody")
     search_indexing: str = copied("forms.settings.search_indexing", "block")
+    # Where each channel stands in the order the site tries them (1 first): one change
+    # (a drag, or a Move button) renumbers them all 1, 2, 3...
+    channels: dict[str, int] = field(default_factory=lambda: channel_ranks(tuple(CHANNELS)))
 
 
 @dataclass(kw_only=True)
@@ -290,9 +300,12 @@ class AccountState(AppState):
         """The seed's members with their settings, sessions, sign-ins (newest first) and
         keys, and the messages already sent; no one signed in."""
         ents = spec.entities
+        orders: dict[str, ContactOrder] = {o.username: o for o in ents["contact_orders"]}
         state = cls(
             users={account_id(u.username): _account(u) for u in ents["users"]},
-            settings={account_id(u.username): _settings(u) for u in ents["users"]},
+            settings={
+                account_id(u.username): _settings(u, orders[u.username]) for u in ents["users"]
+            },
             sessions={
                 s.id: Session(
                     id=s.id,
@@ -406,7 +419,14 @@ def _account(u: User) -> Account:
     )
 
 
-def _settings(u: User) -> Settings:
+def channel_ranks(order: tuple[str, ...]) -> dict[str, int]:
+    """Channel keys (`CHANNELS`) in `order` as their ranks: 1 for the first."""
+    return {key: n for n, key in enumerate(order, 1)}
+
+
+def _settings(u: User, order: ContactOrder) -> Settings:
     values: dict[str, Any] = {n: n in u.notifications for n in NOTIFICATIONS}
     values.update({name: getattr(u, name) for name in PRIVACY})
-    return Settings(id=account_id(u.username), user=u.username, **values)
+    keys = {name: key for key, name in CHANNELS.items()}
+    ranks = channel_ranks(tuple(keys[name] for name in order.channels))
+    return Settings(id=account_id(u.username), user=u.username, channels=ranks, **values)

@@ -88,6 +88,22 @@ def set_field(
     return None
 
 
+@transition(effect=lambda form, name, file: Eq(("forms", form, name), file))
+def drop_file(
+    portal: Portal,
+    *,
+    form: DraftForm,
+    name: str,
+    file: str,
+    values: dict[str, str] | None = None,
+) -> str | None:
+    """A file dragged from the tray onto a file field's drop zone: what choosing it with
+    the field's button does. The drop's `values` name the field whose zone it landed on."""
+    if values is not None and values.get("field", name) != name:
+        return None
+    return set_field(portal, form=form, name=name, value=file)
+
+
 @transition(effect=_secret_effect, field=lambda form, name: FormField(form, name))
 def set_secret(
     portal: Portal, *, form: SecretForm, name: str, value: str | None = None

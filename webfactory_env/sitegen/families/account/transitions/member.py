@@ -4,14 +4,21 @@ can be reported as not yours). Offers that lead nowhere are transitions of their
 
 from __future__ import annotations
 
+from typing import Literal
+
 from webfactory_env.core.predicates import All, Contains, Eq, Exists, Has, Not, Predicate, Ref
 from webfactory_env.core.seeding import short_hash
 from webfactory_env.core.typed import canonical
 from webfactory_env.sitegen.binding import FormField, SortOrder, transition
-from webfactory_env.sitegen.families.account.content import NOTIFICATIONS, PRIVACY, TODAY
+from webfactory_env.sitegen.families.account.content import CHANNELS, NOTIFICATIONS, PRIVACY, TODAY
 from webfactory_env.sitegen.families.account.queries import RESULTS, HistoryColumn, Portal
 from webfactory_env.sitegen.families.account.rules import validate_profile
-from webfactory_env.sitegen.families.account.state import PROFILE_FIELDS, ApiKey, Settings
+from webfactory_env.sitegen.families.account.state import (
+    PROFILE_FIELDS,
+    ApiKey,
+    Settings,
+    channel_ranks,
+)
 from webfactory_env.sitegen.families.account.transitions.auth import put_first
 from webfactory_env.sitegen.families.account.transitions.drafts import take_fields, take_secret
 
@@ -102,6 +109,48 @@ def _save_setting(portal: Portal, settings: Settings, name: str, sent: str, valu
     portal.state.forms.settings[name] = sent
     setattr(settings, name, value)
     portal.ui.flash = portal.copy("settings.saved")
+
+
+def _channel_moved(account: str, channel: str, place: str) -> Predicate:
+    rank = ("settings", account, "channels", channel)
+    if place == "top":
+        return Eq(rank, 1)
+    return Not(Eq(rank, Ref(f"state:settings.{account}.channels.{channel}")))
+
+
+@transition(mutating=True, effect=_channel_moved)
+def move_channel(
+    portal: Portal,
+    *,
+    account: str,
+    channel: str,
+    place: Literal["", "top", "up", "down"] = "",
+    values: dict[str, str] | None = None,
+) -> str | None:
+    """Move one of the member's channels in the order the site tries them: a row's Move
+    to top, Move up or Move down button names the `place`; a drop in the list sends
+    `values` with it: "top", "last" or "before:<channel>" (the one it was dropped above)."""
+    settings = _own_settings(portal, account)
+    if settings is None or channel not in CHANNELS:
+        return None
+    order = portal.queries.channel_order(settings)
+    others = [key for key in order if key != channel]
+    at = order.index(channel)
+    dropped = (values or {}).get("place", "")
+    spots = {"top": 0, "up": max(at - 1, 0), "down": at + 1, "last": len(others)}
+    if place:
+        spot = spots[place]
+    elif dropped.removeprefix("before:") in others:
+        spot = others.index(dropped.removeprefix("before:"))
+    elif dropped in ("top", "last"):
+        spot = spots[dropped]
+    else:
+        return None
+    moved = [*others[:spot], channel, *others[spot:]]
+    if moved != order:
+        settings.channels = channel_ranks(tuple(moved))
+        portal.ui.flash = portal.copy("settings.channels_saved")
+    return None
 
 
 @transition(mutating=True, effect=lambda: Eq(("account", "two_factor"), True))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.families.account.content import (
     AVATAR_LIMIT_KB,
+    CHANNELS,
     NOTIFICATIONS,
     PRIVACY,
     SCOPES,
@@ -13,12 +14,17 @@ from webfactory_env.sitegen.families.account.content import (
 )
 from webfactory_env.sitegen.families.account.queries import Portal
 from webfactory_env.sitegen.families.account.state import Account
-from webfactory_env.sitegen.families.account.transitions.drafts import set_field, set_secret
+from webfactory_env.sitegen.families.account.transitions.drafts import (
+    drop_file,
+    set_field,
+    set_secret,
+)
 from webfactory_env.sitegen.families.account.transitions.member import (
     create_key,
     disable_two_factor,
     dismiss_key,
     enable_two_factor,
+    move_channel,
     revoke_key,
     save_profile,
     set_notification,
@@ -94,12 +100,19 @@ def profile(portal: Portal, r: Renderer, route: str) -> Page:
         for name in ("full_name", "display_name")
     }
     avatar = set_field.bind(form="profile", name="avatar")
+    files = [w.SyntheticFile(f.name, f.size_kb, f.kind) for f in portal.queries.files.values()]
     upload = w.file_upload(
         r,
         label=c("profile.avatar"),
-        files=[w.SyntheticFile(f.name, f.size_kb, f.kind) for f in portal.queries.files.values()],
+        files=files,
         is_open=avatar.sid("upload") in portal.ui.open,
         bind=avatar,
+    ) + w.file_drop(
+        field="avatar",
+        label=c("profile.avatar_drop"),
+        tray_label=c("profile.recent_files"),
+        files=files,
+        drop=lambda f: drop_file.bind(form="profile", name="avatar", file=f.name),
     )
     hint = c("profile.avatar_help", mb=AVATAR_LIMIT_KB // 1000)
     avatar_hint = f'<small class="hint">{esc(hint)}</small>' if portal.v.helper_text == "on" else ""
@@ -162,6 +175,43 @@ def _notifications(portal: Portal, r: Renderer) -> str:
     )
     return (
         f'<p class="muted">{esc(c("settings.notify_intro"))}</p><div class="stack">{toggles}</div>'
+        + _contact_order(portal, r, me)
+    )
+
+
+def _contact_order(portal: Portal, r: Renderer, me: Account) -> str:
+    """The channels the site tries, in order: a sortable list. Each row is dragged with
+    the mouse to its new place, or moved with its buttons (the keyboard's way); both send
+    `move_channel`."""
+    c = portal.copy
+    order = portal.queries.channel_order(portal.queries.settings_of(me.username))
+    rows = []
+    for n, key in enumerate(order, 1):
+        name = CHANNELS[key]
+        moves = "".join(
+            w.button(
+                r,
+                sid=f"channel:{key}:{place}",
+                text=c(f"settings.channel_{place}"),
+                variant="secondary",
+                attrs_={"role": f"channel-{place}", "channel": name},
+                disabled=(n == 1) if place != "down" else (n == len(order)),
+                bind=move_channel.bind(account=me.id, channel=key, place=place),
+            )
+            for place in ("top", "up", "down")
+        )
+        drag = w.draggable(
+            sid=f"channel:{key}", key=key, bind=move_channel.bind(account=me.id, channel=key)
+        )
+        rows.append(
+            f'<li{drag} class="sortable"><span class="rank">{n}.</span> '
+            f'<span class="name">{esc(name)}</span> <span class="moves">{moves}</span></li>'
+        )
+    zone = w.drop_zone(name="list", value="channels")
+    return (
+        f"<h2>{esc(c('settings.channels_title'))}</h2>"
+        f'<p class="muted">{esc(c("settings.channels_intro"))}</p>'
+        f'<ol{zone} class="sortable">{"".join(rows)}</ol>'
     )
 
 
