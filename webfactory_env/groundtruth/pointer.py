@@ -40,6 +40,9 @@ class MutantOracle(CoordinateOracle):
         self._answer_text = answer
         super().__init__(env)
 
+    def _left_out(self, index: int) -> bool:
+        return index in self._drop
+
     def _plan_step(self) -> Decoded | None:
         task = self.env.task
         assert task is not None  # an oracle acts after a reset
