@@ -16,7 +16,7 @@ when the plan goes on there. `prefer_drag=False` keeps to the forms.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -29,6 +29,7 @@ from webfactory_env.core.dom import Box
 from webfactory_env.core.predicates import answer_matches
 from webfactory_env.env import WebTaskEnv
 from webfactory_env.sitegen import SiteApp
+from webfactory_env.tasks.compiled import PlanStep
 
 
 def _action(verb: str, coords: tuple[float, ...] = (), text: str = "") -> Decoded:
@@ -89,7 +90,7 @@ class CoordinateOracle:
         must come first."""
         env = self.env
         assert env.task is not None
-        plan, dom = env.task.plan, env.dom
+        plan, dom = self._plan(), env.dom
         if self._next >= len(plan):
             self._queue = [_action("done_success")]
             return None
@@ -120,6 +121,11 @@ class CoordinateOracle:
             raise ValueError(f"the coordinate oracle cannot do plan verb {step.verb!r}")
         return None
 
+    def _plan(self) -> Sequence[PlanStep]:
+        """The steps to do: the task's compiled plan (a mutant's has steps added)."""
+        assert self.env.task is not None  # an oracle acts after a reset
+        return self.env.task.plan
+
     def _left_out(self, index: int) -> bool:
         """Whether plan step `index` is not to be done (a mutant's dropped steps)."""
         return False
@@ -149,14 +155,14 @@ class CoordinateOracle:
             self._back_to = None
         if self._move is None:
             page = self._app.page()
-            move = form_move(env.task.plan, self._next, page, self._left_out)
+            move = form_move(self._plan(), self._next, page, self._left_out)
             if move is None:
                 return None
             if not offers(page, move):
                 link = self._probe(move)
                 if link is None:
                     return None
-                rest = env.task.plan[move.end + 1 :]
+                rest = self._plan()[move.end + 1 :]
                 if any(s.verb not in act.DONE_VERBS for s in rest):
                     self._back_to = route
                 self._move = move
