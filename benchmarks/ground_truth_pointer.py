@@ -1,10 +1,11 @@
 """The ground truth's mutants in coordinate mode: every library task's goal-step drops,
-hedged answers and other right spellings, played with a mouse and a keyboard in Chromium
-(`webfactory_env.groundtruth.pointer`).
+hedged answers, other right spellings and extra harms on the plan's pages, played with a
+mouse and a keyboard in Chromium (`webfactory_env.groundtruth.pointer`).
 
     .venv/bin/python benchmarks/ground_truth_pointer.py [--seeds 0-4] [--task NAME ...]
 
-Prints a row per task (episodes, drops, hedges, answer forms, failures) and the totals;
+Prints a row per task (episodes, drops, hedges, answer forms, extra harms played, of them
+caught and harmless, extras that could not be done on the page, failures) and the totals;
 exits 1 if any mutant's verdict differs from what the app-level suite requires.
 """
 
@@ -29,11 +30,17 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     names = a.task or sorted(library())
     seeds = SeedRange.parse(a.seeds).seeds
-    totals = {"episodes": 0, "drops": 0, "hedges": 0, "forms": 0}
+    totals = dict.fromkeys(
+        ("episodes", "drops", "hedges", "forms", "harms", "harms_caught", "harmless"), 0
+    )
+    totals["harms_not_done"] = 0
     failures: list[str] = []
     started = time.perf_counter()
-    print("| task | episodes | drops | hedges | answer forms | failures |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    print(
+        "| task | episodes | drops | hedges | answer forms | extra harms | caught | harmless "
+        "| not done | failures |"
+    )
+    print("| --- |" + " ---: |" * 9)
     for name in names:
         family = library()[name].family
         env = gym.make(

@@ -10,7 +10,8 @@ the real env in Chromium on the first N seeds of each task, with the same `max_s
 evaluation suites use (64 unless `--max-steps` says otherwise), so that a plan that needs
 more steps than an episode allows (scrolling, "load more") shows up as a failure.
 `--action-mode coordinates` (or `coordinates_text`) runs the oracle there with the mouse
-and the keyboard (`CoordinateOracle`): centre clicks, typing, select lists by keys.
+and the keyboard (`CoordinateOracle`): centre clicks, typing, select lists by keys, drags
+where a page offers one for what the plan's next form does.
 
 Each row is one task: episodes solved / run, and the most steps an episode took. The exit
 status is 1 when any task is below 100%, so the script can gate a change.

@@ -21,7 +21,7 @@ from PIL import Image
 
 from webfactory_env import actions as act
 from webfactory_env.core.errors import ConfigError
-from webfactory_env.evaluation.agents import LLMOptions, parse_agent
+from webfactory_env.evaluation.agents import LLMOptions, episode_obs_mode, parse_agent
 from webfactory_env.llm import ChatClient, ChatConfig, RetryPolicy, system_prompt
 from webfactory_env.llm.client import ToolCall
 from webfactory_env.llm.screen import ScreenAgent, png_data_url, screen_prompt
@@ -203,6 +203,30 @@ def test_screen_flags_without_a_model_are_a_usage_error(capsys):
 
     assert main(["run", "--task", "buy_red_mug", "--seed", "1", "--obs", "screenshot"]) == 2
     assert "--agent oracle is no model: use --agent openai:MODEL" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["run", "eval"])
+def test_a_screenshot_model_on_an_env_without_pixels_is_refused_at_once(command, capsys, tmp_path):
+    from webfactory_env.cli import main
+
+    out = str(tmp_path / "r.json")
+    where = {
+        "run": ["run", "--task", "buy_red_mug", "--seed", "1"],
+        "eval": ["eval", "--task", "buy_red_mug", "--episodes", "1", "--out", out],
+    }[command]
+    model = ["--agent", "openai:m", "--base-url", "http://127.0.0.1:9/v1", "--obs", "screenshot"]
+    assert main([*where, *model, "--obs-mode", "tokens"]) == 2
+    err = capsys.readouterr().err
+    assert "--obs-mode tokens draws none" in err and "give --obs-mode pixels" in err
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_a_screenshot_model_takes_any_observation_with_pixels():
+    spec = parse_agent("openai:m", LLMOptions(base_url="http://h/v1", observation="screenshot"))
+    assert episode_obs_mode(spec, None) == "pixels"
+    assert episode_obs_mode(spec, "tokens+pixels") == "tokens+pixels"
+    text = parse_agent("openai:m", LLMOptions(base_url="http://h/v1"))
+    assert episode_obs_mode(text, "tokens") == "tokens", "a text model's choice is its own"
 
 
 def test_a_screen_agent_plays_a_pixel_env_at_the_viewports_own_size():

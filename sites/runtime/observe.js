@@ -180,6 +180,24 @@
     return "";
   }
 
+  // Side table: where the page's draggable items and drop zones are (in viewport pixels,
+  // in view or not). Their instrumentation lives only in META, so only the runtime can say;
+  // the coordinate oracle reads this to drag where the page offers a drag.
+  function dragBoxes() {
+    dragTargets = dragTargets.filter((el) => el.isConnected);
+    const items = [], zones = [];
+    for (const el of dragTargets) {
+      const m = META.get(el), r = el.getBoundingClientRect();
+      if (r.width < 1 || r.height < 1) continue;
+      const box = [Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)];
+      if (m.drag !== undefined) {
+        items.push({handler: m.drag, arg: m.da ?? null, sid: m.ds ?? null, key: m.dk ?? null, box});
+      }
+      if (m.drop !== undefined) zones.push({name: m.dn ?? "", value: m.drop, box});
+    }
+    return {items, zones};
+  }
+
   // Visible, agent-perceivable elements in document order: interactive elements, and
   // elements carrying their own text outside any interactive element. One walk, layout
   // queries only for candidates, visibility checks only for what is in the viewport.
@@ -264,7 +282,7 @@
     const se = document.scrollingElement || document.documentElement;
     observedScroll = [window.scrollX, window.scrollY];
     return {
-      elements: out, offscreen, groups,
+      elements: out, offscreen, groups, drags: dragBoxes(),
       scroll_y: Math.round(window.scrollY), scroll_height: Math.round(se.scrollHeight),
       viewport: [vw, vh], route, title,
       can_back: stack.length > 1, pending: queue.length,

@@ -12,6 +12,7 @@
 
   const META = new WeakMap();        // element -> {sid, h, a}; never written into the DOM
   let sentinels = [];                // elements that fire their handler when scrolled into view
+  let dragTargets = [];              // draggable items and drop zones (for the side table)
   const regions = new Map();         // region name -> container element
   let transport = "queue";
   let queue = [];
@@ -46,6 +47,7 @@
       if (meta) {
         META.set(el, meta);
         if (meta.on === "visible") sentinels.push(el);
+        if (meta.drag !== undefined || meta.drop !== undefined) dragTargets.push(el);
       }
       if (region) found.push([region, el]);
     }

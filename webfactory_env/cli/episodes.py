@@ -39,6 +39,9 @@ def add_run(command: Command) -> None:
     instruction_style_arg(c)
     c.add_argument("--agent", default="oracle", help="oracle (default), random, or openai:MODEL")
     c.add_argument("--max-steps", type=int, default=64)
+    c.add_argument(
+        "--obs-mode", help="tokens, pixels or tokens+pixels (default: the agent's, else tokens)"
+    )
     c.add_argument("--trace", help="write a JSONL trace to this path")
     c.add_argument(
         "--bundle", help="also write a replay bundle to PATH (a directory, or PATH.tar.gz)"
@@ -94,9 +97,12 @@ def run_episode(
     screenshots: bool = False,
     llm: Any = None,
     instruction_style: str | None = None,
+    asked_obs_mode: str | None = None,
 ) -> tuple[dict[str, Any], Any]:
     """One episode; returns the summary and the (still open) env for artifacts. `agent` is
-    oracle, random or any `webfactory eval` agent (openai:MODEL with `llm` options)."""
+    oracle, random or any `webfactory eval` agent (openai:MODEL with `llm` options).
+    `obs_mode` is the observation when the agent has none of its own; `asked_obs_mode`
+    (`--obs-mode`) goes over the agent's, where the agent can read it."""
     import gymnasium as gym
 
     from webfactory_env.agents import AGENTS
@@ -105,10 +111,12 @@ def run_episode(
 
     spec = None
     if agent not in AGENTS:
-        from webfactory_env.evaluation.agents import parse_agent
+        from webfactory_env.evaluation.agents import episode_obs_mode, parse_agent
 
         spec = parse_agent(agent, llm)  # before the browser starts: mistakes fail fast
     kwargs: dict[str, Any] = {"obs_mode": obs_mode, **(spec.env_kwargs if spec else {})}
+    if asked_obs_mode is not None:
+        kwargs["obs_mode"] = episode_obs_mode(spec, asked_obs_mode) if spec else asked_obs_mode
     if instruction_style is not None:
         kwargs["instruction_style"] = instruction_style
     env = gym.make(
@@ -185,6 +193,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             screenshots=args.screenshots,
             llm=llm_options(args),
             instruction_style=args.instruction_style,
+            asked_obs_mode=args.obs_mode,
         )
         try:
             if args.bundle and trace:

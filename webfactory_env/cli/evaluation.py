@@ -167,6 +167,7 @@ def _task_suite(task: str, family: str | None, episodes: int | None) -> Any:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from webfactory_env.evaluation import (
+        episode_obs_mode,
         evaluate,
         parse_agent,
         parse_perturbations,
@@ -201,6 +202,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     perturbations = parse_perturbations(args.robustness)
     results_paths(args.out)
     agent = parse_agent(args.agent, llm_options(args))
+    episode_obs_mode(agent, args.obs_mode)
     bar = ProgressBar(args.episodes, label=f"eval {suite.name}", unit="episodes")
     with bar:
         results = evaluate(

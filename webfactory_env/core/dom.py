@@ -50,14 +50,39 @@ FLAG_NAMES = (
 ITEM_ROLES = frozenset({"listitem", "row", "article"})
 
 
+Box = tuple[int, int, int, int]  # left, top, width, height in viewport pixels
+
+
+@dataclass(frozen=True, slots=True)
+class DragItem:
+    """A draggable item on the page (`sitegen.widgets.dragging`): the transition a drop of
+    it sends (handler and argument), its semantic id, its key among the items, its box."""
+
+    handler: str
+    arg: str | None
+    sid: str | None
+    key: str | None
+    box: Box
+
+
+@dataclass(frozen=True, slots=True)
+class DropZone:
+    """A drop zone on the page: a drop on it sends `name=value` (and the place), its box."""
+
+    name: str
+    value: str
+    box: Box
+
+
 @dataclass(frozen=True, slots=True)
 class DomSnapshot:
     """Visible elements of the page in document order (struct of arrays), plus page facts.
 
-    `sids`, `secrets` and `offscreen` are the side table: semantic ids of the observed
-    elements, whether each is a secret field (its values are redacted from traces), and the
-    direction (-1 above, +1 below) of instrumented elements out of view. They are for the
-    reward, the oracle and traces only and never enter an agent's observation.
+    `sids`, `secrets`, `offscreen`, `drag_items` and `drop_zones` are the side table:
+    semantic ids of the observed elements, whether each is a secret field (its values are
+    redacted from traces), the direction (-1 above, +1 below) of instrumented elements out
+    of view, and where the page's draggable items and drop zones are, in view or not. They
+    are for the reward, the oracle and traces only and never enter an agent's observation.
     """
 
     tags: tuple[str, ...]
@@ -85,6 +110,8 @@ class DomSnapshot:
     group_of: tuple[int, ...] = ()
     columns: tuple[str, ...] = ()
     labels: tuple[str, ...] = ()
+    drag_items: tuple[DragItem, ...] = ()
+    drop_zones: tuple[DropZone, ...] = ()
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> DomSnapshot:
@@ -110,6 +137,7 @@ class DomSnapshot:
             group_of=tuple(int(g) for g in el.get("group", ())),
             columns=tuple(str(c) for c in el.get("column", ())),
             labels=tuple(str(c) for c in el.get("label", ())),
+            **_drags(data.get("drags")),
         )
 
     def __len__(self) -> int:
@@ -290,3 +318,21 @@ def _groups(data: Mapping[str, Any] | None) -> tuple[tuple[str, str, int], ...]:
         (str(r), str(n), int(p))
         for r, n, p in zip(data["role"], data["name"], data["parent"], strict=True)
     )
+
+
+def _drags(data: Mapping[str, Any] | None) -> dict[str, Any]:
+    if not data:
+        return {}
+    return {
+        "drag_items": tuple(
+            DragItem(d["handler"], d["arg"], d["sid"], d["key"], _box(d["box"]))
+            for d in data["items"]
+        ),
+        "drop_zones": tuple(
+            DropZone(str(z["name"]), str(z["value"]), _box(z["box"])) for z in data["zones"]
+        ),
+    }
+
+
+def _box(b: Any) -> Box:
+    return (int(b[0]), int(b[1]), int(b[2]), int(b[3]))

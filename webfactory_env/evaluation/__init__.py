@@ -11,7 +11,12 @@ as JSON Schema in `docs/metrics-schema.json` (`webfactory eval --schema`).
 Imports the env, `agents` and `suites`; the CLI imports it.
 """
 
-from webfactory_env.evaluation.agents import AgentSpec, load_sb3_agent, parse_agent
+from webfactory_env.evaluation.agents import (
+    AgentSpec,
+    episode_obs_mode,
+    load_sb3_agent,
+    parse_agent,
+)
 from webfactory_env.evaluation.harness import evaluate, parse_perturbations, run_episode
 from webfactory_env.evaluation.report import (
     results_paths,
@@ -31,6 +36,7 @@ __all__ = [
     "METRICS_SCHEMA_VERSION",
     "AgentSpec",
     "EvalResults",
+    "episode_obs_mode",
     "evaluate",
     "load_results",
     "load_sb3_agent",

@@ -209,6 +209,21 @@ def load_llm_agent(
     return AgentSpec(info, env_kwargs=env_kwargs, model=client, llm=options)
 
 
+def episode_obs_mode(agent: AgentSpec, obs_mode: str | None) -> str:
+    """The observation mode `agent`'s episodes run in: `obs_mode` when one is asked for,
+    else the agent's own (a model's), else tokens. A model shown screenshots on an env that
+    draws none is refused here, before any browser starts, not at its first step."""
+    if obs_mode is None:
+        return str(agent.env_kwargs.get("obs_mode", "tokens"))
+    if agent.llm is not None and agent.llm.observation == "screenshot" and "pixels" not in obs_mode:
+        raise ConfigError(
+            f"--obs screenshot shows the model a screenshot, and --obs-mode {obs_mode} draws"
+            " none: leave --obs-mode out (a screenshot model observes pixels) or give"
+            " --obs-mode pixels (or tokens+pixels)"
+        )
+    return obs_mode
+
+
 def llm_prices(options: LLMOptions | None) -> tuple[float, float] | None:
     """(input, output) USD per million tokens, when either is given."""
     if options is None or (options.price_input is None and options.price_output is None):

@@ -14,7 +14,12 @@ import gymnasium as gym
 from webfactory_env.__about__ import __version__
 from webfactory_env.actions import DONE_VERBS
 from webfactory_env.core.errors import ConfigError, UnknownNameError
-from webfactory_env.evaluation.agents import AgentSpec, llm_prices, parse_agent
+from webfactory_env.evaluation.agents import (
+    AgentSpec,
+    episode_obs_mode,
+    llm_prices,
+    parse_agent,
+)
 from webfactory_env.evaluation.metrics import aggregate, robustness
 from webfactory_env.evaluation.schema import (
     EpisodeResult,
@@ -226,9 +231,7 @@ def evaluate(
         raise ConfigError("--episodes must be at least 1")
     plan = list(suite.episode_specs(episodes))  # says how many the suite has, if too many
     agent = parse_agent(agent) if isinstance(agent, str) else agent
-    env_kwargs: dict[str, Any] = {"obs_mode": "tokens", **agent.env_kwargs}
-    if obs_mode is not None:
-        env_kwargs["obs_mode"] = obs_mode
+    env_kwargs: dict[str, Any] = {**agent.env_kwargs, "obs_mode": episode_obs_mode(agent, obs_mode)}
     if instruction_style is not None:
         env_kwargs["instruction_style"] = instruction_style
     max_steps = int(env_kwargs.pop("max_steps", 64) if max_steps is None else max_steps)

@@ -58,11 +58,13 @@ Extra = Callable[[AppDriver], "int | None"]
 
 @dataclass(frozen=True)
 class Harm:
-    """One extra-harm mutant: `extra` runs just before plan step `at`."""
+    """One extra-harm mutant: `extra` runs just before plan step `at`; `control`, when
+    that is all it does, is the control of the page there it acts on (`_do`)."""
 
     name: str
     at: int
     extra: Extra
+    control: Affordance | None = None
 
 
 @dataclass(frozen=True)
@@ -268,7 +270,7 @@ def _sibling_controls(
             if a.handler == aff.handler and a.arg != aff.arg and a.sid != aff.sid and effectful(a)
         ]
         for sibling in siblings[:MAX_PER_STEP]:
-            out.append(Harm(f"step {i + 1}: also {sibling.sid}", i, _do(sibling, i)))
+            out.append(Harm(f"step {i + 1}: also {sibling.sid}", i, _do(sibling, i), sibling))
     return out
 
 
@@ -351,7 +353,7 @@ def _stray_actions(
                 return out
             if a.handler not in used and effectful(a):
                 used.add(a.handler)
-                out.append(Harm(f"step {i + 1}: first {a.sid}", i, _do(a, i)))
+                out.append(Harm(f"step {i + 1}: first {a.sid}", i, _do(a, i), a))
     return out
 
 
