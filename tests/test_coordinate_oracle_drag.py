@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from webfactory_env.agents.coordinate_oracle import CoordinateOracle
+from webfactory_env.agents import OracleAgent
 from webfactory_env.agents.drag_plan import DragMove, drop_band, form_move, offers
 from webfactory_env.core.dom import DragItem, DropZone
 from webfactory_env.sitegen import generate_site
@@ -64,9 +64,10 @@ def test_the_drop_band_lies_between_the_middles_of_the_items_around_the_place():
 
 # ------------------------------------------------------------------------ in Chromium
 def _solve(env: Any, seed: int, prefer_drag: bool) -> tuple[list[dict], list[dict], dict]:
-    """One oracle episode: its actions and page events as recorded, and its last reward."""
-    oracle = CoordinateOracle(env.unwrapped, prefer_drag=prefer_drag)
+    """One oracle episode (`OracleAgent`, which hands `prefer_drag` to its coordinate
+    oracle): its actions and page events as recorded, and its last reward."""
     obs, info = env.reset(seed=seed)
+    oracle = OracleAgent(env, prefer_drag=prefer_drag)
     actions, events = [], []
     while True:
         obs, _, terminated, truncated, info = env.step(oracle.act(obs, info))

@@ -20,17 +20,22 @@ class OracleAgent:
     It reads the env's semantic side table to find plan targets, which no learning agent
     sees; everything it does goes through `env.step`, in the env's action mode (numeric
     actions, or text calls such as `click(4)`), like any other agent's actions. In the
-    coordinate modes it is a `CoordinateOracle`'s mouse and keyboard.
+    coordinate modes it is a `CoordinateOracle`'s mouse and keyboard, which drags where the
+    page offers a drag for what the plan's next form does (`prefer_drag=False`: the form).
     """
 
-    def __init__(self, env: gym.Env[Any, Any], seed: int | None = None) -> None:
+    def __init__(
+        self, env: gym.Env[Any, Any], seed: int | None = None, *, prefer_drag: bool = True
+    ) -> None:
         unwrapped = env.unwrapped
         if not isinstance(unwrapped, WebTaskEnv):
             raise TypeError("the oracle needs a WebTask-v0 environment")
         self.env = unwrapped
         # Coordinate modes: the same plan, done with the mouse and the keyboard.
         coordinates = unwrapped.action_config.mode in COORDINATE_MODES
-        self._pointer = CoordinateOracle(unwrapped) if coordinates else None
+        self._pointer = (
+            CoordinateOracle(unwrapped, prefer_drag=prefer_drag) if coordinates else None
+        )
         self._next = 0
         self._last: int | None = None
         self._search = "down"  # where to look for an element that shows the answer
