@@ -1,7 +1,7 @@
 """The account portal's pages: functions of its context drawn with the widget library, one
-module per area (`auth`: getting in; `member`: the member area; `history`: the login
-history). Pages only read: every element that changes something is bound to a transition
-(`bind=revoke_key.bind(key=...)`). Imported by the app."""
+module per area (`auth`: getting in; `member`: the member area; `settings`: its settings;
+`history`: the login history). Pages only read: every element that changes something is
+bound to a transition (`bind=revoke_key.bind(key=...)`). Imported by the app."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.app import PageFn
 from webfactory_env.sitegen.families.account.queries import Portal
 from webfactory_env.sitegen.families.account.transitions.auth import sign_out
-from webfactory_env.sitegen.families.account.views import auth, history, member
-from webfactory_env.sitegen.families.account.views.member import SETTINGS_TABS
+from webfactory_env.sitegen.families.account.views import auth, history, member, settings
 from webfactory_env.sitegen.families.account.views.parts import Page, promo
+from webfactory_env.sitegen.families.account.views.settings import SETTINGS_TABS
 from webfactory_env.sitegen.html import Renderer, esc
 
 __all__ = ["PAGES", "SETTINGS_TABS", "header"]
@@ -82,7 +82,7 @@ PAGES: dict[str, PageFn] = {
     "inbox": auth.inbox,
     "account": member.account,
     "profile": member.profile,
-    "settings": member.settings,
+    "settings": settings.settings,
     "history": history.history,
     "login_detail": history.login_detail,
 }

@@ -10,6 +10,7 @@ from webfactory_env.core.seeding import SeedStream
 from webfactory_env.sitegen import widgets as w
 from webfactory_env.sitegen.families.account.content import TODAY
 from webfactory_env.sitegen.families.account.queries import Portal
+from webfactory_env.sitegen.families.account.state import Account
 from webfactory_env.sitegen.families.account.transitions.drafts import set_field
 from webfactory_env.sitegen.families.account.transitions.member import try_promo
 from webfactory_env.sitegen.html import Renderer, esc
@@ -126,3 +127,10 @@ def birthday_picker(portal: Portal, r: Renderer, *, form: str, sid: str = "") ->
         today=TODAY,
         bind=picked,
     )
+
+
+def signed_in(portal: Portal) -> Account:
+    """The member whose pages these are (the login wall keeps everyone else out)."""
+    me = portal.queries.me
+    assert me is not None, "the login wall keeps signed-out visitors out"
+    return me
