@@ -15,6 +15,11 @@ from typing import Any
 import gymnasium as gym
 import pytest
 
+# Every state view checks the entity tables it reuses against the tables themselves
+# (`sitegen.app.CHECK_VIEWS`): set before the package is imported, and inherited by the
+# env workers the tests start.
+os.environ.setdefault("WEBFACTORY_CHECK_VIEWS", "1")
+
 import webfactory_env  # noqa: F401  (registers WebTask-v0)
 
 try:

@@ -72,3 +72,41 @@ def test_a_view_that_shares_the_models_data_is_caught(monkeypatch):
     app.dispatch(AppEvent(type="click", handler=add.handler, arg=add.arg, sid=add.sid))
     app.state_view()
     assert any(view != then for view, then in seen)
+
+
+def _click(app: SiteApp, handler: str) -> None:
+    found = next(a for a in app.page().affordances if a.handler == handler)
+    app.dispatch(AppEvent(type="click", handler=found.handler, arg=found.arg, sid=found.sid))
+
+
+def test_entity_tables_are_converted_again_only_after_a_change_of_server_data():
+    """Navigating and opening pages reuse the tables' views (most of a state view); a
+    mutating transition converts them afresh, and the view then shows its change."""
+    app = generate_site("shop", 0, "easy").new_app()
+    app.dispatch(AppEvent(type="nav", path="/shop"))
+    orders = app.state_view()["orders"]
+    product = next(a.href for a in app.page().affordances if a.kind == "Item")
+    app.dispatch(AppEvent(type="nav", path=product))
+    after_nav = app.state_view()
+    assert after_nav["route"] == product and after_nav["orders"] is orders
+    assert type(app).mutating("add_to_cart")
+    _click(app, "add_to_cart")
+    after_add = app.state_view()
+    assert after_add["orders"] is not orders and after_add["orders"] == orders
+    assert after_add["cart"]["items"] != after_nav["cart"]["items"]
+
+
+def test_a_table_changed_behind_a_transition_not_declared_mutating_is_caught(monkeypatch):
+    """The suite runs with WEBFACTORY_CHECK_VIEWS=1: a family whose non-mutating transition
+    changes a table would hand out a stale view; the check names the table and the fix."""
+    monkeypatch.setattr("webfactory_env.sitegen.app.CHECK_VIEWS", True)
+    app = generate_site("shop", 0, "easy").new_app()
+    app.dispatch(AppEvent(type="nav", path="/orders"))
+    app.state_view()
+    order = next(iter(app.model.orders.values()))
+    order.status = "cancelled"  # as a careless handler would, with no mutating transition
+    app.dispatch(AppEvent(type="nav", path="/shop"))
+    with pytest.raises(AssertionError, match=r"ShopState\.orders changed.*mutating=True"):
+        app.state_view()
+    app.touch()  # what a change made outside `dispatch` must be followed by
+    assert app.state_view()["orders"][order.id]["status"] == "cancelled"

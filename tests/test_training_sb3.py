@@ -4,6 +4,7 @@ agent on held-out level seeds; PPO trains, saves, and the saved zip loads for ev
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -55,9 +56,15 @@ def test_maskable_ppo_beats_the_random_agent_on_held_out_levels(tmp_path: Path) 
     assert summary["config"]["eval_seeds"] == "100000-100019"
 
 
-def test_ppo_trains_saves_and_the_zip_loads_as_an_eval_agent(tmp_path: Path) -> None:
+def test_ppo_trains_saves_and_the_zip_loads_as_an_eval_agent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from webfactory_env.evaluation.agents import parse_agent
 
+    temp = tmp_path / "temp"  # where SB3 would make a directory for each model it trains
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    monkeypatch.delenv("SB3_LOGDIR", raising=False)
     code = main(
         [
             "--algo=ppo",
@@ -85,6 +92,7 @@ def test_ppo_trains_saves_and_the_zip_loads_as_an_eval_agent(tmp_path: Path) -> 
         assert key in update, key
     assert update["value_loss"] > 0 and update["advantage_std"] > 0
     assert np.isfinite(rows[-1]["success_rate"])
+    assert not [p.name for p in temp.iterdir() if p.name.startswith("SB3-")]
 
 
 def test_train_and_held_out_seed_ranges_must_be_disjoint(tmp_path: Path) -> None:

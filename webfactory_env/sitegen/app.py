@@ -47,7 +47,14 @@ from webfactory_env.sitegen.html import Renderer, esc
 from webfactory_env.sitegen.served import Transport
 from webfactory_env.sitegen.spec import AppEvent, PageView, Patch, SiteSpec, with_nested
 from webfactory_env.sitegen.start import StartRenders
-from webfactory_env.sitegen.state import AppState, Schema, schema_of, view_of
+from webfactory_env.sitegen.state import (
+    CHECK_VIEWS,
+    AppState,
+    Schema,
+    TableViews,
+    schema_of,
+    view_of,
+)
 from webfactory_env.sitegen.theme import theme_css
 from webfactory_env.sitegen.variation import Variation
 
@@ -156,6 +163,7 @@ class SiteApp:
         self.epoch = 0  # re-renders forced by the `drift` axis (they rename DOM and test ids)
         self._sent: dict[str, str] = {}
         self._version = 0  # bumped by every change of state: the page memo's clock
+        self.tables = TableViews()  # the entity tables' views, kept until server data changes
         self._page_memo: tuple[tuple[Any, ...], PageView] | None = None
         self._view_memo: tuple[tuple[Any, ...], dict[str, Any]] | None = None
         self.fired: list[str] = []  # transitions run since `take_fired` (provenance)
@@ -190,11 +198,10 @@ class SiteApp:
     def state(self) -> dict[str, Any]:
         """The family's own state, as JSON-like data (rewards read it): by default the
         view of `self.state_model` with `facts()` merged in."""
-        return {
-            "route": self.route,
-            "page": self._page_kind(self.route),
-            **view_of(self.model, self.facts()),
-        }
+        view = view_of(self.model, self.facts(), converted=self.tables.views(self.model))
+        if CHECK_VIEWS:
+            self.tables.check(self.model, view, self.fired)
+        return {"route": self.route, "page": self._page_kind(self.route), **view}
 
     def facts(self) -> Any:
         """Computed, read-only values of the page (a `Facts` instance), or None."""
@@ -331,10 +338,13 @@ class SiteApp:
         return dt.date.fromisoformat(self.spec.today)
 
     # ------------------------------------------------------------------ runtime
-    def touch(self) -> None:
+    def touch(self, *, tables: bool = True) -> None:
         """Say the app's state changed. `dispatch` does it; call it after changing state
-        anywhere else, or `page()` keeps showing the earlier rendering."""
+        anywhere else, or `page()` keeps showing the earlier rendering. `tables=False`:
+        no entity table changed (only the session, drafts, view or UI state)."""
         self._version += 1
+        if tables:
+            self.tables.changed()
 
     def page(self) -> PageView:
         """The current page, rendered once per state: the runtime, the compiler and the
@@ -364,11 +374,14 @@ class SiteApp:
 
     def dispatch(self, event: AppEvent) -> Patch:
         """Apply one page event and return the patch that brings the page up to date."""
-        self.touch()
         before = self.route
         latency = 0
         name = "nav" if event.type == "nav" else event.handler or ""
         fn = self._transitions.get(name)
+        # Only a change of server data (a mutating transition, or the retry of one) may
+        # change an entity table: after any other, the tables' views still hold.
+        tables = fn is None or fn.mutating or fn is retry
+        self.touch(tables=tables)
         if fn is None:
             self.errors.append({"kind": "unknown_handler", "handler": name})
             return Patch()
@@ -388,7 +401,7 @@ class SiteApp:
                 if self._inject_error():
                     self.failed = event
                     self.ui.modal = None  # so the Retry button is not behind a dialog
-                    return self._patch(event, before, latency)
+                    return self._patch(event, before, latency, tables)
                 self.failed = None
             if event.type == "input" and self.v.debounce == "on":
                 latency += DEBOUNCE_MS
@@ -400,7 +413,7 @@ class SiteApp:
         except Exception as exc:  # the site's bug must not crash the env: show a 500 page
             self.record_exception(exc)
             return self.error_patch()
-        return self._patch(event, before, latency)
+        return self._patch(event, before, latency, tables)
 
     def fire(
         self,
@@ -420,8 +433,8 @@ class SiteApp:
         )
         return self.dispatch(binding.event(kind, value=value, values=values, sid=sid))
 
-    def _patch(self, event: AppEvent, before: str, latency: int) -> Patch:
-        self.touch()  # the handler changed state: render afresh
+    def _patch(self, event: AppEvent, before: str, latency: int, tables: bool) -> Patch:
+        self.touch(tables=tables)  # the handler changed state: render afresh
         if not self.patches:
             return Patch()
         navigated = self.route != before or event.type == "nav"

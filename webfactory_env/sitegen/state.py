@@ -42,6 +42,7 @@ dataclass; they are merged into the view as derived fields.
 from __future__ import annotations
 
 import dataclasses
+import os
 import types
 import typing
 from collections.abc import Callable, Iterator, Mapping
@@ -262,10 +263,63 @@ def _converter(kind: type) -> Callable[[Any], dict[str, Any]]:
     return namespace["convert"]
 
 
-def view_of(state: Any, facts: Any = None) -> dict[str, Any]:
+@cache
+def entity_tables(cls: type) -> tuple[str, ...]:
+    """The names of a state dataclass's entity tables (its `entities()` fields)."""
+    return tuple(f.name for f in dataclasses.fields(cls) if f.metadata.get(_PART) == "entities")
+
+
+# Check every reused table view against the table itself (the test suite sets it: a
+# transition that changes a table without being declared mutating then fails).
+CHECK_VIEWS = os.environ.get("WEBFACTORY_CHECK_VIEWS") == "1"
+
+
+class TableViews:
+    """The views of an app's entity tables (most of a state view), converted once per
+    change of server data: typing into a form or opening a menu converts them no more.
+    The app calls `changed()` when a table may have changed (a mutating transition, the
+    retry of one, a `touch()` from outside)."""
+
+    def __init__(self) -> None:
+        self.version = 0
+        self._memo: tuple[int, dict[str, Any]] | None = None
+
+    def changed(self) -> None:
+        self.version += 1
+
+    def views(self, state: Any) -> dict[str, Any]:
+        memo = self._memo
+        if memo is None or memo[0] != self.version:
+            kind: type = type(state)
+            tables = {name: plain(getattr(state, name)) for name in entity_tables(kind)}
+            memo = self._memo = (self.version, tables)
+        return memo[1]
+
+    def check(self, state: Any, view: Mapping[str, Any], fired: list[str]) -> None:
+        """The reused views equal the tables as they are (WEBFACTORY_CHECK_VIEWS=1)."""
+        kind: type = type(state)
+        for name in entity_tables(kind):
+            if view[name] != plain(getattr(state, name)):
+                raise AssertionError(
+                    f"{kind.__name__}.{name} changed, but no transition that changes server "
+                    f"data ran (fired since: {fired}): declare the one that changed it "
+                    "mutating=True, or call the app's touch() after changing it"
+                )
+
+
+def view_of(
+    state: Any, facts: Any = None, *, converted: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """The predicate view of a state dataclass, with `facts` (a dataclass of computed
-    values) merged in: a fact named like a state object adds keys to it."""
-    out = plain(state)
+    values) merged in: a fact named like a state object adds keys to it. `converted`:
+    views of some of its top-level fields made before and still true (an app's entity
+    tables while no server data changed), used as they are."""
+    if converted:
+        kind: type = type(state)
+        names = _shown(kind) or ()
+        out = {n: converted[n] if n in converted else plain(getattr(state, n)) for n in names}
+    else:
+        out = plain(state)
     if facts is not None:
         for name, value in plain(facts).items():
             if isinstance(value, dict) and isinstance(out.get(name), dict):

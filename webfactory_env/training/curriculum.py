@@ -217,6 +217,9 @@ def run_curriculum(
             device="cpu",
             verbose=0,
         )
+        from webfactory_env.training.sb3 import quiet
+
+        quiet(model)  # no empty SB3 directory in the temp dir
         model.webfactory_env = {"env_kwargs": kwargs}  # type: ignore[attr-defined]  # `webfactory eval` makes this env
         if config.init_from is not None:
             from webfactory_env.training.sb3 import start_from

@@ -146,11 +146,21 @@ def make_model(config: TrainConfig, venv: Any) -> Any:
 
             extractor = {"task_embedding": config.task_embedding}
             policy_kwargs = {"features_extractor_kwargs": extractor}
-            return MaskablePPO(PointerPolicy, venv, policy_kwargs=policy_kwargs, **kwargs)
-        return MaskablePPO("MultiInputPolicy", venv, **kwargs)
+            return quiet(MaskablePPO(PointerPolicy, venv, policy_kwargs=policy_kwargs, **kwargs))
+        return quiet(MaskablePPO("MultiInputPolicy", venv, **kwargs))
     from stable_baselines3 import PPO
 
-    return PPO("MultiInputPolicy", venv, **kwargs)
+    return quiet(PPO("MultiInputPolicy", venv, **kwargs))
+
+
+def quiet(model: Any) -> Any:
+    """`model` with a logger that keeps each update's figures (`ppo_log` reads them) and
+    writes them nowhere: without a logger of its own, SB3 makes an empty directory in the
+    temp dir for every model it trains (hundreds in a day of benchmarks)."""
+    from stable_baselines3.common.logger import Logger
+
+    model.set_logger(Logger(folder=None, output_formats=[]))
+    return model
 
 
 def start_from(model: Any, path: Path | str) -> None:

@@ -56,5 +56,5 @@ class ForumApp(SiteApp):
                 browsing.lists.setdefault(scope, ThreadList())
             if self.route == "/signin" and self.known_route(before):
                 browsing.return_to = before
-            self.touch()
+            self.touch(tables=False)
         return patch
