@@ -137,6 +137,18 @@ def measure(family: str, seeds: int, answers: dict[str, str]) -> dict[str, float
     return out
 
 
+def _cached(families: list[str], seeds: int) -> dict[str, str]:
+    """The browser's answers stored by an earlier `--capture`, all of them there."""
+    found = json.loads(CACHE.read_text()) if CACHE.exists() else {}
+    missing = [f"{f}:{s}" for f in families for s in _seeds(seeds) if f"{f}:{s}" not in found]
+    if missing:
+        sys.exit(
+            f"no browser answer for {missing[0]} ({len(missing)} missing) in {CACHE}: "
+            f"run once with --capture --seeds {seeds}"
+        )
+    return found
+
+
 def _episode_app(site: Any) -> Any:
     """The episode's app, as the env makes it (a tree from before shared start renders
     makes it the plain way)."""
@@ -162,7 +174,9 @@ def run_trees(trees: list[str], families: list[str], seeds: int, rounds: int) ->
                 env = {**os.environ, "PYTHONPATH": root}
                 argv = [sys.executable, __file__, "--json", "--seeds", str(seeds)]
                 cmd = [*argv, "--family", family]
-                out = subprocess.run(cmd, env=env, cwd=root, check=True, capture_output=True)
+                out = subprocess.run(cmd, env=env, cwd=root, capture_output=True, text=True)
+                if out.returncode:
+                    sys.exit(f"{root}: {out.stderr.strip().splitlines()[-1]}")
                 results[tree].setdefault(family, []).append(json.loads(out.stdout)[family])
     print(f"load average {os.getloadavg()[0]:.1f}; CPU ms per reset step, median of {seeds}")
     head = f"{'family':<8}{'step':<10}" + "".join(f"{Path(t).resolve().name:>12}" for t in trees)
@@ -189,7 +203,7 @@ def main() -> None:
     if args.trees:
         run_trees(args.trees, families, args.seeds, args.rounds)
         return
-    answers = capture(families, args.seeds) if args.capture else json.loads(CACHE.read_text())
+    answers = capture(families, args.seeds) if args.capture else _cached(families, args.seeds)
     profiler = cProfile.Profile() if args.profile else None
     if profiler is not None:
         profiler.enable()
