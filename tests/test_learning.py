@@ -103,6 +103,36 @@ def test_the_pointer_reads_an_elements_context():
     assert float(after.element[0, 3, click]) != pytest.approx(float(before.element[0, 3, click]))
 
 
+def test_the_first_price_of_a_list_is_first_of_its_kind_however_many_texts_come_before():
+    """Flight cards as the travel results page shows them (a link, then texts: times, an
+    overnight "+1" on some, details, the price in <strong>, "per traveller", a seats
+    note on some): each card's price ranks by card among the cells of its kind (role, tag,
+    label), while among all texts its rank depends on what the cards before it show."""
+    from webfactory_env.observation.encode import _ROLE_ID, _TAG_ID
+    from webfactory_env.policies.pointer import page_order
+
+    cards = [
+        ["a", "span", "span", "strong", "span"],
+        ["a", "span", "span", "strong", "span", "span"],
+        ["a", "span", "sup", "span", "strong", "span"],
+        ["a", "span", "sup", "span", "strong", "span"],
+    ]
+    tags = [t for card in cards for t in card]
+    roles = ["link" if t == "a" else "text" for t in tags]
+    n, k = len(tags), 4
+    role_ids = torch.tensor([[_ROLE_ID[r] for r in roles]])
+    tag_ids = torch.tensor([[_TAG_ID.get(t, 1) for t in tags]])  # "sup": <other>
+    label = torch.zeros(1, n, k, dtype=torch.long)
+    order = page_order(role_ids, tag_ids, label, torch.ones(1, n), torch.zeros(1, n))[0]
+    prices = [i for i, t in enumerate(tags) if t == "strong"]
+    assert order[prices, 2].tolist() == pytest.approx([1, 1 / 2, 1 / 3, 1 / 4])
+    assert order[prices, 0].tolist() == pytest.approx([1 / 3, 1 / 7, 1 / 13, 1 / 18])
+    # A cell labelled otherwise (another table column) is another kind.
+    label[0, prices[1], 0] = 17
+    relabelled = page_order(role_ids, tag_ids, label, torch.ones(1, n), torch.zeros(1, n))[0]
+    assert relabelled[prices, 2].tolist() == pytest.approx([1, 1, 1 / 2, 1 / 3])
+
+
 def test_word_ids_are_the_same_in_another_process():
     text = "Where is the parcel TRK73546C2A9? Report its tracking status."
     here = text_token_ids(text, 48, 4096)

@@ -11,8 +11,8 @@ content features: the share of its words that appear in the goal, the best share
 slot's words it shows, the same two for each part of its context (the "8720" labelled
 "Reputation" when the goal asks for a reputation; the "Log out" in the row that shows the
 device the goal names), how specific its goal words are on this page (and its neighbours'
-in page order), and its rank among the rows of its role (all, and those showing goal
-words).
+in page order), and its rank among the rows of its role (all, those showing goal
+words, and those of its kind: the same tag and label, as each card's price is).
 Elements are modulated by the goal (FiLM), mixed by one self-attention layer, and pooled
 by attention with the goal as query into a context vector. Slots: their words and the
 goal words around where they appear in the goal. The action is factored as
@@ -43,6 +43,7 @@ POINTING = tuple(
 )
 NEG = -1e8
 N_CONTEXT = len(CONTEXT_PARTS)
+LABEL_PART = CONTEXT_PARTS.index("label")
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,41 @@ def _matches(
     return in_goal, goal_share, slot_share.max(1).values.clamp(max=1.0)
 
 
+def page_order(
+    role: torch.Tensor,
+    tag: torch.Tensor,
+    label: torch.Tensor,
+    real: torch.Tensor,
+    goal_share: torch.Tensor,
+) -> torch.Tensor:
+    """Order on the page, by content, as (B, N, 3): 1 / (1 + how many rows before this one
+    have its role), the same among rows showing goal words ("the first mug listed"), and
+    among rows of its kind: its role, tag and label words (`label`, (B, N, K)) — each
+    card's price, a table column's cells — so a list's first price is first however many
+    other texts each card shows ("the cheapest fare" after sorting by price)."""
+    n = role.shape[1]
+    role, tag = role.long(), tag.long()
+    same = (role[:, :, None] == role[:, None, :]) & real.bool()[:, None, :]  # (B, N, N)
+    before = torch.ones(n, n, device=role.device).tril(-1).bool()[None]
+    matches = (goal_share > 0)[:, None, :]
+    label_key = _row_key(label.long())  # (B, N): equal for equal label words
+    kind = same & (tag[:, :, None] == tag[:, None, :])
+    kind &= label_key[:, :, None] == label_key[:, None, :]
+    rank_all = (same & before).float().sum(-1)
+    rank_goal = (same & before & matches).float().sum(-1)
+    rank_kind = (kind & before).float().sum(-1)
+    shown = (goal_share > 0).float()
+    return torch.stack([1 / (1 + rank_all), shown / (1 + rank_goal), 1 / (1 + rank_kind)], -1)
+
+
+def _row_key(ids: torch.Tensor) -> torch.Tensor:
+    """One integer per row of word ids (..., K), equal for equal rows (a polynomial hash in
+    int64 arithmetic: wrapping is fine, only equality is asked)."""
+    k = ids.shape[-1]
+    weights = torch.tensor([pow(1_000_003, i, 2**61 - 1) for i in range(k)], device=ids.device)
+    return (ids * weights).sum(-1)
+
+
 def _masked_mean(x: torch.Tensor, mask: torch.Tensor, dim: int) -> torch.Tensor:
     m = mask.to(x.dtype).unsqueeze(-1)
     return (x * m).sum(dim) / m.sum(dim).clamp(min=1.0)
@@ -145,7 +181,7 @@ class PointerNet(nn.Module):
         self.tasks = nn.Embedding(TASK_IDS, d) if config.task_embedding else None
         self.goal_pos = nn.Embedding(1024, d)
         self.element_in = nn.Sequential(
-            nn.Linear((3 + N_CONTEXT) * d + len(FLAG_COLUMNS) + 4 + 6 + 2 * N_CONTEXT, 2 * d),
+            nn.Linear((3 + N_CONTEXT) * d + len(FLAG_COLUMNS) + 4 + 7 + 2 * N_CONTEXT, 2 * d),
             nn.ReLU(),
             nn.Linear(2 * d, d),
         )
@@ -204,15 +240,7 @@ class PointerNet(nn.Module):
             .values
         )
 
-        # Order on the page, by content: how many rows of the same role come before this
-        # one, among all and among those that show goal words ("the first mug listed").
-        role = obs["role"].long()
-        same = (role[:, :, None] == role[:, None, :]) & real[:, None, :]  # (B, N, N)
-        before = torch.ones(n, n, device=text.device).tril(-1).bool()[None]
-        matches = (goal_share > 0)[:, None, :]
-        rank_all = (same & before).float().sum(-1)
-        rank_goal = (same & before & matches).float().sum(-1)
-        order = torch.stack([1 / (1 + rank_all), (goal_share > 0).float() / (1 + rank_goal)], -1)
+        order = page_order(obs["role"], obs["tag"], context[:, :, LABEL_PART], real, goal_share)
 
         word_vec = _masked_mean(self.words(text), words_on, 2)  # (B, N, D)
         context_vecs = [

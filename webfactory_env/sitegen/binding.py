@@ -426,12 +426,12 @@ def transition(
     `FormField` it edits. `mutating` transitions change server-side data: the `errors` axis
     may fail them and they pay the `latency` axis; only after one does the app convert
     its entity tables' views again (`state.TableViews`), so a transition that changes a
-    table must be one (the test suite's WEBFACTORY_CHECK_VIEWS=1 fails it otherwise). `neutral` ones only move around or
-    change how the page looks (navigation, menus, tabs, dialogs, retry): rewards never
-    count them as a back door, and a task's own transitions leave them out. A `back_door`
-    (a staff shortcut no task may use) is judged by provenance alone: what it changes never
-    counts towards a goal, nor against the frame of a correct path taken after it
-    (`tasks.frame`).
+    table must be one (the test suite's WEBFACTORY_CHECK_VIEWS=1 fails it otherwise).
+    `neutral` ones only move around or change how the page looks (navigation, menus, tabs,
+    dialogs, retry): rewards never count them as a back door, and a task's own transitions
+    leave them out. A `back_door` (a staff shortcut no task may use) is judged by
+    provenance alone: what it changes never counts towards a goal, nor against the frame of
+    a correct path taken after it (`tasks.frame`).
     """
 
     def declare(fn: Handler) -> Transition:
