@@ -85,6 +85,7 @@ def configs(out: Path, a: argparse.Namespace, max_steps: int) -> dict[str, Train
         action_mode="discrete",
         tasks=tasks,
         task_embedding=False,
+        seed=a.seed,
         demos=(out / "demos",),
         bc_updates=a.bc_updates,
         timesteps=0,
@@ -244,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--bc-updates", type=int, default=4000)
     p.add_argument("--timesteps", type=int, default=8192, help="PPO steps on the mix")
     p.add_argument("--target-kl", type=float, default=0.2)
+    p.add_argument("--seed", type=int, default=0, help="the policy's initial weights and batches")
     p.add_argument("--max-steps", type=int, default=0, help="default: longest plan + 4")
     p.add_argument("--levels", type=int, default=50, help="held-out levels per family")
     p.add_argument("--zero-shot-levels", type=int, default=20)
