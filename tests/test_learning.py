@@ -343,3 +343,26 @@ def test_the_benchmark_runs_only_the_columns_asked_for(tmp_path):
     assert trained == ["bc_ppo"]
     done = sorted(p.name for p in (tmp_path / "shop_track_parcel").glob("*.json"))
     assert done == ["bc_ppo.json"]
+
+
+def test_the_ablation_takes_back_one_fine_tuning_setting_at_a_time(tmp_path):
+    """`benchmarks/finetune_ablation.py`: each variant but the first is the benchmark's BC +
+    PPO run with exactly one of its four settings set back, to a value it does not have."""
+    import runpy
+    from dataclasses import replace
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "finetune_ablation.py"
+    ablation = runpy.run_path(str(path))
+    bench = _benchmark()
+    full = bench.configs("trip_reference_after_2fa", tmp_path, bench.BUDGET)["bc_ppo"]
+    changes = [change for change in ablation["VARIANTS"].values() if change]
+    assert len(changes) == 4 and all(len(change) == 1 for change in changes)
+    assert {key for change in changes for key in change} == {
+        "value_warmup",
+        "learning_rate",
+        "n_epochs",
+        "demo_anchor",
+    }
+    for change in changes:
+        assert replace(full, **change) != full, change
