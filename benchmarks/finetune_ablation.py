@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     p.add_argument("--task", default="trip_reference_after_2fa", choices=list(TASKS))
     p.add_argument("--out", type=Path, default=Path("runs/learning"))
-    for key in ("timesteps", "demo_episodes", "bc_updates", "max_steps", "levels"):
+    for key in BUDGET:
         flag = "--" + key.replace("_", "-")
         p.add_argument(flag, type=int, default=BUDGET[key], help=f"default {BUDGET[key]}")
     a = p.parse_args(argv)

@@ -79,6 +79,7 @@ BUDGET: dict[str, Any] = {
     "bc_updates": 600,
     "max_steps": 16,
     "levels": 50,
+    "seed": 0,  # the policy's initial weights and minibatches, and the PPO rollouts' draws
 }
 HELD_OUT_START = 100_000
 
@@ -118,6 +119,7 @@ def configs(name: str, out: Path, budget: dict[str, Any]) -> dict[str, TrainConf
         max_steps=budget["max_steps"],
         eval_seeds=SeedRange(HELD_OUT_START, budget["levels"]),
         envs=2,
+        seed=budget["seed"],
         n_steps=n_steps,
         batch_size=min(64, 2 * n_steps),
         eval_sampled=False,
@@ -282,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
         choices=[c for c in COLUMNS if c != "random"],
         help="runs to make (default all; the clone-only run also measures random)",
     )
-    for key in ("timesteps", "demo_episodes", "bc_updates", "max_steps", "levels"):
+    for key in BUDGET:
         flag = "--" + key.replace("_", "-")
         p.add_argument(flag, type=int, default=BUDGET[key], help=f"default {BUDGET[key]}")
     a = p.parse_args(argv)
