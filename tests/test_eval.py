@@ -403,3 +403,37 @@ def test_a_level_that_does_not_compile_is_skipped_with_its_reason(
     assert (skipped["index"], skipped["seed"], skipped["task"]) == (0, bad, task)
     assert "Throw Blanket" in skipped["reason"]
     assert "Skipped 1 episode" in out.with_suffix(".md").read_text(encoding="utf-8")
+
+
+def test_a_pointer_model_saved_by_another_version_is_refused_with_what_to_do(tmp_path):
+    """A model whose layers were shaped by another version's pointer policy (its element
+    layer read one feature fewer) loads as an algorithm and a policy class, and then not:
+    the error says so and what to do, not only torch's size mismatch."""
+    pytest.importorskip("sb3_contrib")
+    import io
+
+    import gymnasium as gym
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from webfactory_env.policies.sb3 import PointerPolicy
+
+    env = gym.make("WebTask-v0", obs_mode="tokens", action_mode="discrete", max_elements=16)
+    MaskablePPO(PointerPolicy, env, n_steps=8, batch_size=8, device="cpu").save(tmp_path / "m")
+    env.close()
+    saved = tmp_path / "m.zip"
+    with zipfile.ZipFile(saved) as z:
+        parts = {name: z.read(name) for name in z.namelist()}
+    weights = torch.load(io.BytesIO(parts["policy.pth"]), map_location="cpu")
+    for key in [k for k in weights if k.endswith("element_in.0.weight")]:
+        weights[key] = weights[key][:, :-1].clone()  # as saved before the kind rank
+    buffer = io.BytesIO()
+    torch.save(weights, buffer)
+    parts["policy.pth"] = buffer.getvalue()
+    old = tmp_path / "old.zip"
+    with zipfile.ZipFile(old, "w") as z:
+        for name, data in parts.items():
+            z.writestr(name, data)
+    with pytest.raises(ConfigError, match=r"other shapes than this version's.*train it again"):
+        parse_agent(f"sb3:{old}")
+    assert parse_agent(f"sb3:{saved}").info.algorithm == "MaskablePPO"

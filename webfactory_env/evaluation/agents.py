@@ -273,6 +273,18 @@ def load_sb3_agent(path: str, *, spec: str | None = None) -> AgentSpec:
         algorithm = name
         break
     if model is None or algorithm is None:
+        reshaped = [
+            line.strip() for e in errors for line in e.splitlines() if "size mismatch" in line
+        ]
+        if reshaped:  # the zip's algorithm and policy class load, its weights do not fit
+            raise ConfigError(
+                f"{path}: its policy's layers have other shapes than this version's"
+                f" ({reshaped[0][:240]}): it was saved by another version of webfactory_env"
+                " (the pointer policy's inputs change between versions) or with other policy"
+                " settings; train it again with this version (python -m"
+                " webfactory_env.training.sb3 ...) or evaluate it with the version that"
+                " trained it"
+            )
         raise ConfigError(
             f"{path}: not a model PPO, MaskablePPO or A2C can load ({'; '.join(errors)[:500]})"
         )
