@@ -173,8 +173,8 @@ def start_from(model: Any, path: Path | str) -> None:
         first = str(exc).strip().splitlines()[:3]
         raise ConfigError(
             f"{path}: its parameters do not fit this policy ({' '.join(first)}); start from"
-            " a model of the same policy and settings (a generalist has no task embedding:"
-            " --no-task-embedding)"
+            " a model of the same policy and settings, saved by this version of"
+            " webfactory_env (a generalist has no task embedding: --no-task-embedding)"
         ) from None
 
 
