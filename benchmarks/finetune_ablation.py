@@ -47,12 +47,12 @@ def run(task: str, out: Path, budget: dict[str, Any]) -> dict[str, dict[str, Any
     results = {}
     for variant, change in VARIANTS.items():
         done = out / task / "ablation" / f"{_slug(variant)}.json"
-        for found in (done, out / task / "bc_ppo.json") if not change else (done,):
-            if found.is_file():  # all four: the learning benchmark's own BC + PPO column
-                results[variant] = json.loads(found.read_text())
-                print(f"{variant}: done before ({found}), kept")
-                break
-        if variant in results:
+        # All four settings is the learning benchmark's own BC + PPO column, when it ran.
+        earlier = [done] if change else [done, out / task / "bc_ppo.json"]
+        found = next((path for path in earlier if path.is_file()), None)
+        if found is not None:
+            results[variant] = json.loads(found.read_text())
+            print(f"{variant}: done before ({found}), kept")
             continue
         config: TrainConfig = replace(runs["bc_ppo"], **change, out=done.with_suffix(""))
         before = load_avg()
