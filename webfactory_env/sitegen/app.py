@@ -200,7 +200,7 @@ class SiteApp:
         view of `self.state_model` with `facts()` merged in."""
         view = view_of(self.model, self.facts(), converted=self.tables.views(self.model))
         if CHECK_VIEWS:
-            self.tables.check(self.model, view, self.fired)
+            self.tables.check(self.model, self.fired)
         return {"route": self.route, "page": self._page_kind(self.route), **view}
 
     def facts(self) -> Any:

@@ -295,11 +295,13 @@ class TableViews:
             memo = self._memo = (self.version, tables)
         return memo[1]
 
-    def check(self, state: Any, view: Mapping[str, Any], fired: list[str]) -> None:
-        """The reused views equal the tables as they are (WEBFACTORY_CHECK_VIEWS=1)."""
+    def check(self, state: Any, fired: list[str]) -> None:
+        """The views `views` hands out equal the tables as they are now
+        (WEBFACTORY_CHECK_VIEWS=1)."""
         kind: type = type(state)
+        reused = self.views(state)
         for name in entity_tables(kind):
-            if view[name] != plain(getattr(state, name)):
+            if reused[name] != plain(getattr(state, name)):
                 raise AssertionError(
                     f"{kind.__name__}.{name} changed, but no transition that changes server "
                     f"data ran (fired since: {fired}): declare the one that changed it "
