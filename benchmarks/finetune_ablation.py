@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from learning import BUDGET, TASKS, _row, configs, load_avg
+from learning import BUDGET, TASKS, configs, load_avg, measured
 
-from webfactory_env.training.sb3 import TrainConfig, record_demos, train
+from webfactory_env.training.sb3 import TrainConfig, record_demos
 
 # variant -> what it changes in the BC + PPO run (all four: nothing).
 VARIANTS: dict[str, dict[str, Any]] = {
@@ -55,17 +55,7 @@ def run(task: str, out: Path, budget: dict[str, Any]) -> dict[str, dict[str, Any
             print(f"{variant}: done before ({found}), kept")
             continue
         config: TrainConfig = replace(runs["bc_ppo"], **change, out=done.with_suffix(""))
-        before = load_avg()
-        result = train(config)
-        row = _row(
-            result.final.success_rate,
-            result.final.episodes,
-            timesteps=int(result.curve[-1]["timesteps"]),
-            wall_s=round(result.wall_s, 1),
-            load_before=before,
-            load_after=load_avg(),
-            change=change,
-        )
+        _, row = measured(config, change=change)
         done.parent.mkdir(parents=True, exist_ok=True)
         done.write_text(json.dumps(row, indent=2) + "\n")
         results[variant] = row

@@ -161,6 +161,25 @@ def _row(success: float, episodes: int, **more: Any) -> dict[str, Any]:
     return {"success": success, "episodes": episodes, "ci95": [round(lo, 3), round(hi, 3)], **more}
 
 
+def measured(config: TrainConfig, **more: Any) -> tuple[Any, dict[str, Any]]:
+    """Train `config`; its result and the row its column's JSON holds: held-out success
+    with its interval, timesteps, wall time and where it went, the load before and after."""
+    before = load_avg()
+    result = train(config)
+    row = _row(
+        result.final.success_rate,
+        result.final.episodes,
+        timesteps=int(result.curve[-1]["timesteps"]),
+        wall_s=round(result.wall_s, 1),
+        timing_s={k: round(v, 1) for k, v in result.timing.items()},
+        load_before=before,
+        load_after=load_avg(),
+        curve=str(config.out / "learning_curve.csv"),
+        **more,
+    )
+    return result, row
+
+
 def run(
     names: list[str], out: Path, budget: dict[str, Any], columns: tuple[str, ...] = COLUMNS
 ) -> None:
@@ -179,19 +198,7 @@ def run(
             if done.is_file():
                 print(f"{name}/{column}: done before, kept")
                 continue
-            before = load_avg()
-            result = train(config)
-            row = _row(
-                result.final.success_rate,
-                result.final.episodes,
-                timesteps=int(result.curve[-1]["timesteps"]),
-                wall_s=round(result.wall_s, 1),
-                timing_s={k: round(v, 1) for k, v in result.timing.items()},
-                demos_s=demos_s if config.demos else 0.0,
-                load_before=before,
-                load_after=load_avg(),
-                curve=str(config.out / "learning_curve.csv"),
-            )
+            result, row = measured(config, demos_s=demos_s if config.demos else 0.0)
             if "random" in result.baselines:
                 rnd = result.baselines["random"]
                 random_row = _row(rnd.success_rate, rnd.episodes, timesteps=0)
