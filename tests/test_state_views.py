@@ -110,3 +110,18 @@ def test_a_table_changed_behind_a_transition_not_declared_mutating_is_caught(mon
         app.state_view()
     app.touch()  # what a change made outside `dispatch` must be followed by
     assert app.state_view()["orders"][order.id]["status"] == "cancelled"
+
+
+def test_a_record_changed_inside_one_of_its_containers_is_caught_too(monkeypatch):
+    """The other way a careless handler changes a table: not a field assigned, but a set or
+    dict inside a record changed in place (an order's items). The check compares whole
+    converted tables, so it sees that as well."""
+    monkeypatch.setattr("webfactory_env.sitegen.app.CHECK_VIEWS", True)
+    app = generate_site("shop", 0, "easy").new_app()
+    app.dispatch(AppEvent(type="nav", path="/orders"))
+    app.state_view()
+    order = next(iter(app.model.orders.values()))
+    order.items["SKU-NOT-ORDERED"] = 1  # in place: no field of the order is assigned
+    app.dispatch(AppEvent(type="nav", path="/shop"))
+    with pytest.raises(AssertionError, match=r"ShopState\.orders changed"):
+        app.state_view()
