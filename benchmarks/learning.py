@@ -133,7 +133,9 @@ def configs(name: str, out: Path, budget: dict[str, Any]) -> dict[str, TrainConf
         # Fine-tuning a clone (`training.finetune`): two updates fit the critic alone, then
         # PPO moves the policy (KL 0.03-0.2 per update) with the demonstrations kept in
         # its objective. The old settings (1e-4, two epochs, none of these) moved it by a
-        # KL of 0.002-0.01 per update and left it where cloning did.
+        # KL of 0.002-0.01 per update and left it where cloning did. Advantages are not
+        # rescaled: when every rollout succeeds they are the critic's noise, and rescaled
+        # to unit spread they undid shop_track_parcel's clone of 1.00 (0.00 after PPO).
         "bc_ppo": replace(
             cloned,
             learning_rate=3e-4,
@@ -141,6 +143,7 @@ def configs(name: str, out: Path, budget: dict[str, Any]) -> dict[str, TrainConf
             n_epochs=4,
             value_warmup=2,
             demo_anchor=4,
+            normalize_advantage=False,
             out=out / name / "bc_ppo",
         ),
         "ppo": replace(base, learning_rate=3e-4, ent_coef=0.01, out=out / name / "ppo"),

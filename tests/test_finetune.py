@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -13,6 +14,7 @@ pytest.importorskip("sb3_contrib")
 
 from webfactory_env.training.finetune import policy_network, value_warmup_callback  # noqa: E402
 from webfactory_env.training.ppo_log import describe, ppo_log_callback  # noqa: E402
+from webfactory_env.training.sb3_config import TrainConfig, parse_args  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -160,3 +162,49 @@ def test_a_tiny_target_kl_stops_each_update_after_its_first_minibatches(make_env
     assert unguarded.logger.name_to_value["train/n_updates"] == 8
     with pytest.raises(ValueError, match="target-kl must be positive"):
         TrainConfig(**common, target_kl=0)
+
+
+def _policy_loss_of_an_update(make_env, normalize: bool) -> tuple[float, float, float]:
+    """SB3's policy-gradient loss of one update (learning rate 0: the ratio stays 1) whose
+    advantages are 0.005 give or take 0.001: every rollout of a clone that never fails, a
+    little above the critic's guess; and the loss the advantages as they are give."""
+    from webfactory_env.training.sb3 import make_model
+    from webfactory_env.training.sb3_config import TrainConfig
+
+    env = make_env(
+        family="shop", task="shop_track_parcel", obs_mode="tokens", action_mode="discrete",
+        max_steps=6,
+    )  # fmt: skip
+    config = TrainConfig(
+        policy="pointer", action_mode="discrete", n_steps=16, batch_size=8, n_epochs=1,
+        learning_rate=0.0, ent_coef=0.0, normalize_advantage=normalize,
+    )  # fmt: skip
+    model = make_model(config, env)
+    _, callback = model._setup_learn(16, callback=None)
+    buffer = model.rollout_buffer
+    model.collect_rollouts(model.env, callback, buffer, n_rollout_steps=model.n_steps)
+    rng = np.random.default_rng(0)
+    buffer.advantages = rng.normal(0.005, 0.001, buffer.advantages.shape).astype(np.float32)
+    buffer.returns = buffer.values + buffer.advantages
+    model.train()
+    loss = float(model.logger.name_to_value["train/policy_gradient_loss"])
+    # The last minibatch's gradient on the policy's network (SB3 leaves it in place).
+    push = float(torch.norm(torch.stack([p.grad.norm() for p in policy_network(model.policy)])))
+    return loss, push, -float(buffer.advantages.mean())
+
+
+def test_fine_tuning_trains_on_the_advantages_as_they_are(make_env):
+    # SB3 rescales each minibatch's advantages to zero mean and unit spread: a rollout in
+    # which every episode did as well as the critic expected, give or take its noise, is
+    # turned into full-size pushes in directions the noise picks. That made BC + PPO undo
+    # a clone of 1.00 on shop_track_parcel (0.00 after 8192 steps, updates of KL 1-2.4);
+    # `normalize_advantage=False` (the benchmark's BC + PPO) kept it at 1.00.
+    rescaled, rescaled_push, _ = _policy_loss_of_an_update(make_env, normalize=True)
+    as_they_are, push, expected = _policy_loss_of_an_update(make_env, normalize=False)
+    assert abs(rescaled) < 1e-5 and as_they_are == pytest.approx(expected, rel=1e-4)
+    # Rescaled, the noise pushes the policy as hard as SB3's gradient clip lets anything
+    # push it; as it is, it barely pushes.
+    assert rescaled_push == pytest.approx(0.5, rel=1e-3)
+    assert push < rescaled_push / 20
+    assert TrainConfig().normalize_advantage
+    assert not parse_args(["--no-normalize-advantage"]).normalize_advantage

@@ -134,6 +134,7 @@ def make_model(config: TrainConfig, venv: Any) -> Any:
         "ent_coef": config.ent_coef,
         "gamma": config.gamma,
         "target_kl": config.target_kl,
+        "normalize_advantage": config.normalize_advantage,
         "seed": config.seed,
         "device": "cpu",
         "verbose": 0,

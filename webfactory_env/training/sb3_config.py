@@ -69,6 +69,10 @@ class TrainConfig:
     # PPO stops an update's epochs early once its approximate KL to the rollout's policy
     # passes 1.5 x this (None: never); a guard against one update undoing a clone.
     target_kl: float | None = None
+    # SB3 rescales each minibatch's advantages to unit spread. When every rollout of a good
+    # clone succeeds, its advantages are the critic's noise (spread ~0.005) and the rescale
+    # turns that noise into full-size policy steps (`finetune`): off for fine-tuning.
+    normalize_advantage: bool = True
     # The pointer policy's learned vector per task id: off for a policy meant to act on
     # tasks it never trained on (their ids' vectors would be untrained noise).
     task_embedding: bool = True
@@ -256,6 +260,11 @@ def parse_args(argv: Sequence[str] | None = None) -> TrainConfig:
         help="stop an update's epochs once its approximate KL passes 1.5 x this",
     )
     p.add_argument(
+        "--no-normalize-advantage",
+        action="store_true",
+        help="use the advantages as they are, not rescaled per minibatch (fine-tuning a clone)",
+    )
+    p.add_argument(
         "--no-task-embedding",
         action="store_true",
         help="pointer policy without a vector per task id (for tasks it never trained on)",
@@ -308,6 +317,7 @@ def parse_args(argv: Sequence[str] | None = None) -> TrainConfig:
         value_warmup=a.value_warmup,
         demo_anchor=a.demo_anchor,
         target_kl=a.target_kl,
+        normalize_advantage=not a.no_normalize_advantage,
         task_embedding=not a.no_task_embedding,
         baselines=not a.no_baselines,
         verbose=not a.quiet,
