@@ -111,6 +111,7 @@ def configs(out: Path, a: argparse.Namespace, max_steps: int) -> dict[str, Train
             n_epochs=4,
             value_warmup=2,
             demo_anchor=4,
+            normalize_advantage=False,
             target_kl=a.target_kl,
             bc_updates=0,  # `run` starts it from the clone's model
             out=out / "bc_ppo",
