@@ -1,15 +1,17 @@
-"""What each of the four fine-tuning settings buys: the learning benchmark's BC + PPO run on
+"""What each of the five fine-tuning settings buys: the learning benchmark's BC + PPO run on
 one task, with all of them, then with each one taken back to what it was before.
 
     nice -n 10 .venv/bin/python benchmarks/finetune_ablation.py [--task TASK] [--out DIR]
 
-The four (`benchmarks/learning.py`'s BC + PPO column, `training.finetune`): two PPO updates
+The five (`benchmarks/learning.py`'s BC + PPO column, `training.finetune`): two PPO updates
 that fit only the value head first (`value_warmup=2`, was 0), learning rate 3e-4 (was
-1e-4), four epochs per update (was 2) and four cloning minibatches on the demonstrations
-after each update (`demo_anchor=4`, was 0). Every run clones the same demonstrations (the
-benchmark's own, `<out>/<task>/demos`, recorded once and kept), trains the same PPO
-timesteps and is measured on the same held-out levels, with its 95 % Wilson interval.
-`--out` defaults to the learning benchmark's directory, so the "all four" run is its BC +
+1e-4), four epochs per update (was 2), four cloning minibatches on the demonstrations
+after each update (`demo_anchor=4`, was 0) and advantages as they are
+(`normalize_advantage=False`, was SB3's rescale of each minibatch to unit spread). Every
+run clones the same demonstrations (the benchmark's own, `<out>/<task>/demos`, recorded
+once and kept), trains the same PPO timesteps and is measured on the same held-out
+levels, with its 95 % Wilson interval.
+`--out` defaults to the learning benchmark's directory, so the "all five" run is its BC +
 PPO column when that ran before (kept, not run again). Results: `<out>/<task>/ablation/
 <variant>.json` and a Markdown table on stdout. A smoke run: `--timesteps 16
 --demo-episodes 2 --levels 2 --out /tmp/ablation`.
@@ -30,13 +32,14 @@ from learning import BUDGET, TASKS, configs, load_avg, measured
 
 from webfactory_env.training.sb3 import TrainConfig, record_demos
 
-# variant -> what it changes in the BC + PPO run (all four: nothing).
+# variant -> what it changes in the BC + PPO run (all five: nothing).
 VARIANTS: dict[str, dict[str, Any]] = {
-    "all four": {},
+    "all five": {},
     "no value warm-up": {"value_warmup": 0},
     "learning rate 1e-4": {"learning_rate": 1e-4},
     "2 epochs": {"n_epochs": 2},
     "no demonstration anchor": {"demo_anchor": 0},
+    "advantages rescaled": {"normalize_advantage": True},
 }
 
 
@@ -47,7 +50,7 @@ def run(task: str, out: Path, budget: dict[str, Any]) -> dict[str, dict[str, Any
     results = {}
     for variant, change in VARIANTS.items():
         done = out / task / "ablation" / f"{_slug(variant)}.json"
-        # All four settings is the learning benchmark's own BC + PPO column, when it ran.
+        # All five settings is the learning benchmark's own BC + PPO column, when it ran.
         earlier = [done] if change else [done, out / task / "bc_ppo.json"]
         found = next((path for path in earlier if path.is_file()), None)
         if found is not None:
@@ -68,13 +71,13 @@ def _slug(variant: str) -> str:
 
 def table(task: str, results: dict[str, dict[str, Any]], clone: dict[str, Any] | None) -> str:
     lines = [
-        f"| {task}: BC + PPO with | held-out success | vs all four | wall time | load |",
+        f"| {task}: BC + PPO with | held-out success | vs all five | wall time | load |",
         "| --- | --- | --- | --- | --- |",
     ]
-    best = results["all four"]["success"]
+    best = results["all five"]["success"]
     for variant, row in results.items():
         lo, hi = row["ci95"]
-        delta = "" if variant == "all four" else f"{row['success'] - best:+.2f}"
+        delta = "" if variant == "all five" else f"{row['success'] - best:+.2f}"
         wall = f"{row['wall_s'] / 60:.1f} min" if row.get("wall_s") else ""
         lines.append(
             f"| {variant} | {row['success']:.2f} [{lo:.2f}, {hi:.2f}] | {delta} | {wall} "

@@ -347,7 +347,7 @@ def test_the_benchmark_runs_only_the_columns_asked_for(tmp_path):
 
 def test_the_ablation_takes_back_one_fine_tuning_setting_at_a_time(tmp_path):
     """`benchmarks/finetune_ablation.py`: each variant but the first is the benchmark's BC +
-    PPO run with exactly one of its four settings set back, to a value it does not have."""
+    PPO run with exactly one of its five settings set back, to a value it does not have."""
     import runpy
     from dataclasses import replace
     from pathlib import Path
@@ -357,12 +357,13 @@ def test_the_ablation_takes_back_one_fine_tuning_setting_at_a_time(tmp_path):
     bench = _benchmark()
     full = bench.configs("trip_reference_after_2fa", tmp_path, bench.BUDGET)["bc_ppo"]
     changes = [change for change in ablation["VARIANTS"].values() if change]
-    assert len(changes) == 4 and all(len(change) == 1 for change in changes)
+    assert len(changes) == 5 and all(len(change) == 1 for change in changes)
     assert {key for change in changes for key in change} == {
         "value_warmup",
         "learning_rate",
         "n_epochs",
         "demo_anchor",
+        "normalize_advantage",
     }
     for change in changes:
         assert replace(full, **change) != full, change
