@@ -244,8 +244,8 @@ def table(results: dict[str, Any], names: list[str]) -> str:
 
 
 def plot(results: dict[str, Any], names: list[str], path: Path) -> Path | None:
-    """Held-out success against PPO timesteps per task: BC + PPO (starting where cloning
-    left it), plain PPO, and the random baseline as a line."""
+    """Held-out success against PPO timesteps per task, each point with its 95 % interval:
+    BC + PPO (starting where cloning left it), plain PPO, and the random baseline as a line."""
     try:
         import matplotlib
 
@@ -265,7 +265,15 @@ def plot(results: dict[str, Any], names: list[str], path: Path) -> Path | None:
             if row and Path(row["curve"]).is_file():
                 curve = read_curve(Path(row["curve"]))
                 xs, ys = [c["timesteps"] for c in curve], [c["success_rate"] for c in curve]
-                ax.plot(xs, ys, style, label=HEADERS[column])
+                # Each point's 95 % Wilson interval over its held-out episodes.
+                spans = [
+                    wilson(round(c["success_rate"] * c["episodes"]), c["episodes"]) for c in curve
+                ]
+                below = [y - lo for y, (lo, _) in zip(ys, spans, strict=True)]
+                above = [hi - y for y, (_, hi) in zip(ys, spans, strict=True)]
+                ax.errorbar(
+                    xs, ys, yerr=[below, above], fmt=style, capsize=3, label=HEADERS[column]
+                )
         rnd = results.get(f"{name}/random")
         if rnd:
             ax.axhline(rnd["success"], color="tab:red", linestyle=":", label="random (masked)")
