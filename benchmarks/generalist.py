@@ -37,6 +37,7 @@ from learning import HELD_OUT_START, load_avg, wilson
 from webfactory_env.sitegen import generate_site
 from webfactory_env.tasks import compile_for_site
 from webfactory_env.tasks.library import library
+from webfactory_env.training.finetune import fine_tuning
 from webfactory_env.training.heldout import (
     Actor,
     evaluate,
@@ -104,14 +105,8 @@ def configs(out: Path, a: argparse.Namespace, max_steps: int) -> dict[str, Train
     return {
         "clone": cloned,
         "bc_ppo": replace(
-            cloned,
+            fine_tuning(cloned),  # the learning benchmark's BC + PPO settings
             timesteps=a.timesteps,
-            learning_rate=3e-4,
-            ent_coef=0.0,
-            n_epochs=4,
-            value_warmup=2,
-            demo_anchor=4,
-            normalize_advantage=False,
             target_kl=a.target_kl,
             bc_updates=0,  # `run` starts it from the clone's model
             out=out / "bc_ppo",

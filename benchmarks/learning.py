@@ -43,6 +43,7 @@ from typing import Any
 from webfactory_env.sitegen import generate_site
 from webfactory_env.tasks import compile_for_site
 from webfactory_env.tasks.library import library
+from webfactory_env.training.finetune import fine_tuning
 from webfactory_env.training.levels import SeedRange
 from webfactory_env.training.sb3 import TrainConfig, read_curve, record_demos, train
 
@@ -130,22 +131,10 @@ def configs(name: str, out: Path, budget: dict[str, Any]) -> dict[str, TrainConf
     cloned = replace(base, demos=demos, bc_updates=budget["bc_updates"])
     return {
         "clone": replace(cloned, timesteps=0, baselines=True, out=out / name / "clone"),
-        # Fine-tuning a clone (`training.finetune`): two updates fit the critic alone, then
-        # PPO moves the policy (KL 0.03-0.2 per update) with the demonstrations kept in
-        # its objective. The old settings (1e-4, two epochs, none of these) moved it by a
-        # KL of 0.002-0.01 per update and left it where cloning did. Advantages are not
-        # rescaled: when every rollout succeeds they are the critic's noise, and rescaled
-        # to unit spread they undid shop_track_parcel's clone of 1.00 (0.00 after PPO).
-        "bc_ppo": replace(
-            cloned,
-            learning_rate=3e-4,
-            ent_coef=0.0,
-            n_epochs=4,
-            value_warmup=2,
-            demo_anchor=4,
-            normalize_advantage=False,
-            out=out / name / "bc_ppo",
-        ),
+        # Fine-tuning a clone (`training.finetune.FINE_TUNING`): two updates fit the critic
+        # alone, then PPO moves the policy with the demonstrations kept in its objective,
+        # on the advantages as they are.
+        "bc_ppo": replace(fine_tuning(cloned), out=out / name / "bc_ppo"),
         "ppo": replace(base, learning_rate=3e-4, ent_coef=0.01, out=out / name / "ppo"),
     }
 

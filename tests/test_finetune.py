@@ -169,7 +169,6 @@ def _policy_loss_of_an_update(make_env, normalize: bool) -> tuple[float, float, 
     advantages are 0.005 give or take 0.001: every rollout of a clone that never fails, a
     little above the critic's guess; and the loss the advantages as they are give."""
     from webfactory_env.training.sb3 import make_model
-    from webfactory_env.training.sb3_config import TrainConfig
 
     env = make_env(
         family="shop", task="shop_track_parcel", obs_mode="tokens", action_mode="discrete",

@@ -352,18 +352,46 @@ def test_the_ablation_takes_back_one_fine_tuning_setting_at_a_time(tmp_path):
     from dataclasses import replace
     from pathlib import Path
 
+    from webfactory_env.training.finetune import FINE_TUNING
+
     path = Path(__file__).resolve().parent.parent / "benchmarks" / "finetune_ablation.py"
     ablation = runpy.run_path(str(path))
     bench = _benchmark()
     full = bench.configs("trip_reference_after_2fa", tmp_path, bench.BUDGET)["bc_ppo"]
     changes = [change for change in ablation["VARIANTS"].values() if change]
     assert len(changes) == 5 and all(len(change) == 1 for change in changes)
-    assert {key for change in changes for key in change} == {
+    taken_back = {key for change in changes for key in change}
+    assert taken_back == {
         "value_warmup",
         "learning_rate",
         "n_epochs",
         "demo_anchor",
         "normalize_advantage",
     }
+    # Every setting that fine-tunes a clone is taken back, but the entropy bonus (0 in
+    # fine-tuning, SB3's own default: nothing to take back to).
+    assert taken_back == set(FINE_TUNING) - {"ent_coef"}
     for change in changes:
         assert replace(full, **change) != full, change
+
+
+def test_both_benchmarks_fine_tune_with_every_fine_tuning_setting(tmp_path):
+    """The learning benchmark's BC + PPO and the generalist's take their settings from one
+    place: a benchmark that sets them by hand and forgets one (as the generalist would
+    have, keeping rescaled advantages) fails here."""
+    import argparse
+    import runpy
+    from pathlib import Path
+
+    from webfactory_env.training.finetune import FINE_TUNING
+
+    bench = _benchmark()
+    learning = bench.configs("shop_track_parcel", tmp_path, bench.BUDGET)["bc_ppo"]
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "generalist.py"
+    generalist = runpy.run_path(str(path))
+    a = argparse.Namespace(seed=0, bc_updates=5, timesteps=16, target_kl=0.2, levels=5)
+    mixed = generalist["configs"](tmp_path, a, 20)["bc_ppo"]
+    for config in (learning, mixed):
+        assert {key: getattr(config, key) for key in FINE_TUNING} == FINE_TUNING
+    plain = bench.configs("shop_track_parcel", tmp_path, bench.BUDGET)["ppo"]
+    assert plain.normalize_advantage and plain.demo_anchor == 0  # plain PPO is SB3's own

@@ -15,14 +15,38 @@ A fine-tuning run also leaves its advantages as they are (`TrainConfig.normalize
 off). When every rollout of a good clone succeeds, the advantages are only the critic's
 noise (spread ~0.005); SB3's per-minibatch rescale to unit spread turns that noise into
 updates of KL 1-2 that undid a clone of 1.00 within 8192 steps (shop_track_parcel).
+
+`FINE_TUNING` holds these settings, as `TrainConfig` fields; `fine_tuning(config)` gives
+them to a run (the learning benchmark's BC + PPO column and the generalist's use it).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
+
+if TYPE_CHECKING:
+    from webfactory_env.training.sb3_config import TrainConfig
+
+# How PPO fine-tunes a clone. The settings before them (learning rate 1e-4, two epochs,
+# none of the rest) moved a clone by a KL of 0.002-0.01 per update and left it where
+# cloning did; `benchmarks/finetune_ablation.py` takes each back in turn.
+FINE_TUNING: dict[str, Any] = {
+    "learning_rate": 3e-4,
+    "ent_coef": 0.0,
+    "n_epochs": 4,
+    "value_warmup": 2,  # updates that fit the critic alone first
+    "demo_anchor": 4,  # cloning minibatches on the demonstrations after each update
+    "normalize_advantage": False,  # the advantages as they are
+}
+
+
+def fine_tuning(config: TrainConfig) -> TrainConfig:
+    """`config` with the settings that fine-tune a clone (`FINE_TUNING`)."""
+    return replace(config, **FINE_TUNING)
 
 
 def policy_network(policy: Any) -> list[Any]:
