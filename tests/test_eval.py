@@ -405,11 +405,9 @@ def test_a_level_that_does_not_compile_is_skipped_with_its_reason(
     assert "Skipped 1 episode" in out.with_suffix(".md").read_text(encoding="utf-8")
 
 
-def test_a_pointer_model_saved_by_another_version_is_refused_with_what_to_do(tmp_path):
-    """A model whose layers were shaped by another version's pointer policy (its element
-    layer read one feature fewer) loads as an algorithm and a policy class, and then not:
-    the error says so and what to do, not only torch's size mismatch."""
-    pytest.importorskip("sb3_contrib")
+def _pointer_zip_with_weights(tmp_path, name, change):
+    """A pointer-policy model zip saved here, then `change(weights)` applied to its
+    policy's weights (as another version would have saved them)."""
     import io
 
     import gymnasium as gym
@@ -418,22 +416,59 @@ def test_a_pointer_model_saved_by_another_version_is_refused_with_what_to_do(tmp
 
     from webfactory_env.policies.sb3 import PointerPolicy
 
-    env = gym.make("WebTask-v0", obs_mode="tokens", action_mode="discrete", max_elements=16)
-    MaskablePPO(PointerPolicy, env, n_steps=8, batch_size=8, device="cpu").save(tmp_path / "m")
-    env.close()
     saved = tmp_path / "m.zip"
+    if not saved.is_file():
+        env = gym.make("WebTask-v0", obs_mode="tokens", action_mode="discrete", max_elements=16)
+        MaskablePPO(PointerPolicy, env, n_steps=8, batch_size=8, device="cpu").save(saved)
+        env.close()
     with zipfile.ZipFile(saved) as z:
-        parts = {name: z.read(name) for name in z.namelist()}
+        parts = {entry: z.read(entry) for entry in z.namelist()}
     weights = torch.load(io.BytesIO(parts["policy.pth"]), map_location="cpu")
-    for key in [k for k in weights if k.endswith("element_in.0.weight")]:
-        weights[key] = weights[key][:, :-1].clone()  # as saved before the kind rank
+    change(weights)
     buffer = io.BytesIO()
     torch.save(weights, buffer)
     parts["policy.pth"] = buffer.getvalue()
-    old = tmp_path / "old.zip"
-    with zipfile.ZipFile(old, "w") as z:
-        for name, data in parts.items():
-            z.writestr(name, data)
-    with pytest.raises(ConfigError, match=r"other shapes than this version's.*train it again"):
+    out = tmp_path / name
+    with zipfile.ZipFile(out, "w") as z:
+        for entry, data in parts.items():
+            z.writestr(entry, data)
+    return saved, out
+
+
+def test_a_pointer_model_saved_by_another_version_is_refused_with_what_to_do(tmp_path):
+    """A model whose layers were shaped by another version's pointer policy (its element
+    layer read one feature fewer) loads as an algorithm and a policy class, and then not:
+    the error says so and what to do, not only torch's size mismatch."""
+    pytest.importorskip("sb3_contrib")
+
+    def one_feature_fewer(weights):
+        for key in [k for k in weights if k.endswith("element_in.0.weight")]:
+            weights[key] = weights[key][:, :-1].clone()  # as saved before the kind rank
+
+    saved, old = _pointer_zip_with_weights(tmp_path, "old.zip", one_feature_fewer)
+    with pytest.raises(ConfigError, match=r"other names or shapes than this version's.*train it"):
         parse_agent(f"sb3:{old}")
     assert parse_agent(f"sb3:{saved}").info.algorithm == "MaskablePPO"
+
+
+def test_a_pointer_model_missing_a_layer_or_with_one_more_is_refused_too(tmp_path):
+    """The other way another version's model differs: a layer this policy has is not in
+    the zip (or the zip has one this policy has not). SB3 loads the first anyway, after a
+    warning, with that layer as initialised: an evaluation would measure untrained
+    weights. Both are the same clear error."""
+    pytest.importorskip("sb3_contrib")
+
+    def no_task_vectors(weights):
+        for key in [k for k in weights if ".tasks." in k]:
+            del weights[key]
+
+    def one_layer_more(weights):
+        weights["features_extractor.net.extra.weight"] = weights[next(iter(weights))].clone()
+
+    for name, change, detail in (
+        ("missing.zip", no_task_vectors, r"missing \['features_extractor\.net\.tasks"),
+        ("extra.zip", one_layer_more, r"Unexpected key.*features_extractor\.net\.extra"),
+    ):
+        _, other = _pointer_zip_with_weights(tmp_path, name, change)
+        with pytest.raises(ConfigError, match=r"other names or shapes.*" + detail):
+            parse_agent(f"sb3:{other}")

@@ -207,3 +207,23 @@ def test_fine_tuning_trains_on_the_advantages_as_they_are(make_env):
     assert push < rescaled_push / 20
     assert TrainConfig().normalize_advantage
     assert not parse_args(["--no-normalize-advantage"]).normalize_advantage
+
+
+def test_starting_from_a_model_of_other_layers_says_which_setting_differs(make_env, tmp_path):
+    """`--init-from` a generalist's model (no vector per task id) into a run that has one:
+    torch's missing-key error becomes the one error for layers of another version or
+    setting, with the flag that makes them fit."""
+    from webfactory_env.core.errors import ConfigError
+    from webfactory_env.training.sb3 import make_model, start_from
+
+    env = make_env(
+        family="shop", task="shop_track_parcel", obs_mode="tokens", action_mode="discrete"
+    )
+    common = {"policy": "pointer", "action_mode": "discrete", "n_steps": 16, "batch_size": 16}
+    make_model(TrainConfig(**common, task_embedding=False), env).save(tmp_path / "generalist")
+    seeing = make_model(TrainConfig(**common), env)
+    with pytest.raises(ConfigError, match=r"other names or shapes.*--no-task-embedding"):
+        start_from(seeing, tmp_path / "generalist.zip")
+    start_from(
+        make_model(TrainConfig(**common, task_embedding=False), env), tmp_path / "generalist.zip"
+    )

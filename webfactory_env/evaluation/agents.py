@@ -4,6 +4,7 @@ and language models behind any OpenAI-compatible endpoint by `openai:MODEL`."""
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import zipfile
@@ -274,20 +275,19 @@ def load_sb3_agent(path: str, *, spec: str | None = None) -> AgentSpec:
         break
     if model is None or algorithm is None:
         reshaped = [
-            line.strip() for e in errors for line in e.splitlines() if "size mismatch" in line
+            line.strip()
+            for e in errors
+            for line in e.splitlines()
+            if any(sign in line for sign in ("size mismatch", "Unexpected key", "Missing key"))
         ]
         if reshaped:  # the zip's algorithm and policy class load, its weights do not fit
-            raise ConfigError(
-                f"{path}: its policy's layers have other shapes than this version's"
-                f" ({reshaped[0][:240]}): it was saved by another version of webfactory_env"
-                " (the pointer policy's inputs change between versions) or with other policy"
-                " settings; train it again with this version (python -m"
-                " webfactory_env.training.sb3 ...) or evaluate it with the version that"
-                " trained it"
-            )
+            from webfactory_env.policies.sb3 import layers_of_another_version
+
+            raise layers_of_another_version(path, reshaped[0])
         raise ConfigError(
             f"{path}: not a model PPO, MaskablePPO or A2C can load ({'; '.join(errors)[:500]})"
         )
+    _refuse_other_layers(file, model, path)
     info = AgentInfo(
         spec=spec or f"sb3:{path}",
         kind="sb3",
@@ -296,6 +296,21 @@ def load_sb3_agent(path: str, *, spec: str | None = None) -> AgentSpec:
         sha256=hashlib.sha256(file.read_bytes()).hexdigest(),
     )
     return AgentSpec(info, env_kwargs=env_kwargs_for(model), model=model)
+
+
+def _refuse_other_layers(file: Path, model: Any, path: str) -> None:
+    """A `ConfigError` when the zip's policy lacks layers this policy has. SB3 loads such a
+    zip anyway, after a warning, with those layers as initialised: an evaluation would
+    measure weights nobody trained. (A layer this policy has not fails SB3's load.)"""
+    import torch
+
+    with zipfile.ZipFile(file) as z:
+        saved = torch.load(io.BytesIO(z.read("policy.pth")), map_location="cpu")
+    missing = sorted(set(model.policy.state_dict()) - set(saved))
+    if missing:
+        from webfactory_env.policies.sb3 import layers_of_another_version
+
+        raise layers_of_another_version(path, f"missing {missing[:3]}")
 
 
 def _algorithm_order(file: Path) -> list[str]:

@@ -37,6 +37,17 @@ except ImportError as exc:  # pragma: no cover
 NEEDED = ("tag", "role", "text", "bbox", "flags", "mask", "context", *GOAL_KEYS)
 
 
+def layers_of_another_version(path: object, detail: str, hint: str = "") -> ConfigError:
+    """The error for a saved model whose policy's layers (their names or shapes) are not
+    this version's: the pointer policy's inputs change between versions."""
+    return ConfigError(
+        f"{path}: its policy's layers have other names or shapes than this version's"
+        f" ({detail[:240]}): it was saved by another version of webfactory_env or with other"
+        " policy settings; train it again with this version (python -m"
+        " webfactory_env.training.sb3 ...) or use it with the version that trained it" + hint
+    )
+
+
 def _shapes(space: spaces.Dict) -> tuple[int, int, int]:
     missing = [k for k in NEEDED if k not in space.spaces]
     if missing:

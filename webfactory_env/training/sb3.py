@@ -171,12 +171,11 @@ def start_from(model: Any, path: Path | str) -> None:
     try:
         model.set_parameters(str(path), exact_match=True, device="cpu")
     except RuntimeError as exc:
-        first = str(exc).strip().splitlines()[:3]
-        raise ConfigError(
-            f"{path}: its parameters do not fit this policy ({' '.join(first)}); start from"
-            " a model of the same policy and settings, saved by this version of"
-            " webfactory_env (a generalist has no task embedding: --no-task-embedding)"
-        ) from None
+        from webfactory_env.policies.sb3 import layers_of_another_version
+
+        first = " ".join(str(exc).strip().splitlines()[:3])
+        hint = " (a generalist has no task embedding: --no-task-embedding)"
+        raise layers_of_another_version(path, first, hint) from None
 
 
 def config_warnings(config: TrainConfig) -> list[str]:
