@@ -125,3 +125,26 @@ def test_a_record_changed_inside_one_of_its_containers_is_caught_too(monkeypatch
     app.dispatch(AppEvent(type="nav", path="/shop"))
     with pytest.raises(AssertionError, match=r"ShopState\.orders changed"):
         app.state_view()
+
+
+def test_two_apps_of_one_site_never_see_each_others_table_changes(monkeypatch):
+    """The other route to a stale view: apps of one site that share its start state (the
+    env's and the compiler's) keep their own tables. A card created in one is in its view
+    and not in the other's, whose reused view still equals its tables (the check is on)."""
+    monkeypatch.setattr("webfactory_env.sitegen.app.CHECK_VIEWS", True)
+    site = generate_site("kanban", 0, "easy")
+    one, other = site.new_app(shared_start=True), site.new_app(shared_start=True)
+    board = next(a.href for a in one.page().affordances if (a.href or "").startswith("/board/"))
+    for app in (one, other):
+        app.dispatch(AppEvent(type="nav", path=board))
+    before = other.state_view()["cards"]
+    one.dispatch(
+        AppEvent(type="input", handler="set_field", arg="form=new_card&name=title", value="X9")
+    )
+    create = next(a for a in one.page().affordances if a.handler == "create_card")
+    one.dispatch(AppEvent(type="submit", handler=create.handler, arg=create.arg, sid=create.sid))
+    titles = [card["title"] for card in one.state_view()["cards"].values()]
+    assert "X9" in titles
+    other.dispatch(AppEvent(type="nav", path="/"))
+    assert other.state_view()["cards"] == before
+    assert "X9" not in [card["title"] for card in other.state_view()["cards"].values()]
