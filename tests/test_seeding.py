@@ -76,3 +76,39 @@ def test_draws_below_a_bound_are_the_unbiased_rejection_draws_whatever_was_drawn
         assert [ours.below(n) for n in bounds * 50] == [reference(theirs, n) for n in bounds * 50]
     with pytest.raises(ValueError):
         SeedStream(7).below(0)
+
+
+@pytest.mark.parametrize("family", ["shop", "travel", "kanban", "account", "forum"])
+def test_site_digest_is_the_digest_of_the_specs_json(family):
+    # The digest encodes records as the encoder meets them; it must stay the digest of the
+    # JSON document `to_json` gives (what bundles and `webfactory sites` show).
+    from webfactory_env.sitegen import generate_site, registry
+
+    for seed in range(6):
+        registry._generate.cache_clear()
+        spec = generate_site(family, seed, "hard" if seed % 2 else "easy").spec
+        assert spec.digest == stable_digest(spec.to_json())
+
+
+def test_a_masked_random_policy_draws_what_rng_choice_draws():
+    # A seed gives the same actions as before the draws were made without `rng.choice`.
+    import numpy as np
+
+    from webfactory_env.agents.random_agent import sample_masked
+
+    nvec = np.array([9, 128, 16])
+    masks = np.random.default_rng(3).random((40, int(nvec.sum()))) < 0.2
+    masks[::5, 9:137] = False  # no element allowed: that dimension is 0
+    drawn = sample_masked(masks, nvec, np.random.default_rng(11))
+    rng = np.random.default_rng(11)
+    expected = [
+        [
+            int(rng.choice(np.flatnonzero(part))) if part.any() else 0
+            for part in np.split(mask, np.cumsum(nvec)[:-1])
+        ]
+        for mask in masks
+    ]
+    assert drawn.tolist() == expected
+    assert drawn.dtype == np.int64 and drawn.shape == (40, 3)
+    one = sample_masked(masks[0], nvec, np.random.default_rng(11))
+    assert one.tolist() == [expected[0]] and one.shape == (1, 3)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import MutableSequence, Sequence
+from collections.abc import Callable, MutableSequence, Sequence
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -18,14 +18,19 @@ _MASK64 = (1 << 64) - 1
 _LIMITS: dict[int, int] = {}  # n -> the largest multiple of n below 2**64 (see `below`)
 
 
-def canonical_json(obj: Any) -> bytes:
-    """Serialise `obj` the same way on every machine (sorted keys, no whitespace)."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+def canonical_json(obj: Any, *, default: Callable[[Any], Any] | None = None) -> bytes:
+    """Serialise `obj` the same way on every machine (sorted keys, no whitespace);
+    `default` gives JSON for what the encoder does not know (as `json.dumps`'s does)."""
+    return json.dumps(
+        obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=default
+    ).encode()
 
 
-def stable_digest(obj: Any, *, length: int = 64) -> str:
+def stable_digest(
+    obj: Any, *, length: int = 64, default: Callable[[Any], Any] | None = None
+) -> str:
     """Hex SHA-256 of the canonical JSON of `obj`, truncated to `length` hex digits."""
-    return hashlib.sha256(canonical_json(obj)).hexdigest()[:length]
+    return hashlib.sha256(canonical_json(obj, default=default)).hexdigest()[:length]
 
 
 def short_hash(text: str, length: int = 8) -> str:

@@ -239,6 +239,16 @@ class SiteSpec:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
+        return self._document(lambda rows: [_plain(e) for e in rows])
+
+    @property
+    def digest(self) -> str:
+        """`stable_digest(self.to_json())`, with the entities' records turned into JSON by
+        the encoder as it meets them (every reset to a new level asks for it)."""
+        return stable_digest(self._document(list), default=_record_fields)
+
+    def _document(self, rows: Any) -> dict[str, Any]:
+        """The spec as a JSON document, each table's records given by `rows(records)`."""
         return {
             "family": self.family,
             "seed": self.seed,
@@ -246,16 +256,20 @@ class SiteSpec:
             "generator_version": self.generator_version,
             "brand": self.brand,
             "variation": dict(self.variation),
-            "entities": {k: [_plain(e) for e in v] for k, v in sorted(self.entities.items())},
+            "entities": {k: rows(v) for k, v in sorted(self.entities.items())},
             "routes": list(self.routes),
             "start_route": self.start_route,
             "today": self.today,
             "extra": dict(self.extra),
         }
 
-    @property
-    def digest(self) -> str:
-        return stable_digest(self.to_json())
+
+def _record_fields(x: Any) -> dict[str, Any]:
+    """A record's fields, for the JSON encoder (which converts what they hold)."""
+    names = _field_names(type(x))
+    if names is None:
+        raise TypeError(f"Object of type {type(x).__name__} is not JSON serializable")
+    return {name: getattr(x, name) for name in names}
 
 
 def _plain(x: Any) -> Any:
