@@ -71,6 +71,9 @@ def test_the_tables_show_each_process_and_the_limit():
     }
     row = format_resets(resets)[2].split()
     assert row == ["travel", "book_flight_roundtrip", "7.50", "1.00", "5.00", "30.0"]
+    seen = {"wall_ms": 9.0, "cpu_ms": {"python": 2.5, "driver": 0.5, "chromium": 4.0}}
+    row = format_resets({"travel": {**resets["travel"], "seen": seen}})[2].split()
+    assert row[-3:] == ["2.50", "4.00", "9.0"]
 
 
 @pytest.mark.browser
@@ -89,6 +92,8 @@ def test_bench_prints_the_medians_the_resets_and_what_trainers_run(capsys):
     assert set(result["reset_cpu"]) == {"shop", "travel", "kanban", "account", "forum"}
     for family in result["reset_cpu"].values():
         assert family["cpu_ms"]["python"] > 0 and family["cpu_ms"]["chromium"] > 0
+        # A level seen before skips generating the site and compiling the task.
+        assert family["seen"]["cpu_ms"]["chromium"] > 0 and family["seen"]["wall_ms"] > 0
     for mode in ("tokens", "tokens+pixels", "text"):
         cell = result["trainer"][mode]["1"]
         assert cell["steps_per_s"] > 0 and cell["steps"] == 12
