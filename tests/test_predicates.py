@@ -62,3 +62,20 @@ def test_fuzzy_match_is_word_based():
     assert not fuzzy_match("Mugwort Tea", "mug")
     assert fuzzy_match("Red Glass Vase", "glass vase")
     assert not fuzzy_match("Red Glass Vase", "")
+
+
+def test_equality_on_a_scalar_answers_as_the_structural_comparison():
+    # Eq answers a scalar value without thawing (the reward's common case): it must agree
+    # with the comparison it stands for on every kind of value a view holds.
+    import itertools
+
+    from webfactory_env.core.predicates import Exists, _thaw
+
+    values = ["2", 2, 2.0, True, 1, 0, None, "", [2], {"a": 2}, (2,), [], {}]
+    for want, actual in itertools.product(values[:8], values):
+        eq = Eq("x", want)
+        assert eq.holds({"x": actual}) == eq.test(actual, _thaw(eq.value)), (want, actual)
+    table = {"orders": {"o1": {"sku": "A"}, "o2": "not a record", "o3": {"sku": "B"}}}
+    assert Exists("orders", Eq("sku", "B")).holds(table)
+    assert not Exists("orders", Eq("sku", "C")).holds(table)
+    assert not Exists("route", Eq("sku", "B")).holds({"route": "/x"})  # not a table

@@ -41,7 +41,8 @@ def lookup(state: Any, path: Path) -> Any:
     """Value at `path` in nested mappings (and lists by index), or MISSING."""
     node = state
     for part in path:
-        if isinstance(node, Mapping):
+        # A state view's nodes are dicts: answered before the abstract-class check.
+        if type(node) is dict or isinstance(node, Mapping):
             if part not in node:
                 return MISSING
             node = node[part]
@@ -157,6 +158,17 @@ class Eq(_Compare):
     def __post_init__(self) -> None:
         _Compare.__post_init__(self)
         object.__setattr__(self, "as_", _freeze(self.as_))
+
+    def holds(self, state: Mapping[str, Any]) -> bool:
+        actual = lookup(state, self.path)
+        if actual is MISSING:
+            return False
+        value = self.value
+        if self.as_ is None and type(value) in _SCALARS:
+            # What `test` answers for a scalar (thawing changes only containers, and no
+            # container equals a scalar): most of a reward's predicates, every step.
+            return bool(actual == value)
+        return self.test(actual, _thaw(value))
 
     def bind(self, resolve: Callable[[str], Any]) -> Predicate:
         return Eq(self.path, _freeze(_bind_value(self.value, resolve)), self.as_)
@@ -287,7 +299,15 @@ class Exists(Predicate):
         return [(str(k), v) for k, v in table.items() if isinstance(v, Mapping)]
 
     def holds(self, state: Mapping[str, Any]) -> bool:
-        return any(self.where.holds(rec) for _, rec in self._records(state))
+        table = lookup(state, self.path)
+        if not isinstance(table, Mapping):
+            return False
+        where = self.where  # the records `_records` gives, without their keys
+        return any(
+            where.holds(rec)
+            for rec in table.values()
+            if type(rec) is dict or isinstance(rec, Mapping)
+        )
 
     def holds_clean(self, state: Mapping[str, Any], clean: Clean) -> bool:
         return any(
@@ -392,6 +412,9 @@ def predicate_from_json(data: Mapping[str, Any]) -> Predicate:
     if op == "exists":
         return Exists(parse_path(data["path"]), predicate_from_json(data["where"]))
     raise ValueError(f"unknown predicate op {op!r}")
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 class _FrozenMap(tuple):
