@@ -19,6 +19,9 @@ import pytest
 # (`sitegen.app.CHECK_VIEWS`): set before the package is imported, and inherited by the
 # env workers the tests start.
 os.environ.setdefault("WEBFACTORY_CHECK_VIEWS", "1")
+# Tests compile every task afresh: no compiled task is read from or left in the user's cache
+# (`tasks.compile_cache`; its own tests point it at a temporary directory).
+os.environ.setdefault("WEBFACTORY_COMPILE_CACHE", "off")
 
 import webfactory_env  # noqa: F401  (registers WebTask-v0)
 

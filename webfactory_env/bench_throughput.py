@@ -12,10 +12,12 @@ three spend per step, the throughput with our Python and the driver as they are.
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import os
 import statistics
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,8 @@ import gymnasium as gym
 import numpy as np
 
 from webfactory_env.agents.random_agent import sample_masked
+from webfactory_env.sitegen import registry
+from webfactory_env.tasks.compile_cache import compile_cache
 
 KINDS = ("python", "driver", "chromium")
 TRAINER_MODES = ("tokens", "tokens+pixels", "text")
@@ -203,17 +207,35 @@ def reset_run(family: str, task: str, resets: int) -> dict[str, Any]:
     CPU milliseconds per reset of each kind of process (our Python includes the thread
     that compiles the task while Chromium mounts the site). Then the same levels again
     (`seen`): what a trainer's reset costs on a fixed set of levels it has visited, whose
-    sites and compiled tasks the process keeps (`sitegen.registry`, `tasks.library`)."""
-    env = gym.make("WebTask-v0", family=family, task=task, obs_mode="tokens")
+    sites and compiled tasks the process keeps (`sitegen.registry`, `tasks.library`). Then
+    once more, as another process meets them (`on_disk`): each site generated again, each
+    task loaded from the compile cache (`tasks.compile_cache`; None when it is off), each
+    mounted on a page that never showed it."""
     seeds = range(10_000, 10_000 + resets)
-    try:
-        env.reset(seed=0)
-        env.reset(seed=1)  # warm: the family's modules, the page's runtime
+    with _warm_env(family, task) as env:
         new = _metered_resets(env, seeds)
         seen = _metered_resets(env, seeds)
+    if compile_cache() is None:
+        return {**new, "resets": resets, "seen": seen, "on_disk": None}
+    # As another process meets them: sites generated anew, tasks read from disk, mounted
+    # on a page that never showed them.
+    importlib.import_module("webfactory_env.tasks.library")._COMPILED.clear()
+    registry._generate.cache_clear()
+    with _warm_env(family, task) as env:
+        kept = _metered_resets(env, seeds)
+    return {**new, "resets": resets, "seen": seen, "on_disk": kept}
+
+
+@contextlib.contextmanager
+def _warm_env(family: str, task: str) -> Iterator[gym.Env[Any, Any]]:
+    """A `tokens` env that has reset twice (the family's modules, the page's runtime)."""
+    env = gym.make("WebTask-v0", family=family, task=task, obs_mode="tokens")
+    try:
+        env.reset(seed=0)
+        env.reset(seed=1)
+        yield env
     finally:
         env.close()
-    return {**new, "resets": resets, "seen": seen}
 
 
 def _metered_resets(env: Any, seeds: range) -> dict[str, Any]:
@@ -264,10 +286,12 @@ def format_trainer(trainer: dict[str, dict[str, Any]]) -> list[str]:
 def format_resets(resets: dict[str, dict[str, Any]]) -> list[str]:
     lines = [
         "Reset to a new level (new site and task), one `tokens` env: CPU ms per reset; then"
-        " to the same levels again (a fixed set of training levels: sites and compiled"
-        " tasks kept by the process)",
+        " to the same levels again (seen: a fixed set of training levels, sites and"
+        " compiled tasks kept by the process); then as another process meets them (on"
+        " disk: each site generated again, each task read from the compile cache)",
         f"{'family':<10}{'task':<26}{'python':>8}{'driver':>8}{'chromium':>9}{'wall ms':>9}"
-        f"{'seen: python':>14}{'chromium':>9}{'wall ms':>9}",
+        f"{'seen: python':>14}{'chromium':>9}{'wall ms':>9}"
+        f"{'on disk: python':>17}{'chromium':>9}{'wall ms':>9}",
     ]
     for family, run in resets.items():
         cpu = run["cpu_ms"]
@@ -275,9 +299,10 @@ def format_resets(resets: dict[str, dict[str, Any]]) -> list[str]:
             f"{family:<10}{RESET_TASKS[family]:<26}{cpu['python']:8.2f}{cpu['driver']:8.2f}"
             f"{cpu['chromium']:9.2f}{run['wall_ms']:9.1f}"
         )
-        seen = run.get("seen")
-        if seen is not None:
-            again = seen["cpu_ms"]
-            row += f"{again['python']:14.2f}{again['chromium']:9.2f}{seen['wall_ms']:9.1f}"
+        for key in ("seen", "on_disk"):
+            again = run.get(key)
+            if again is not None:
+                cpu = again["cpu_ms"]
+                row += f"{cpu['python']:14.2f}{cpu['chromium']:9.2f}{again['wall_ms']:9.1f}"
         lines.append(row)
     return lines

@@ -16,6 +16,7 @@ from webfactory_env.core.resources import resource_root
 from webfactory_env.dsl import For, If, Step, TaskFile, parse_task_file
 from webfactory_env.sitegen.registry import Site, families
 from webfactory_env.tasks.compile import CompileError, compile_task
+from webfactory_env.tasks.compile_cache import compile_cache
 from webfactory_env.tasks.compiled import CompiledTask
 from webfactory_env.tasks.instruction import description_of, goal_templates
 from webfactory_env.tasks.levels import UncompilableLevelError, uncompilable
@@ -122,7 +123,8 @@ _COMPILED_LOCK = threading.Lock()
 
 
 def compile_for_site(task: str, site: Site) -> CompiledTask:
-    """Compile a library task (or a task file) for `site`, cached by (source, site digest)."""
+    """Compile a library task (or a task file) for `site`, cached by (source, site digest)
+    in the process, and a library task on disk too (`tasks.compile_cache`)."""
     parsed, name = load_task_file(task, site.spec.family)
     key = (parsed.filename, parsed.source, name, site.digest)
     with _COMPILED_LOCK:  # envs compile on a worker thread (see env.py) and on their own
@@ -130,7 +132,12 @@ def compile_for_site(task: str, site: Site) -> CompiledTask:
         if hit is not None:
             _COMPILED.move_to_end(key)
             return hit
-    compiled = compile_task(parsed, site, name)
+    disk = compile_cache() if name is not None else None
+    compiled = disk.load(name, site) if disk is not None and name is not None else None
+    if compiled is None:
+        compiled = compile_task(parsed, site, name)
+        if disk is not None and name is not None:
+            disk.store(name, site, compiled)
     with _COMPILED_LOCK:
         _COMPILED[key] = compiled
         if len(_COMPILED) > _COMPILED_MAX:

@@ -1,0 +1,232 @@
+"""Compiled library tasks kept on disk (`tasks.compile_cache`): a level compiled by one
+process is loaded by the next, equal to a fresh compile; a file that was tampered with, holds
+another level, or sits where others may write is never loaded; the cache never breaks a
+compile."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import pickle
+
+import pytest
+
+from webfactory_env.sitegen import generate_site
+from webfactory_env.tasks import compile_cache as cc
+
+library = importlib.import_module("webfactory_env.tasks.library")  # the package shadows it
+
+TASK, FAMILY = "book_flight_roundtrip", "travel"
+
+
+@pytest.fixture
+def cache_root(tmp_path, monkeypatch):
+    root = tmp_path / "compiled"
+    monkeypatch.setenv(cc.ENV_VAR, str(root))
+    monkeypatch.setattr(cc, "_caches", {})
+    library._COMPILED.clear()
+    yield root
+    library._COMPILED.clear()
+
+
+def _new_process(monkeypatch, *, compiles: bool) -> None:
+    """What another process has: no compiled task in memory, its own cache object; and,
+    unless `compiles`, a compiler that must not run."""
+    library._COMPILED.clear()
+    monkeypatch.setattr(cc, "_caches", {})
+    if not compiles:
+
+        def refuse(*args, **kwargs):
+            raise AssertionError("compiled although the task was on disk")
+
+        monkeypatch.setattr(library, "compile_task", refuse)
+
+
+def _entries(root):
+    return sorted(root.glob(f"*/*/*{cc.SUFFIX}"))
+
+
+def test_a_level_compiled_once_is_loaded_by_the_next_process_as_compiled(cache_root, monkeypatch):
+    site = generate_site(FAMILY, 7)
+    fresh = library.compile_level(TASK, site)
+    assert len(_entries(cache_root)) == 1
+    _new_process(monkeypatch, compiles=False)
+    loaded = library.compile_level(TASK, site)
+    assert loaded == fresh and loaded is not fresh
+    assert loaded.to_json() == fresh.to_json() and loaded.digest == fresh.digest
+    assert loaded.plan == fresh.plan and loaded.subgoals == fresh.subgoals
+
+
+def test_each_level_and_task_has_its_own_entry(cache_root):
+    for seed in (1, 2):
+        library.compile_level(TASK, generate_site(FAMILY, seed))
+    library.compile_level("buy_red_mug", generate_site("shop", 1))
+    assert len(_entries(cache_root)) == 3
+    assert (cache_root / "key").stat().st_mode & 0o777 == 0o600
+    assert all(p.stat().st_mode & 0o077 == 0 for p in _entries(cache_root))
+
+
+def test_a_tampered_entry_is_refused_and_compiled_again(cache_root, monkeypatch, caplog):
+    site = generate_site(FAMILY, 8)
+    fresh = library.compile_level(TASK, site)
+    (entry,) = _entries(cache_root)
+    data = bytearray(entry.read_bytes())
+    data[-20] ^= 0xFF  # one byte of the pickle
+    entry.write_bytes(bytes(data))
+    _new_process(monkeypatch, compiles=True)
+    with caplog.at_level(logging.WARNING, logger=cc.__name__):
+        again = library.compile_level(TASK, site)
+    assert again == fresh
+    assert "signature does not match" in caplog.text
+    _new_process(monkeypatch, compiles=False)  # compiled again, and kept again, signed
+    assert library.compile_level(TASK, site) == fresh
+
+
+def test_a_pickle_signed_with_another_key_is_never_loaded(cache_root, monkeypatch, caplog):
+    # What someone who can write the file but not read the key can do: no code of theirs
+    # runs (the payload would raise if it were unpickled).
+    site = generate_site(FAMILY, 9)
+    library.compile_level(TASK, site)
+    (entry,) = _entries(cache_root)
+
+    class Boom:
+        def __reduce__(self):
+            return (os.abort, ())
+
+    entry.write_bytes(bytes(32) + pickle.dumps(Boom()))
+    _new_process(monkeypatch, compiles=True)
+    with caplog.at_level(logging.WARNING, logger=cc.__name__):
+        assert library.compile_level(TASK, site).name == TASK
+    assert "refused" in caplog.text
+
+
+def test_an_entry_moved_to_another_levels_name_is_refused(cache_root, monkeypatch, caplog):
+    a, b = generate_site(FAMILY, 10), generate_site(FAMILY, 11)
+    library.compile_level(TASK, a)
+    (entry,) = _entries(cache_root)
+    cache = cc.compile_cache()
+    assert cache is not None
+    other = cache.entry(TASK, b)
+    assert other is not None
+    other.parent.mkdir(mode=0o700, exist_ok=True)
+    entry.rename(other)  # validly signed, but level 10's task under level 11's name
+    _new_process(monkeypatch, compiles=True)
+    with caplog.at_level(logging.WARNING, logger=cc.__name__):
+        task = library.compile_level(TASK, b)
+    assert task.site_digest == b.digest and "another level" in caplog.text
+
+
+def test_a_cache_others_may_write_is_not_used(cache_root, monkeypatch, caplog):
+    site = generate_site(FAMILY, 12)
+    library.compile_level(TASK, site)
+    cache_root.chmod(0o777)
+    _new_process(monkeypatch, compiles=True)
+    with caplog.at_level(logging.WARNING, logger=cc.__name__):
+        assert library.compile_level(TASK, site).site_digest == site.digest
+    assert "others may write" in caplog.text
+    assert cc.compile_cache() is None  # off for the rest of the process
+
+
+def test_a_cache_that_cannot_be_written_leaves_compiling_as_it_was(tmp_path, monkeypatch, caplog):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv(cc.ENV_VAR, str(blocker / "compiled"))
+    monkeypatch.setattr(cc, "_caches", {})
+    library._COMPILED.clear()
+    site = generate_site(FAMILY, 13)
+    with caplog.at_level(logging.WARNING, logger=cc.__name__):
+        assert library.compile_level(TASK, site).site_digest == site.digest
+    assert "compile cache off" in caplog.text
+    library._COMPILED.clear()
+
+
+def test_off_writes_nothing_and_task_files_are_never_kept(cache_root, monkeypatch, tmp_path):
+    task_file = tmp_path / "mine.task"
+    task_file.write_text(library.library()["buy_red_mug"].path.read_text())
+    library.compile_level(str(task_file), generate_site("shop", 3))
+    assert not _entries(cache_root)
+    monkeypatch.setenv(cc.ENV_VAR, "off")
+    library.compile_level("buy_red_mug", generate_site("shop", 3))
+    assert cc.compile_cache() is None and not _entries(cache_root)
+
+
+def test_other_code_misses_and_its_entries_are_pruned_first(cache_root, monkeypatch):
+    site = generate_site(FAMILY, 14)
+    library.compile_level(TASK, site)
+    (old,) = _entries(cache_root)
+    monkeypatch.setattr(cc, "code_key", lambda: "another-version-of-the-code")
+    _new_process(monkeypatch, compiles=True)
+    library.compile_level(TASK, site)  # a miss: compiled and kept under the new key
+    (new,) = [p for p in _entries(cache_root) if p != old]
+    assert "another-version-of-the-code" in str(new)
+    cache = cc.compile_cache()
+    assert cache is not None
+    cache.prune()
+    assert _entries(cache_root) == [new]
+
+
+def test_the_least_recently_used_go_when_the_cache_is_full(cache_root, monkeypatch):
+    for seed in (20, 21, 22):
+        library.compile_level(TASK, generate_site(FAMILY, seed))
+    entries = _entries(cache_root)
+    for age, path in enumerate(sorted(entries)):
+        os.utime(path, (1_000_000 + age, 1_000_000 + age))
+    newest = max(entries, key=lambda p: p.stat().st_mtime)
+    cache = cc.compile_cache()
+    assert cache is not None
+    cache._max_bytes = newest.stat().st_size
+    cache.prune()
+    assert _entries(cache_root) == [newest]
+
+
+@pytest.mark.browser
+def test_an_episode_on_a_loaded_task_is_the_episode_on_a_compiled_one(cache_root, monkeypatch):
+    import gymnasium as gym
+
+    from webfactory_env.agents import OracleAgent
+    from webfactory_env.episode import observation_digest
+
+    def play() -> list[tuple[str, float, dict]]:
+        env = gym.make("WebTask-v0", family="shop", task="buy_red_mug", obs_mode="tokens")
+        try:
+            obs, info = env.reset(seed=5)
+            oracle = OracleAgent(env)
+            out = [(observation_digest(obs), 0.0, _plain_info(info))]
+            for _ in range(40):
+                obs, reward, terminated, truncated, info = env.step(oracle.act(obs, info))
+                out.append((observation_digest(obs), float(reward), _plain_info(info)))
+                if terminated or truncated:
+                    break
+            assert info["success"], info["outcome"]
+            return out
+        finally:
+            env.close()
+
+    first = play()  # compiles, and keeps the task (and the level gym.make checks it on)
+    assert len(_entries(cache_root)) == 2
+    _new_process(monkeypatch, compiles=False)
+    assert play() == first
+
+
+def _plain_info(info: dict) -> dict:
+    return {k: v for k, v in info.items() if k not in {"record", "artifacts"}}
+
+
+def test_storing_keeps_the_cache_within_its_size(cache_root, monkeypatch):
+    monkeypatch.setattr(cc, "_PRUNE_EVERY", 2)
+    monkeypatch.setenv(cc.SIZE_VAR, "0.000001")  # about one byte: only what is checked last
+    monkeypatch.setattr(cc, "_caches", {})
+    for seed in (30, 31):
+        library.compile_level(TASK, generate_site(FAMILY, seed))
+    assert len(_entries(cache_root)) <= 1  # the second store pruned
+
+
+def test_a_signing_key_that_is_not_one_turns_the_cache_off(cache_root, caplog):
+    cache_root.mkdir(mode=0o700, parents=True)
+    (cache_root / "key").write_bytes(b"short")
+    (cache_root / "key").chmod(0o600)
+    site = generate_site(FAMILY, 32)
+    with caplog.at_level(logging.WARNING, logger=cc.__name__):
+        assert library.compile_level(TASK, site).site_digest == site.digest
+    assert "not a signing key" in caplog.text and not _entries(cache_root)
