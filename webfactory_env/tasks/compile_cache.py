@@ -106,7 +106,7 @@ class CompileCache:
         if by_path or site.spec.family not in BUILTIN_FAMILIES:
             return None
         name = hashlib.sha256(canonical_json([task, site.digest])).hexdigest()[:40]
-        return self.root / code_key() / name[:2] / (name + SUFFIX)
+        return self.root / code_key() / (name + SUFFIX)
 
     def load(self, task: str, site: Site) -> CompiledTask | None:
         """`task` compiled on `site`, if kept and sound; else None."""
@@ -148,8 +148,8 @@ class CompileCache:
         try:
             body = pickle.dumps(compiled, protocol=pickle.HIGHEST_PROTOCOL)
             signed = self._mac(body)
-            for folder in (path.parent.parent, path.parent):  # each made ours alone
-                folder.mkdir(mode=0o700, exist_ok=True)
+            if not path.parent.is_dir():
+                path.parent.mkdir(mode=0o700, exist_ok=True)  # ours alone, as the root
             fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
             try:
                 with os.fdopen(fd, "wb") as out:
@@ -172,7 +172,7 @@ class CompileCache:
         other code versions first."""
         try:
             current = self.root / code_key()
-            files = [(p.stat(), p) for p in self.root.glob(f"*/*/*{SUFFIX}")]
+            files = [(p.stat(), p) for p in self.root.glob(f"*/*{SUFFIX}")]
         except OSError:
             return
         stale = [p for _, p in files if current not in p.parents]
