@@ -50,6 +50,33 @@ def test_the_meter_counts_the_cpu_of_this_process_and_of_its_children_by_kind():
     assert process_kind(os.getpid()) == "python"
 
 
+def test_a_process_that_ends_in_the_window_counts_only_what_it_spent_in_it():
+    # A worker busy for 0.4 s before `start`, then 0.2 s more, then gone: its parent (this
+    # process) takes its whole life into its own reading when it waits for it; the meter
+    # counts the 0.2 s, not 0.6 (a renderer a recycled page leaves read 7 s in a 1 s window).
+    script = (
+        "import time\n"
+        "def burn(s):\n"
+        "    t = time.process_time()\n"
+        "    while time.process_time() - t < s: pass\n"
+        "burn(0.4)\nprint('ready', flush=True)\ninput()\nburn(0.2)\n"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert child.stdout is not None and child.stdin is not None
+    assert child.stdout.readline().strip() == b"ready"
+    meter = CpuMeter()
+    t = time.process_time()
+    meter.start()
+    child.stdin.write(b"go\n")
+    child.stdin.flush()
+    child.wait()
+    mine = time.process_time() - t
+    spent = meter.stop()["python"] - mine
+    assert 0.15 <= spent <= 0.35, spent
+
+
 def test_the_physical_limit_is_the_cores_over_chromiums_cpu_of_a_step():
     ms = per_step({"python": 0.5, "driver": 0.25, "chromium": 1.25}, steps=100)
     assert ms["python"] == pytest.approx(5.0) and ms["chromium"] == pytest.approx(12.5)

@@ -99,31 +99,43 @@ def process_kind(pid: int) -> str:
 class CpuMeter:
     """CPU seconds spent by each kind of process under this one (itself included) between
     `start` and `stop`, read from /proc at both ends (reading costs CPU too, so no more
-    often): a process that ends in between (none does while envs step) is not counted."""
+    often). A process's reading includes its children that ended and were waited for, so
+    a process that ends in between counts through its parent: all it ever spent, less what
+    it had spent at `start` (a renderer a recycled page leaves, say: without that, its
+    whole life lands in the window)."""
 
     def __init__(self, root: int | None = None) -> None:
         self.root = os.getpid() if root is None else root
-        self._first: dict[int, float] = {}
+        self._first: dict[int, tuple[float, int]] = {}
+        self._kinds: dict[int, str] = {}
 
-    def _tree(self) -> dict[int, float]:
-        out, todo = {}, [self.root]
+    def _tree(self) -> dict[int, tuple[float, int]]:
+        """{pid: (CPU seconds, parent pid)} of the tree under `root`."""
+        out, todo = {}, [(self.root, 0)]
         while todo:
-            pid = todo.pop()
+            pid, parent = todo.pop()
             cpu = _cpu_s(pid)
             if cpu is not None:
-                out[pid] = cpu
-                todo += _children(pid)
+                out[pid] = (cpu, parent)
+                todo += [(child, pid) for child in _children(pid)]
         return out
 
     def start(self) -> None:
         self._first = self._tree()
+        self._kinds = {pid: process_kind(pid) for pid in self._first}
 
     def stop(self) -> dict[str, float]:
         """CPU seconds per kind (`KINDS`, plus `other` if any) since `start`."""
         out = dict.fromkeys(KINDS, 0.0)
-        for pid, cpu in self._tree().items():
-            kind = process_kind(pid)
-            out[kind] = out.get(kind, 0.0) + cpu - self._first.get(pid, 0.0)
+        now = self._tree()
+        for pid, (cpu, _) in now.items():
+            kind = self._kinds.get(pid) or process_kind(pid)
+            first = self._first.get(pid, (0.0, 0))[0]
+            out[kind] = out.get(kind, 0.0) + cpu - first
+        for pid, (first, parent) in self._first.items():
+            if pid not in now and parent in now:  # ended: its parent's reading has it all
+                kind = self._kinds.get(parent) or process_kind(parent)
+                out[kind] = out.get(kind, 0.0) - first
         return out
 
 
