@@ -229,3 +229,12 @@ def test_a_signing_key_that_is_not_one_turns_the_cache_off(cache_root, caplog):
     with caplog.at_level(logging.WARNING, logger=cc.__name__):
         assert library.compile_level(TASK, site).site_digest == site.digest
     assert "not a signing key" in caplog.text and not _entries(cache_root)
+
+
+def test_where_owners_cannot_be_checked_no_pickle_is_loaded(cache_root, monkeypatch):
+    site = generate_site(FAMILY, 33)
+    library.compile_level(TASK, site)  # kept
+    _new_process(monkeypatch, compiles=True)
+    monkeypatch.delattr(os, "getuid")  # as on Windows
+    assert library.compile_level(TASK, site).site_digest == site.digest
+    assert cc.compile_cache() is None

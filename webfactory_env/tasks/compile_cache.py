@@ -190,7 +190,11 @@ class CompileCache:
     def _trusted(self, path: Path) -> bool:
         """Whether `path` and the directories above it, up to the cache's root, belong to
         this user and nobody else may write them (a pickle runs code when loaded)."""
-        uid = os.getuid()
+        getuid = getattr(os, "getuid", None)
+        if getuid is None:  # no owners to check (Windows): never load a pickle
+            self._turn_off("file owners cannot be checked on this system")
+            return False
+        uid = getuid()
         for p in (path, *path.parents):
             st = p.stat()
             if st.st_uid != uid or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
