@@ -172,11 +172,14 @@ def test_the_least_recently_used_go_when_the_cache_is_full(cache_root, monkeypat
     for age, path in enumerate(sorted(entries)):
         os.utime(path, (1_000_000 + age, 1_000_000 + age))
     newest = max(entries, key=lambda p: p.stat().st_mtime)
+    killed = newest.parent / "abc.tmp"  # what a writer killed mid-store leaves
+    killed.write_bytes(b"half")
+    os.utime(killed, (1_000_000, 1_000_000))
     cache = cc.compile_cache()
     assert cache is not None
     cache._max_bytes = newest.stat().st_size
     cache.prune()
-    assert _entries(cache_root) == [newest]
+    assert _entries(cache_root) == [newest] and not killed.exists()
 
 
 @pytest.mark.browser

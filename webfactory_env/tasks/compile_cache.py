@@ -36,6 +36,7 @@ import stat
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -169,12 +170,15 @@ class CompileCache:
 
     def prune(self) -> None:
         """Delete the least recently used entries beyond the size limit, and the entries of
-        other code versions first."""
+        other code versions first (and what a writer killed mid-store left, after an hour)."""
         try:
             current = self.root / code_key()
             files = [(p.stat(), p) for p in self.root.glob(f"*/*{SUFFIX}")]
+            left = [p for p in self.root.glob("*/*.tmp") if p.stat().st_mtime < time.time() - 3600]
         except OSError:
             return
+        for p in left:
+            p.unlink(missing_ok=True)
         stale = [p for _, p in files if current not in p.parents]
         live = sorted((s.st_mtime, s.st_size, p) for s, p in files if current in p.parents)
         for p in stale:
