@@ -4,11 +4,12 @@ Compiling a task walks the oracle's plan through the site's app: most of a reset
 level (travel: 8 of 13 ms of our Python). What it gives depends only on the task, the level
 (family, seed, difficulty, variation overrides) and the code, so every process that meets
 the same level again (the other workers of a vector env, the evaluation runs on the same
-held-out levels, the next seed of an experiment) loads it instead: about 0.1 ms.
+held-out levels, the next seed of an experiment) loads it instead: about 0.2 ms.
 
-    WEBFACTORY_COMPILE_CACHE=off            # never read or write
-    WEBFACTORY_COMPILE_CACHE=/some/dir      # where (default: $XDG_CACHE_HOME/webfactory_env)
-    WEBFACTORY_COMPILE_CACHE_MB=512         # the most it holds (oldest files go first)
+    WEBFACTORY_COMPILE_CACHE=off         # never read or write
+    WEBFACTORY_COMPILE_CACHE=/some/dir   # where (default: ~/.cache/webfactory_env/compiled,
+                                         # under $XDG_CACHE_HOME when it is set)
+    WEBFACTORY_COMPILE_CACHE_MB=512      # the most it holds (least recently used go first)
 
 Only the library's tasks on the built-in families are kept: their sources and the code that
 compiles them are all inside the package, whose every file is part of the key (`code_key`,
@@ -16,11 +17,12 @@ with the Python, Lark and package versions), beside the task's name and the site
 Editing a task, a family or the compiler, or upgrading, therefore starts an empty cache: an
 entry is never reused across code changes.
 
-The entries are pickles, which run code when loaded, so a file is read only if its directory
-and itself belong to this user and nobody else may write them, and it carries an HMAC of its
-bytes under a key only this user can read (`key`, made once, mode 0600): a file that fails
-any check is refused (logged, deleted, compiled again), never loaded. A directory that cannot
-be written turns the cache off for the process, with one warning: the compile still runs.
+The entries are pickles, which run code when loaded, so a file is read only if it and its
+directories up to the root belong to this user and nobody else may write them, and it
+carries an HMAC of its bytes under a key only this user can read (`key`, made once, mode
+0600): a file that fails any check is refused (logged, deleted, compiled again), never
+loaded. A directory that cannot be written, a bad key, or a system where owners cannot be
+checked turns the cache off for the process, with one warning: the compile still runs.
 """
 
 from __future__ import annotations
