@@ -91,7 +91,7 @@ def measure(family: str, seeds: int, answers: dict[str, str]) -> dict[str, float
     from webfactory_env.env import WebTaskEnv
     from webfactory_env.episode import Episode, fresh
     from webfactory_env.executor.session import EPOCH_MS
-    from webfactory_env.sitegen import generate_site, registry
+    from webfactory_env.sitegen import generate_site
 
     library = importlib.import_module("webfactory_env.tasks.library")  # the package shadows it
 
@@ -105,8 +105,7 @@ def measure(family: str, seeds: int, answers: dict[str, str]) -> dict[str, float
         site.new_app().mount_payload("queue")
     times: dict[str, list[float]] = {step: [] for step in STEPS}
     for seed in _seeds(seeds):
-        registry._generate.cache_clear()
-        library._COMPILED.clear()
+        library.forget_levels()
         dom_json = answers[f"{family}:{seed}"]
         clock = time.process_time
 

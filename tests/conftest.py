@@ -101,15 +101,13 @@ def secret_postcode(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     next one's pages and traces."""
     import importlib
 
-    from webfactory_env.sitegen import registry, widgets
+    from webfactory_env.sitegen import widgets
     from webfactory_env.trace import redact
 
     library = importlib.import_module("webfactory_env.tasks.library")  # not the function
 
     def forget() -> None:
-        registry._generate.cache_clear()
-        with library._COMPILED_LOCK:
-            library._COMPILED.clear()
+        library.forget_levels()
         with redact._PLANS_LOCK:
             redact._PLANS.clear()
 

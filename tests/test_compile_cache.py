@@ -25,15 +25,15 @@ def cache_root(tmp_path, monkeypatch):
     root = tmp_path / "compiled"
     monkeypatch.setenv(cc.ENV_VAR, str(root))
     monkeypatch.setattr(cc, "_caches", {})
-    library._COMPILED.clear()
+    library.forget_levels()
     yield root
-    library._COMPILED.clear()
+    library.forget_levels()
 
 
 def _new_process(monkeypatch, *, compiles: bool) -> None:
-    """What another process has: no compiled task in memory, its own cache object; and,
-    unless `compiles`, a compiler that must not run."""
-    library._COMPILED.clear()
+    """What another process has: no site or compiled task in memory, its own cache object;
+    and, unless `compiles`, a compiler that must not run."""
+    library.forget_levels()
     monkeypatch.setattr(cc, "_caches", {})
     if not compiles:
 
@@ -132,12 +132,12 @@ def test_a_cache_that_cannot_be_written_leaves_compiling_as_it_was(tmp_path, mon
     blocker.write_text("not a directory")
     monkeypatch.setenv(cc.ENV_VAR, str(blocker / "compiled"))
     monkeypatch.setattr(cc, "_caches", {})
-    library._COMPILED.clear()
+    library.forget_levels()
     site = generate_site(FAMILY, 13)
     with caplog.at_level(logging.WARNING, logger=cc.__name__):
         assert library.compile_level(TASK, site).site_digest == site.digest
     assert "compile cache off" in caplog.text
-    library._COMPILED.clear()
+    library.forget_levels()
 
 
 def test_off_writes_nothing_and_task_files_are_never_kept(cache_root, monkeypatch, tmp_path):

@@ -13,7 +13,6 @@ three spend per step, the throughput with our Python and the driver as they are.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import os
 import statistics
 import time
@@ -25,8 +24,8 @@ import gymnasium as gym
 import numpy as np
 
 from webfactory_env.agents.random_agent import sample_masked
-from webfactory_env.sitegen import registry
 from webfactory_env.tasks.compile_cache import compile_cache
+from webfactory_env.tasks.library import forget_levels
 
 KINDS = ("python", "driver", "chromium")
 TRAINER_MODES = ("tokens", "tokens+pixels", "text")
@@ -231,8 +230,7 @@ def reset_run(family: str, task: str, resets: int) -> dict[str, Any]:
         return {**new, "resets": resets, "seen": seen, "on_disk": None}
     # As another process meets them: sites generated anew, tasks read from disk, mounted
     # on a page that never showed them.
-    importlib.import_module("webfactory_env.tasks.library")._COMPILED.clear()
-    registry._generate.cache_clear()
+    forget_levels()
     with _warm_env(family, task) as env:
         kept = _metered_resets(env, seeds)
     return {**new, "resets": resets, "seen": seen, "on_disk": kept}

@@ -144,6 +144,11 @@ def _generate(
     return Site(spec=fam.generate(seed, difficulty, dict(overrides) or None), family=fam)
 
 
+def forget_sites() -> None:
+    """Forget the sites this process keeps (`generate_site` makes them anew)."""
+    _generate.cache_clear()
+
+
 BUILTIN_FAMILIES = ("shop", "travel", "kanban", "account", "forum", "gallery")
 
 

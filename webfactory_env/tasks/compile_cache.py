@@ -81,13 +81,25 @@ def code_key() -> str:
     h = hashlib.sha256()
     versions = (__version__, sys.version_info[:2], importlib.metadata.version("lark"))
     h.update(repr(versions).encode())
-    roots = [Path(__file__).resolve().parents[1], resource_root("sites"), resource_root("dsl")]
-    for root in dict.fromkeys(roots):  # a wheel keeps the resource trees in the package
+    package = Path(__file__).resolve().parents[1]
+    resources = [resource_root("sites").resolve(), resource_root("dsl").resolve()]
+    # A wheel keeps the resource trees inside the package: hashed once, with it.
+    roots = [package, *(r for r in resources if package not in r.parents)]
+    h.update(tree_digest(roots).encode())
+    return h.hexdigest()[:32]
+
+
+def tree_digest(roots: list[Path]) -> str:
+    """A digest of every file under `roots` (its path below its root and its bytes),
+    compiled bytecode left out: any edit, added or removed file changes it."""
+    h = hashlib.sha256()
+    for root in roots:
+        h.update(f"root {len(str(root))}\0".encode())  # which root the files below are in
         for path in sorted(root.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
                 h.update(path.relative_to(root).as_posix().encode() + b"\0")
                 h.update(hashlib.sha256(path.read_bytes()).digest())
-    return h.hexdigest()[:32]
+    return h.hexdigest()
 
 
 class CompileCache:
@@ -103,10 +115,9 @@ class CompileCache:
 
     # ----------------------------------------------------------------- the entries
     def entry(self, task: str, site: Site) -> Path | None:
-        """The file of `task` compiled on `site`, or None for what is never kept: a task
-        file given by path, a family registered from outside the package."""
-        by_path = task.endswith(".task") or os.sep in task or "/" in task
-        if by_path or site.spec.family not in BUILTIN_FAMILIES:
+        """The file of library task `task` compiled on `site`, or None on a family
+        registered from outside the package (its code is not in `code_key`)."""
+        if site.spec.family not in BUILTIN_FAMILIES:
             return None
         name = hashlib.sha256(canonical_json([task, site.digest])).hexdigest()[:40]
         return self.root / code_key() / (name + SUFFIX)

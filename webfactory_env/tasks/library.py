@@ -14,7 +14,7 @@ from pathlib import Path
 from webfactory_env.core.errors import ConfigError, UnknownNameError
 from webfactory_env.core.resources import resource_root
 from webfactory_env.dsl import For, If, Step, TaskFile, parse_task_file
-from webfactory_env.sitegen.registry import Site, families
+from webfactory_env.sitegen.registry import Site, families, forget_sites
 from webfactory_env.tasks.compile import CompileError, compile_task
 from webfactory_env.tasks.compile_cache import compile_cache
 from webfactory_env.tasks.compiled import CompiledTask
@@ -122,6 +122,14 @@ _COMPILED_MAX = 512
 _COMPILED_LOCK = threading.Lock()
 
 
+def forget_levels() -> None:
+    """Forget the sites and compiled tasks this process keeps (not those on disk): what a
+    new process starts with."""
+    forget_sites()
+    with _COMPILED_LOCK:
+        _COMPILED.clear()
+
+
 def compile_for_site(task: str, site: Site) -> CompiledTask:
     """Compile a library task (or a task file) for `site`, cached by (source, site digest)
     in the process, and a library task on disk too (`tasks.compile_cache`)."""
@@ -132,11 +140,12 @@ def compile_for_site(task: str, site: Site) -> CompiledTask:
         if hit is not None:
             _COMPILED.move_to_end(key)
             return hit
+    # A library task is kept on disk too (a task file given by path has no name: never).
     disk = compile_cache() if name is not None else None
-    compiled = disk.load(name, site) if disk is not None and name is not None else None
+    compiled = disk.load(name, site) if disk and name else None
     if compiled is None:
         compiled = compile_task(parsed, site, name)
-        if disk is not None and name is not None:
+        if disk and name:
             disk.store(name, site, compiled)
     with _COMPILED_LOCK:
         _COMPILED[key] = compiled
