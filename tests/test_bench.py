@@ -77,6 +77,28 @@ def test_a_process_that_ends_in_the_window_counts_only_what_it_spent_in_it():
     assert 0.15 <= spent <= 0.35, spent
 
 
+def test_a_pid_given_again_within_the_window_is_another_process(monkeypatch):
+    # A renderer that ran 5 s ends; the system gives its pid to a new renderer that spends
+    # 0.1 s. Read by pid alone, that is -4.9 s of Chromium; the meter reads +0.1, plus the
+    # old one's last 0.2 s, which its parent (the zygote) took on waiting for it.
+    from webfactory_env import bench_throughput as bt
+
+    readings = {
+        "start": {1: (1.0, 100), 2: (2.0, 110), 3: (5.0, 120)},
+        "stop": {1: (1.0, 100), 2: (2.0 + 5.2, 110), 3: (0.1, 900)},
+    }
+    kids = {1: [2], 2: [3], 3: []}
+    phase = "start"
+    monkeypatch.setattr(bt, "_cpu_s", lambda pid: readings[phase].get(pid))
+    monkeypatch.setattr(bt, "_children", lambda pid: kids[pid])
+    monkeypatch.setattr(bt, "process_kind", lambda pid: "python" if pid == 1 else "chromium")
+    meter = bt.CpuMeter(root=1)
+    meter.start()
+    phase = "stop"
+    cpu = meter.stop()
+    assert cpu["chromium"] == pytest.approx(0.2 + 0.1) and cpu["python"] == 0.0
+
+
 def test_the_physical_limit_is_the_cores_over_chromiums_cpu_of_a_step():
     ms = per_step({"python": 0.5, "driver": 0.25, "chromium": 1.25}, steps=100)
     assert ms["python"] == pytest.approx(5.0) and ms["chromium"] == pytest.approx(12.5)

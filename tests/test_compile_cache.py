@@ -113,7 +113,7 @@ def test_an_entry_moved_to_another_levels_name_is_refused(cache_root, monkeypatc
     _new_process(monkeypatch, compiles=True)
     with caplog.at_level(logging.WARNING, logger=cc.__name__):
         task = library.compile_level(TASK, b)
-    assert task.site_digest == b.digest and "another level" in caplog.text
+    assert task.site_digest == b.digest and "refused" in caplog.text
 
 
 def test_a_cache_others_may_write_is_not_used(cache_root, monkeypatch, caplog):
@@ -241,3 +241,158 @@ def test_where_owners_cannot_be_checked_no_pickle_is_loaded(cache_root, monkeypa
     monkeypatch.delattr(os, "getuid")  # as on Windows
     assert library.compile_level(TASK, site).site_digest == site.digest
     assert cc.compile_cache() is None
+
+
+def test_another_tasks_entry_under_this_tasks_name_is_refused(cache_root, monkeypatch, caplog):
+    # The same level, validly signed, but another task's compile: the site digest matches,
+    # the task does not.
+    site = generate_site(FAMILY, 34)
+    library.compile_level("cheapest_oneway_fare", site)
+    (entry,) = _entries(cache_root)
+    cache = cc.compile_cache()
+    assert cache is not None
+    mine = cache.entry(TASK, site)
+    assert mine is not None
+    entry.rename(mine)
+    _new_process(monkeypatch, compiles=True)
+    with caplog.at_level(logging.WARNING, logger=cc.__name__):
+        task = library.compile_level(TASK, site)
+    assert task.name == TASK and "refused" in caplog.text
+
+
+def test_an_entry_of_another_code_version_moved_into_this_ones_is_refused(
+    cache_root, monkeypatch, caplog
+):
+    # Same task, same level, validly signed, but compiled by other code: only its folder
+    # named that, so the folder is signed with it.
+    site = generate_site(FAMILY, 35)
+    monkeypatch.setattr(cc, "code_key", lambda: "older-code")
+    _new_process(monkeypatch, compiles=True)
+    library.compile_level(TASK, site)
+    (old,) = _entries(cache_root)
+    monkeypatch.setattr(cc, "code_key", lambda: "newer-code")
+    _new_process(monkeypatch, compiles=True)
+    cache = cc.compile_cache()
+    assert cache is not None
+    here = cache.entry(TASK, site)
+    assert here is not None
+    here.parent.mkdir(mode=0o700)
+    old.rename(here)
+    compiled = []
+    real = library.compile_task
+    monkeypatch.setattr(library, "compile_task", lambda *a: compiled.append(1) or real(*a))
+    with caplog.at_level(logging.WARNING, logger=cc.__name__):
+        library.compile_level(TASK, site)
+    assert compiled == [1] and "signature" in caplog.text
+
+
+def test_processes_starting_at_once_share_one_key_and_every_entry(cache_root, monkeypatch):
+    # Two moves at once: processes racing to make the signing key (one must not read the
+    # other's half-written key) and to write the same entries.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import importlib\n"
+        "from webfactory_env.sitegen import generate_site\n"
+        "lib = importlib.import_module('webfactory_env.tasks.library')\n"
+        "for s in range(6): lib.compile_level('buy_red_mug', generate_site('shop', 900 + s))\n"
+    )
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, cc.ENV_VAR: str(cache_root), "PYTHONPATH": root}
+    runs = [
+        subprocess.Popen([sys.executable, "-c", code], env=env, stderr=subprocess.PIPE)
+        for _ in range(3)
+    ]
+    errors = [p.communicate(timeout=120)[1].decode() for p in runs]
+    assert all(p.returncode == 0 for p in runs), errors
+    assert not any("compile cache" in e for e in errors), errors  # no refusal, no turn-off
+    assert len(_entries(cache_root)) == 6
+    assert not list(cache_root.glob("*.key")) and not list(cache_root.glob("*/*.tmp"))
+    _new_process(monkeypatch, compiles=False)
+    for s in range(6):
+        assert library.compile_level("buy_red_mug", generate_site("shop", 900 + s))
+
+
+def test_the_code_digest_moves_with_any_file_of_the_code(tmp_path):
+    # Edit a byte, add a file, remove one: another digest; bytecode changes nothing.
+    tree = tmp_path / "pkg"
+    (tree / "sub").mkdir(parents=True)
+    (tree / "a.py").write_text("x = 1\n")
+    (tree / "sub" / "b.json").write_text("{}")
+    first = cc.tree_digest([tree])
+    (tree / "__pycache__").mkdir()
+    (tree / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"compiled")
+    assert cc.tree_digest([tree]) == first
+    (tree / "a.py").write_text("x = 2\n")
+    edited = cc.tree_digest([tree])
+    (tree / "sub" / "c.task").write_text("task t {}")
+    added = cc.tree_digest([tree])
+    (tree / "sub" / "b.json").unlink()
+    removed = cc.tree_digest([tree])
+    assert len({first, edited, added, removed}) == 4
+    (tree / "sub" / "c.task").rename(tree / "c.task")  # the same bytes, elsewhere
+    assert cc.tree_digest([tree]) != removed
+
+
+def test_a_bench_compiles_into_a_cache_of_its_own_and_leaves_the_users(tmp_path, monkeypatch):
+    # The move: a bench run that reads what earlier runs left, and reports loads as first
+    # visits; or one that leaves its entries, or its setting, behind.
+    users = tmp_path / "users-cache"
+    monkeypatch.setenv(cc.ENV_VAR, str(users))
+    monkeypatch.setattr(cc, "_caches", {})
+    library.forget_levels()
+    site = generate_site(FAMILY, 36)
+    library.compile_level(TASK, site)
+    before = _entries(users)
+    library.forget_levels()
+    compiled = []
+    real = library.compile_task
+    monkeypatch.setattr(library, "compile_task", lambda *a: compiled.append(1) or real(*a))
+    with cc.fresh_compile_cache() as root:
+        library.compile_level(TASK, site)  # compiled again: the user's entry is not read
+        assert compiled == [1] and len(_entries(root)) == 1
+    assert os.environ[cc.ENV_VAR] == str(users) and not root.exists()
+    assert _entries(users) == before
+    library.forget_levels()
+
+
+@pytest.mark.browser
+def test_the_benchs_on_disk_resets_load_every_task_and_generate_every_site(monkeypatch):
+    # The move that would make the "on disk" column a lie: a cache in memory still holding
+    # the levels, so nothing is read from disk or generated again.
+    import dataclasses
+
+    from webfactory_env.bench_throughput import reset_run
+    from webfactory_env.sitegen import registry
+
+    calls = {"compile": 0, "load": 0, "generate": 0}
+    real_compile, real_load = library.compile_task, cc.CompileCache.load
+    real_generate = registry._FAMILIES["shop"].generate
+
+    def compile_(*a):
+        calls["compile"] += 1
+        return real_compile(*a)
+
+    def load(self, *a):
+        found = real_load(self, *a)
+        calls["load"] += found is not None
+        return found
+
+    def generate(*a, **k):
+        calls["generate"] += 1
+        return real_generate(*a, **k)
+
+    monkeypatch.setattr(library, "compile_task", compile_)
+    monkeypatch.setattr(cc.CompileCache, "load", load)
+    shop = registry._FAMILIES["shop"]
+    monkeypatch.setitem(registry._FAMILIES, "shop", dataclasses.replace(shop, generate=generate))
+    library.forget_levels()
+    with cc.fresh_compile_cache():
+        run = reset_run("shop", "buy_red_mug", 2)
+    library.forget_levels()
+    assert run["on_disk"] is not None
+    # Seeds 0, 1 (warming) and the two measured: compiled once each, in the first env;
+    # in the on-disk env all four are loaded and their sites generated a second time.
+    assert calls == {"compile": 4, "load": 4, "generate": 8}

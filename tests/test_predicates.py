@@ -79,3 +79,16 @@ def test_equality_on_a_scalar_answers_as_the_structural_comparison():
     assert Exists("orders", Eq("sku", "B")).holds(table)
     assert not Exists("orders", Eq("sku", "C")).holds(table)
     assert not Exists("route", Eq("sku", "B")).holds({"route": "/x"})  # not a table
+
+
+def test_a_subclass_of_eq_is_answered_by_its_own_comparison():
+    # The scalar shortcut must not skip a subclass's `test` (here: equal ignoring case).
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True, slots=True)
+    class CaselessEq(Eq):
+        def test(self, actual, expected):
+            return str(actual).lower() == str(expected).lower()
+
+    assert CaselessEq("route", "/CART").holds(STATE)
+    assert not Eq("route", "/CART").holds(STATE)

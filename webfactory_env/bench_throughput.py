@@ -66,15 +66,17 @@ def _children(pid: int) -> list[int]:
     return out
 
 
-def _cpu_s(pid: int) -> float | None:
+def _cpu_s(pid: int) -> tuple[float, int] | None:
     """CPU seconds `pid` has used (all its threads, user and system, and its children that
-    ended and were waited for); None once it is gone."""
+    ended and were waited for), and when it started (clock ticks since boot: a pid used
+    again by a new process starts later); None once it is gone."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return None
     # after the command: state ppid ... utime stime cutime cstime (fields 14-17 overall)
-    return sum(int(f) for f in fields[11:15]) * _TICK_S
+    # ... starttime (field 22)
+    return sum(int(f) for f in fields[11:15]) * _TICK_S, int(fields[19])
 
 
 def process_kind(pid: int) -> str:
@@ -95,6 +97,9 @@ def process_kind(pid: int) -> str:
     return "other"
 
 
+Process = tuple[int, int]  # (pid, start time): a pid given again is another process
+
+
 class CpuMeter:
     """CPU seconds spent by each kind of process under this one (itself included) between
     `start` and `stop`, read from /proc at both ends (reading costs CPU too, so no more
@@ -105,36 +110,38 @@ class CpuMeter:
 
     def __init__(self, root: int | None = None) -> None:
         self.root = os.getpid() if root is None else root
-        self._first: dict[int, tuple[float, int]] = {}
-        self._kinds: dict[int, str] = {}
+        self._first: dict[Process, tuple[float, Process | None]] = {}
 
-    def _tree(self) -> dict[int, tuple[float, int]]:
-        """{pid: (CPU seconds, parent pid)} of the tree under `root`."""
-        out, todo = {}, [(self.root, 0)]
+    def _tree(self) -> dict[Process, tuple[float, Process | None]]:
+        """{process: (CPU seconds, parent)} of the tree under `root`; a process is its pid
+        and start time, so a pid the system gave again is another process."""
+        out: dict[Process, tuple[float, Process | None]] = {}
+        todo: list[tuple[int, Process | None]] = [(self.root, None)]
         while todo:
             pid, parent = todo.pop()
-            cpu = _cpu_s(pid)
-            if cpu is not None:
-                out[pid] = (cpu, parent)
-                todo += [(child, pid) for child in _children(pid)]
+            read = _cpu_s(pid)
+            if read is not None:
+                cpu, started = read
+                out[(pid, started)] = (cpu, parent)
+                todo += [(child, (pid, started)) for child in _children(pid)]
         return out
 
     def start(self) -> None:
         self._first = self._tree()
-        self._kinds = {pid: process_kind(pid) for pid in self._first}
 
     def stop(self) -> dict[str, float]:
         """CPU seconds per kind (`KINDS`, plus `other` if any) since `start`."""
         out = dict.fromkeys(KINDS, 0.0)
         now = self._tree()
-        for pid, (cpu, _) in now.items():
-            kind = self._kinds.get(pid) or process_kind(pid)
-            first = self._first.get(pid, (0.0, 0))[0]
+        kinds = {proc: process_kind(proc[0]) for proc in now}  # read once each has started
+        for proc, (cpu, _) in now.items():
+            kind = kinds[proc]
+            first = self._first.get(proc, (0.0, None))[0]
             out[kind] = out.get(kind, 0.0) + cpu - first
-        for pid, (first, parent) in self._first.items():
-            if pid not in now and parent in now:  # ended: its parent's reading has it all
-                kind = self._kinds.get(parent) or process_kind(parent)
-                out[kind] = out.get(kind, 0.0) - first
+        for proc, (first, parent) in self._first.items():
+            if proc not in now and parent is not None and parent in now:
+                # Ended: its parent's reading has all it ever spent.
+                out[kinds[parent]] = out.get(kinds[parent], 0.0) - first
         return out
 
 

@@ -164,9 +164,10 @@ class Eq(_Compare):
         if actual is MISSING:
             return False
         value = self.value
-        if self.as_ is None and type(value) in _SCALARS:
+        if self.as_ is None and type(value) in _SCALARS and type(self) is Eq:
             # What `test` answers for a scalar (thawing changes only containers, and no
-            # container equals a scalar): most of a reward's predicates, every step.
+            # container equals a scalar): most of a reward's predicates, every step. Not
+            # for a subclass, whose `test` may compare otherwise.
             return bool(actual == value)
         return self.test(actual, _thaw(value))
 

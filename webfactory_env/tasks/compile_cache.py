@@ -138,7 +138,7 @@ class CompileCache:
             return None
         mac, body = data[:_MAC_BYTES], data[_MAC_BYTES:]
         try:
-            signed = self._mac(body)
+            signed = self._mac(path, body)
         except OSError as exc:
             self._turn_off(f"no signing key: {exc}")
             return None
@@ -148,8 +148,11 @@ class CompileCache:
             found = pickle.loads(body)  # signed with this user's key: checked above
         except Exception as exc:  # a file cut short by a full disk, say
             return self._refuse(path, f"it does not load ({type(exc).__name__})")
-        if not isinstance(found, CompiledTask) or found.site_digest != site.digest:
-            return self._refuse(path, "it holds another level's task")
+        if not isinstance(found, CompiledTask) or (found.name, found.site_digest) != (
+            task,
+            site.digest,
+        ):
+            return self._refuse(path, "it holds another task or level")
         with contextlib.suppress(OSError):
             os.utime(path)  # recently used: pruned last
         return found
@@ -161,7 +164,7 @@ class CompileCache:
             return
         try:
             body = pickle.dumps(compiled, protocol=pickle.HIGHEST_PROTOCOL)
-            signed = self._mac(body)
+            signed = self._mac(path, body)
             if not path.parent.is_dir():
                 path.parent.mkdir(mode=0o700, exist_ok=True)  # ours alone, as the root
             fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
@@ -221,8 +224,12 @@ class CompileCache:
                 return True
         return False
 
-    def _mac(self, body: bytes) -> bytes:
-        return hmac.new(self._key(), body, hashlib.sha256).digest()
+    def _mac(self, path: Path, body: bytes) -> bytes:
+        """The signature of `body` kept at `path`: the entry's name below the root (its code
+        version, task and site) is signed with it, so an entry moved to another name, of
+        another level, task or code version, fails it."""
+        where = path.relative_to(self.root).as_posix().encode() + b"\0"
+        return hmac.new(self._key(), where + body, hashlib.sha256).digest()
 
     def _key(self) -> bytes:
         """This user's signing key (`<root>/key`, made on first use, mode 0600; published
