@@ -146,9 +146,14 @@ def test_bench_prints_the_medians_the_resets_and_what_trainers_run(capsys):
     for family in result["reset_cpu"].values():
         assert family["cpu_ms"]["python"] > 0 and family["cpu_ms"]["chromium"] > 0
         # A level seen before skips generating the site and compiling the task; one kept on
-        # disk (the bench compiles into a new cache of its own) skips compiling it.
+        # disk (the bench compiles into a new cache of its own) skips compiling it. Two such
+        # resets may spend less than a 10 ms clock tick of Chromium (one family's read 0 in
+        # CI): every kind is read, and all five families' Chromium together is several ticks.
         for again in ("seen", "on_disk"):
-            assert family[again]["cpu_ms"]["chromium"] > 0 and family[again]["wall_ms"] > 0
+            assert all(family[again]["cpu_ms"][k] >= 0 for k in KINDS)
+            assert family[again]["wall_ms"] > 0
+    for again in ("seen", "on_disk"):
+        assert sum(f[again]["cpu_ms"]["chromium"] for f in result["reset_cpu"].values()) > 0
     for mode in ("tokens", "tokens+pixels", "text"):
         cell = result["trainer"][mode]["1"]
         assert cell["steps_per_s"] > 0 and cell["steps"] == 12

@@ -274,11 +274,21 @@ class Site:
                     self._send(200, f"<main>leaving</main><script>{script}</script>")
                 elif self.path.startswith("/form"):  # a GET form, its field cut at 6 if asked
                     cut = " maxlength=6" if "short" in self.path else ""
+                    action = "/slow-echo" if "slow" in self.path else "/echo"
                     self._send(
                         200,
-                        f"<main><form action=/echo><input name=pw{cut}>"
+                        f"<main><form action={action}><input name=pw{cut}>"
                         "<button type=submit>go</button></form></main>",
                     )
+                elif self.path.startswith("/slow-echo"):  # its head at once, its body later
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/html")
+                    self.end_headers()
+                    self.wfile.write(b"<!doctype html><html><head><title>slow</title>")
+                    self.wfile.flush()
+                    time.sleep(0.8)
+                    self.wfile.write(b"</head><body><main><p>arrived</p></main></body></html>")
+                    self.close_connection = True
                 elif self.path.startswith("/echo"):  # says back what was typed, escaped
                     from html import escape
                     from urllib.parse import parse_qs, urlsplit
@@ -547,6 +557,23 @@ def test_a_redacted_value_never_comes_back_in_any_spelling(hardened, site, form)
     assert "REDACTED" in out["excerpt"] and "You typed" in out["excerpt"]
     assert leaks(TYPED, json.dumps(out), out["final_url"], out["excerpt"]) == []
     assert leaks(TYPED, log.read_text()) == []
+
+
+def test_a_submit_whose_next_page_is_still_arriving_is_read_once_it_has_arrived(hardened, site):
+    """The form's next page sends its head at once and its body 0.8 s later: the click
+    returns once the new document is committed, when it has no body yet. The snapshot reads
+    the page that arrived (it once failed 422 `failed` there, reading a document with no
+    body: seen in CI under load)."""
+    url, _ = hardened
+    payload = {
+        "url": f"http://localhost:{site.port}/form-slow",
+        "fields": [{"selector": "[name=pw]", "value": "abc"}],
+        "submit": {"selector": "button[type=submit]"},
+    }
+    status, out = _post(f"{url}/execute", payload)
+    assert status == 200 and out["submitted"], out
+    assert "/slow-echo?pw=abc" in out["final_url"]
+    assert out["title"] == "slow" and "arrived" in out["excerpt"], out
 
 
 @pytest.mark.parametrize("flag", ["true", 1, "yes", None, [True]])

@@ -419,8 +419,12 @@ class WebExecutor:
             )
 
     def _settle(self) -> None:
-        """Wait until the page's pending requests to the site's app are answered."""
+        """Wait until the page's document has arrived (a click that navigates returns once
+        the next document is committed, which may have no body yet) and its pending requests
+        to the site's app are answered."""
         page = self.session.page
+        ms = self.timeout_ms
+        self._reading("settle", lambda: page.wait_for_load_state("domcontentloaded", timeout=ms))
         self._reading(
             "settle",
             lambda: page.evaluate(
