@@ -143,17 +143,17 @@ def test_bench_prints_the_medians_the_resets_and_what_trainers_run(capsys):
         assert medians[f"step {mode}: select (re-render grid)"] > 0
         assert medians[f"reset {mode}: new seed (new site + task)"] > 0
     assert set(result["reset_cpu"]) == {"shop", "travel", "kanban", "account", "forum"}
-    for family in result["reset_cpu"].values():
-        assert family["cpu_ms"]["python"] > 0 and family["cpu_ms"]["chromium"] > 0
-        # A level seen before skips generating the site and compiling the task; one kept on
-        # disk (the bench compiles into a new cache of its own) skips compiling it. Two such
-        # resets may spend less than a 10 ms clock tick of Chromium (one family's read 0 in
-        # CI): every kind is read, and all five families' Chromium together is several ticks.
-        for again in ("seen", "on_disk"):
-            assert all(family[again]["cpu_ms"][k] >= 0 for k in KINDS)
-            assert family[again]["wall_ms"] > 0
-    for again in ("seen", "on_disk"):
-        assert sum(f[again]["cpu_ms"]["chromium"] for f in result["reset_cpu"].values()) > 0
+    # Each pass: a row per family, every kind read (CPU comes in 10 ms clock ticks: two
+    # resets of a level seen before may spend less than one of Chromium, and one family's
+    # read 0 in CI), and Python and Chromium busy over the five families together. A level
+    # seen before skips generating the site and compiling the task; one kept on disk (the
+    # bench compiles into a new cache of its own) skips compiling it.
+    passes = {"new": lambda f: f, "seen": lambda f: f["seen"], "on_disk": lambda f: f["on_disk"]}
+    for name, pick in passes.items():
+        runs = [pick(family) for family in result["reset_cpu"].values()]
+        assert all(run["wall_ms"] > 0 and min(run["cpu_ms"][k] for k in KINDS) >= 0 for run in runs)
+        for kind in ("python", "chromium"):
+            assert sum(run["cpu_ms"][kind] for run in runs) > 0, (name, kind)
     for mode in ("tokens", "tokens+pixels", "text"):
         cell = result["trainer"][mode]["1"]
         assert cell["steps_per_s"] > 0 and cell["steps"] == 12
