@@ -8,7 +8,8 @@ new level runs in Python, in the env's order, and prints the median CPU millisec
 (`time.process_time`, so a loaded machine moves it little) of each step:
 
 - generate: `generate_site` on a level no cache holds, and the site's digest;
-- compile: `compile_level` (the task compiler walks the oracle's plan through an app);
+- compile: `compile_level` (the task compiler walks the oracle's plan through an app; the
+  compile cache is off: what a level never met costs);
 - new_app, mount: the app and the payload the runtime mounts (as JSON text, as sent);
 - dom: the runtime's answer parsed into a `DomSnapshot`;
 - episode: the episode's state view and reward simulator;
@@ -198,6 +199,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--profile", metavar="SORT", help="cProfile the runs; print the top")
     args = parser.parse_args()
+    # First visits: a task compiled by an earlier run must not be loaded from the user's
+    # compile cache (the trees' runs inherit this; trees older than the cache ignore it).
+    os.environ["WEBFACTORY_COMPILE_CACHE"] = "off"
     families = args.family or list(RESET_TASKS)
     if args.trees:
         run_trees(args.trees, families, args.seeds, args.rounds)
