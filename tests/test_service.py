@@ -287,7 +287,7 @@ class Site:
                     self.wfile.write(b"<!doctype html><html><head><title>slow</title>")
                     self.wfile.flush()
                     time.sleep(0.8)
-                    self.wfile.write(b"</head><body><main><p>arrived</p></main></body></html>")
+                    self.wfile.write(b"</head><body><main><p>arrived</p><input name=later></main>")
                     self.close_connection = True
                 elif self.path.startswith("/echo"):  # says back what was typed, escaped
                     from html import escape
@@ -574,6 +574,30 @@ def test_a_submit_whose_next_page_is_still_arriving_is_read_once_it_has_arrived(
     assert status == 200 and out["submitted"], out
     assert "/slow-echo?pw=abc" in out["final_url"]
     assert out["title"] == "slow" and "arrived" in out["excerpt"], out
+
+
+def test_a_read_of_a_document_still_arriving_waits_for_it(site):
+    """The other route to the same moment: a navigation that commits after the payload's
+    settling (a script's, a refresh's), so the snapshot itself meets a document with no
+    body. The executor's page reads (the snapshot's excerpt, the candidates a selector is
+    looked for among) wait for the document they read."""
+    from webfactory_env.executor.web import WebExecutor
+    from webfactory_env.sitegen import generate_site
+
+    ex = WebExecutor(generate_site("shop", 42), allowed_origins=[f"http://localhost:{site.port}"])
+    try:
+        page = ex.session.page
+        for op in ("excerpt", "candidates"):
+            page.goto(f"http://localhost:{site.port}/slow-echo?pw=x", wait_until="commit")
+            arg = {"op": op, "selector": "main", "redact": [], "max": 2000}
+            read = ex._inspect(arg)
+            if op == "excerpt":
+                assert "arrived" in read and 'name="later"' in read, read
+            else:  # the field the document brings
+                assert [c["name"] for c in read] == ["later"], read
+            assert page.evaluate("document.readyState") != "loading"
+    finally:
+        ex.close()
 
 
 @pytest.mark.parametrize("flag", ["true", 1, "yes", None, [True]])

@@ -21,12 +21,14 @@ any spelling a page or URL gives them back in (`core.secrets`: form-encoded in `
 HTML- or JSON-escaped, cased, cut to a `maxlength`), and emails, card and account numbers
 in selectors, summaries and excerpts become pseudonyms (`core.pii`).
 
-A read of the page (settling, the snapshot) reads a document that has arrived (a click that
-navigates returns once the next document is committed, before it has a body: settling
-waits for its DOMContentLoaded), and waits through navigations the page makes on its own
-(a `<meta http-equiv=refresh>`, a script setting `location`), up to `NAVIGATIONS`
-documents, then fails `navigating` (409). A page that ends up off the allowed origins (a
-script or form that left them: Chromium shows its error page) fails `refused` (502).
+A read of the page (settling, the snapshot, the candidates a selector is looked for among)
+reads a document that has arrived: a click that navigates returns once the next document
+is committed, before it has a body, so settling waits for its DOMContentLoaded, and so do
+the page's reads (`inspect.js`) when a navigation committed after that. It waits through
+navigations the page makes on its own (a `<meta http-equiv=refresh>`, a script setting
+`location`), up to `NAVIGATIONS` documents, then fails `navigating` (409). A page that ends
+up off the allowed origins (a script or form that left them: Chromium shows its error
+page) fails `refused` (502).
 
 A browser call that fails is `ExecutionError`: our own message (the stage, the selector
 tried, the kind of failure — `timeout`, `navigation` with Chromium's `net::ERR_…` code,
