@@ -305,7 +305,8 @@ def _refuse_other_layers(file: Path, model: Any, path: str) -> None:
     import torch
 
     with zipfile.ZipFile(file) as z:
-        saved = torch.load(io.BytesIO(z.read("policy.pth")), map_location="cpu")
+        # Tensors only, whatever TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD says: the zip is others'.
+        saved = torch.load(io.BytesIO(z.read("policy.pth")), map_location="cpu", weights_only=True)
     missing = sorted(set(model.policy.state_dict()) - set(saved))
     if missing:
         from webfactory_env.policies.sb3 import layers_of_another_version
