@@ -181,3 +181,34 @@ def test_bench_quick_is_a_size_and_bad_sizes_are_refused(capsys):
     assert SIZES["quick"] < SIZES["full"]
     assert main(["bench", "--quick", "--repeats", "0"]) != 0
     assert "--repeats must be at least 1" in capsys.readouterr().err
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_profile_reset_measures_compiles_whatever_the_compile_cache_holds(tmp_path):
+    """`benchmarks/profile_reset.py` times first visits: run with the compile cache pointed
+    at a directory, it neither writes nor reads an entry there (its second run had read
+    loads of 0.5 ms as travel's compile), and it prints a row a family."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    cache = tmp_path / "compiled"
+    env = {
+        **os.environ,
+        "WEBFACTORY_COMPILE_CACHE": str(cache),
+        "WEBFACTORY_RESET_DOMS": str(tmp_path / "doms.json"),
+        "PYTHONPATH": str(root),
+    }
+    script = str(root / "benchmarks" / "profile_reset.py")
+    for extra in (["--capture"], []):  # the second run meets the first's levels again
+        out = subprocess.run(
+            [sys.executable, script, "--seeds", "2", "--family", "shop", "--json", *extra],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        )
+        row = json.loads(out.stdout.strip().splitlines()[-1])["shop"]
+        assert row["compile"] > 0 and row["total"] >= row["compile"]
+        assert not list(cache.rglob("*.task.pickle")), "a compiled task went to the cache"
