@@ -1,11 +1,6 @@
 // Page inspection for the web executor, evaluated on any page (with or without the
-// webfactory runtime): `(arg) => ({candidates, excerpt})[arg.op](arg)`, once the document
-// has arrived (a navigation commits before the document has a body: a read then waits
-// for its DOMContentLoaded).
-async (arg) => {
-  if (document.readyState === "loading") {
-    await new Promise((done) => document.addEventListener("DOMContentLoaded", done, {once: true}));
-  }
+// webfactory runtime): `(arg) => ({candidates, excerpt})[arg.op](arg)`.
+(arg) => {
   const squash = (s, n) => {
     s = (s || "").replace(/\s+/g, " ").trim();
     return s.length > n ? s.slice(0, n) : s;
@@ -32,7 +27,6 @@ async (arg) => {
   // as REDACTED.
   const excerpt = ({selector, redact, max}) => {
     const root = document.querySelector(selector || "body") || document.body;
-    if (!root) return "";  // a document without a body (XML, say)
     const copy = root.cloneNode(true);
     const live = root.querySelectorAll("input, textarea");
     const dead = copy.querySelectorAll("input, textarea");

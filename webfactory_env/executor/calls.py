@@ -32,6 +32,21 @@ INIT_SCRIPT = (
 )
 
 
+# The executor's page inspection (`inspect.js`: the candidates a selector is looked for
+# among, a snapshot's excerpt), read once the document has arrived: a navigation commits
+# before its document has a body, so a read then waits for its DOMContentLoaded. (The wait
+# is here, not in inspect.js: that file is hashed into every site's generator version.)
+INSPECT_SCRIPT = (
+    "async (arg) => {\n"
+    "  if (document.readyState === 'loading') {\n"
+    "    await new Promise((done) =>\n"
+    "      document.addEventListener('DOMContentLoaded', done, {once: true}));\n"
+    "  }\n"
+    "  return (" + read_text("sites", "runtime", "inspect.js").strip() + ")(arg);\n"
+    "}"
+)
+
+
 def send(owner: Page | CDPSession, method: str, params: dict[str, Any]) -> Any:
     """The result of Playwright's protocol call `method` on `owner` (a sync API object),
     sent as the sync API would send it, minus its bookkeeping (see the module docstring);

@@ -24,7 +24,6 @@ from pydantic import ValidationError
 
 from webfactory_env.core.dom import DomSnapshot
 from webfactory_env.core.errors import BrowserCrashedError, ConfigError
-from webfactory_env.core.resources import read_text
 from webfactory_env.executor import calls
 from webfactory_env.executor.browser import (
     BrowserConfig,
@@ -472,9 +471,7 @@ class PageSession:
         old = {**res["descriptor"], "label": op.label}
         requested = describe_selector(old)
         elements = self.call(
-            lambda: self._page.evaluate(
-                read_text("sites", "runtime", "inspect.js"), {"op": "candidates"}
-            )
+            lambda: self._page.evaluate(calls.INSPECT_SCRIPT, {"op": "candidates"})
         )
         candidates = derive_candidates(requested, elements, like=old)
         try:

@@ -24,11 +24,11 @@ in selectors, summaries and excerpts become pseudonyms (`core.pii`).
 A read of the page (settling, the snapshot, the candidates a selector is looked for among)
 reads a document that has arrived: a click that navigates returns once the next document
 is committed, before it has a body, so settling waits for its DOMContentLoaded, and so do
-the page's reads (`inspect.js`) when a navigation committed after that. It waits through
-navigations the page makes on its own (a `<meta http-equiv=refresh>`, a script setting
-`location`), up to `NAVIGATIONS` documents, then fails `navigating` (409). A page that ends
-up off the allowed origins (a script or form that left them: Chromium shows its error
-page) fails `refused` (502).
+the page's reads (`calls.INSPECT_SCRIPT`) when a navigation committed after that. It waits
+through navigations the page makes on its own (a `<meta http-equiv=refresh>`, a script
+setting `location`), up to `NAVIGATIONS` documents, then fails `navigating` (409). A page
+that ends up off the allowed origins (a script or form that left them: Chromium shows its
+error page) fails `refused` (502).
 
 A browser call that fails is `ExecutionError`: our own message (the stage, the selector
 tried, the kind of failure — `timeout`, `navigation` with Chromium's `net::ERR_…` code,
@@ -50,9 +50,9 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from webfactory_env.core.errors import BrowserCrashedError, ConfigError, WebfactoryError
 from webfactory_env.core.pii import scrub_patterns, scrub_selector
-from webfactory_env.core.resources import read_text
 from webfactory_env.core.secrets import REDACTED, SecretPattern
 from webfactory_env.executor.browser import StepTimeoutError
+from webfactory_env.executor.calls import INSPECT_SCRIPT
 from webfactory_env.executor.drift import (
     BACKOFF_MS,
     RETRY_EVENT,
@@ -438,8 +438,7 @@ class WebExecutor:
 
     def _inspect(self, arg: dict[str, Any]) -> Any:
         page = self.session.page
-        script = read_text("sites", "runtime", "inspect.js")
-        return self._reading("snapshot", lambda: page.evaluate(script, arg))
+        return self._reading("snapshot", lambda: page.evaluate(INSPECT_SCRIPT, arg))
 
     def _reading(self, stage: str, fn: Callable[[], Any]) -> Any:
         """`_do` for a call that only reads the page: when the page navigates under it (a
