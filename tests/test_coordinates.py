@@ -368,21 +368,29 @@ def test_same_actions_give_the_same_observations(make_env):
         env = make_env(family="shop", task="buy_red_mug", action_mode="coordinates")
         oracle = OracleAgent(env)
         obs, info = env.reset(seed=5)
-        digests, actions = [info["obs_digest"]], []
+        digests, actions, seen = [info["obs_digest"]], [], [obs]
         done = False
         while not done:
             action = oracle.act(obs, info)
             actions.append(action.tolist())
             obs, _, terminated, truncated, info = env.step(action)
             digests.append(info["obs_digest"])
+            seen.append(obs)
             done = terminated or truncated
         assert info["success"]
-        runs.append((actions, digests))
+        runs.append((actions, digests, seen))
         env.close()
-    (actions, digests), (actions_2, digests_2) = runs
+    (actions, digests, seen), (actions_2, digests_2, seen_2) = runs
     for n, (a, b) in enumerate(zip(digests, digests_2, strict=False)):
         before = actions[n - 1] if n else "reset"
-        assert a == b, f"observation {n} differs (after {before}; actions so far equal)"
+        # Which parts differ and where (it failed once in CI, after a click, unrepeated
+        # since): what the next failure needs to be found.
+        where = {
+            key: np.argwhere(np.asarray(seen[n][key]) != np.asarray(seen_2[n][key]))[:4].tolist()
+            for key in seen[n]
+            if not np.array_equal(seen[n][key], seen_2[n][key])
+        }
+        assert a == b, f"observation {n} differs (after {before}; actions so far equal): {where}"
     assert (actions, digests) == (actions_2, digests_2)
 
 
