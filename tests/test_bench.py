@@ -154,14 +154,18 @@ def test_bench_prints_the_medians_the_resets_and_what_trainers_run(capsys):
         assert all(run["wall_ms"] > 0 and min(run["cpu_ms"][k] for k in KINDS) >= 0 for run in runs)
         for kind in ("python", "chromium"):
             assert sum(run["cpu_ms"][kind] for run in runs) > 0, (name, kind)
-    for mode in ("tokens", "tokens+pixels", "text"):
+    modes = ("tokens", "tokens+pixels", "text")
+    for mode in modes:
         cell = result["trainer"][mode]["1"]
         assert cell["steps_per_s"] > 0 and cell["steps"] == 12
-        # Every kind is metered; CPU comes in 10 ms clock ticks, so over 12 steps the
-        # driver's ~0.6 ms a step (7 ms in all) may read as no tick at all (it did, once,
-        # on a fresh clone); Python's and Chromium's are several ticks.
         cpu = cell["cpu_ms_per_step"]
-        assert all(cpu[k] >= 0 for k in KINDS) and cpu["python"] > 0 and cpu["chromium"] > 0
+        assert all(cpu[k] >= 0 for k in KINDS) and sum(cpu[k] for k in KINDS) > 0, mode
+    # Every kind is metered, but CPU comes in 10 ms clock ticks charged to whoever holds the
+    # core when the tick fires: over 12 steps the driver's ~0.6 ms a step may read as no
+    # tick at all, and so may Python's 3 ms (it did, once, in CI). Over the three modes
+    # together Python and Chromium are busy for many ticks.
+    for kind in ("python", "chromium"):
+        assert sum(result["trainer"][m]["1"]["cpu_ms_per_step"][kind] for m in modes) > 0, kind
     # A tokens env draws no frames: its Chromium spends less per step than with pixels.
     tokens, pixels = (
         result["trainer"][m]["1"]["cpu_ms_per_step"] for m in ("tokens", "tokens+pixels")

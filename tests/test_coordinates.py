@@ -363,35 +363,38 @@ def test_the_wheel_brings_an_infinite_list_its_next_batch(make_env):
 
 @pytest.mark.browser
 def test_same_actions_give_the_same_observations(make_env):
+    """Two oracle episodes on one level: the same actions and, but for the screenshot, the
+    same observations byte for byte. Chromium's software raster may draw an element's edge
+    a little differently from one run to the next (a few hundred of a 128x128 frame's
+    channel values off by at most 7, in ~half the runs: README, Determinism), so a
+    screenshot is held to a bound: another page, a moved element or a missing one
+    exceeds it."""
     runs = []
     for _ in range(2):
         env = make_env(family="shop", task="buy_red_mug", action_mode="coordinates")
         oracle = OracleAgent(env)
         obs, info = env.reset(seed=5)
-        digests, actions, seen = [info["obs_digest"]], [], [obs]
+        actions, seen = [], [obs]
         done = False
         while not done:
             action = oracle.act(obs, info)
             actions.append(action.tolist())
             obs, _, terminated, truncated, info = env.step(action)
-            digests.append(info["obs_digest"])
             seen.append(obs)
             done = terminated or truncated
         assert info["success"]
-        runs.append((actions, digests, seen))
+        runs.append((actions, seen))
         env.close()
-    (actions, digests, seen), (actions_2, digests_2, seen_2) = runs
-    for n, (a, b) in enumerate(zip(digests, digests_2, strict=False)):
+    (actions, seen), (actions_2, seen_2) = runs
+    assert actions == actions_2
+    for n, (a, b) in enumerate(zip(seen, seen_2, strict=True)):
         before = actions[n - 1] if n else "reset"
-        # Which parts differ and where (it failed once in CI, after a click, unrepeated
-        # since): what the next failure needs to be found.
-        where = {
-            key: np.argwhere(np.asarray(seen[n][key]) != np.asarray(seen_2[n][key]))[:4].tolist()
-            for key in seen[n]
-            if not np.array_equal(seen[n][key], seen_2[n][key])
-        }
-        assert a == b, f"observation {n} differs (after {before}; actions so far equal): {where}"
-    assert (actions, digests) == (actions_2, digests_2)
+        for key in a:
+            if key != "screenshot":
+                assert np.array_equal(a[key], b[key]), f"observation {n} ({key}) after {before}"
+        delta = np.abs(a["screenshot"].astype(int) - b["screenshot"].astype(int))
+        shown = np.argwhere(delta)[:4].tolist()
+        assert (delta > 0).mean() <= 0.02 and delta.max() <= 16, (n, before, delta.max(), shown)
 
 
 # ------------------------------------------------------------------ random input
