@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -30,11 +31,14 @@ GOLDEN = ROOT / "tests" / "golden" / "bundles"
 REGENERATE = "run `.venv/bin/python tests/golden/regenerate.py` and commit the new bundles"
 
 
-def record(tmp: Path, agent: str, seed: int, *, screenshots: bool = False, **kw: Any) -> Path:
-    """Run one episode with a trace and return the trace path (the env is closed)."""
+def record(
+    tmp: Path, agent: str, seed: int, *, screenshots: bool = False, obs_mode="tokens", **kw: Any
+) -> Path:
+    """Run one episode with a trace, bundle it in `tmp/bundle` and return the trace path
+    (the env is closed)."""
     trace = tmp / "trace.jsonl"
     env = TraceRecorder(
-        gym.make("WebTask-v0", family="shop", task="buy_red_mug", obs_mode="tokens", **kw),
+        gym.make("WebTask-v0", family="shop", task="buy_red_mug", obs_mode=obs_mode, **kw),
         trace,
         screenshots=screenshots,
     )
@@ -202,6 +206,58 @@ def test_a_modified_reward_is_named_with_both_values(oracle_bundle, tmp_path):
     assert not verdict.ok
     assert verdict.message == "step 4: reward differs: recorded 5.0, replayed 0.19"
     assert (verdict.step, verdict.field) == (4, "reward.r")
+
+
+@pytest.mark.browser
+def test_a_pixel_bundle_verifies_through_raster_noise_and_not_through_a_changed_screen(tmp_path):
+    """With pixel observations each observation is kept as its `ScreenRecord`: the other
+    parts' digest, compared exactly, and the screenshot's block means, compared within the
+    raster noise Chromium's software compositor leaves (a few edge pixels from one run to
+    the next, README, Determinism). A recorded digest that differs but for that noise
+    verifies; a block moved by more, or any other part changed, fails and says where."""
+    episode = read_trace(record(tmp_path, "oracle", 3, obs_mode="tokens+pixels"))[-1]
+    assert episode.header.obs.screen is not None
+    assert all(step.obs.screen is not None for step in episode.steps)
+    assert verify_bundle(tmp_path / "bundle").ok
+
+    def noise(amount: int, *, rest: bool = False) -> Any:
+        def change(data: dict[str, Any]) -> None:
+            obs = data["obs"]
+            obs["digest"] = "0" * 64  # what raster noise does to the exact digest
+            blocks = bytearray(base64.b64decode(obs["screen"]["blocks"]))
+            at = 3 * (16 * 5 + 7) + 1  # block (5, 7), green
+            blocks[at] += amount if blocks[at] < 128 else -amount
+            obs["screen"]["blocks"] = base64.b64encode(bytes(blocks)).decode()
+            if rest:
+                obs["screen"]["rest_digest"] = "1" * 64
+
+        return change
+
+    for line, amount in ((0, 3), (2, 2)):  # the reset's observation, and a step's
+        root = copy_bundle(tmp_path / "bundle", tmp_path / f"noise{line}")
+        edit_step(root, line, noise(amount))
+        assert verify_bundle(root).ok, (line, verify_bundle(root).message)
+    root = copy_bundle(tmp_path / "bundle", tmp_path / "moved")
+    edit_step(root, 2, noise(20))
+    verdict = verify_bundle(root)
+    assert (verdict.ok, verdict.step, verdict.field) == (False, 2, "obs.screen")
+    assert verdict.message.startswith("step 2: observation differs: the screenshot differs by")
+    assert "block (5, 7)" in verdict.message
+    root = copy_bundle(tmp_path / "bundle", tmp_path / "rest")
+    edit_step(root, 2, noise(0, rest=True))
+    verdict = verify_bundle(root)
+    assert (verdict.ok, verdict.field) == (False, "obs.screen")
+    assert "parts but its screenshot differ" in verdict.message
+    root = copy_bundle(tmp_path / "bundle", tmp_path / "reset")
+    edit_step(root, 0, noise(20))
+    verdict = verify_bundle(root)
+    assert (verdict.ok, verdict.step, verdict.field) == (False, 0, "obs.screen")
+    assert verdict.message.startswith("step 0, after reset: observation differs")
+    # A trace of schema 2.1 kept no ScreenRecord: its digest alone decides, exactly.
+    root = copy_bundle(tmp_path / "bundle", tmp_path / "old")
+    edit_step(root, 2, lambda data: data["obs"].update(digest="0" * 64, screen=None))
+    verdict = verify_bundle(root)
+    assert (verdict.ok, verdict.field) == (False, "obs.digest")
 
 
 # ------------------------------------------------------------ tampering (no browser)

@@ -314,3 +314,37 @@ def test_values_of_ordinary_fields_are_kept():
     }
     event = EpisodeLog(env, run_id="r").step(info, False, False)
     assert event.action.value == "alice" and not event.action.redacted
+
+
+def test_a_screen_signature_tells_raster_noise_from_a_moved_element():
+    """Measured raster noise (a few hundred channel values along element edges, off by at
+    most 7) stays within `SCREEN_TOLERANCE`; the same page with a card one pixel lower, a
+    recoloured button or another observation part does not."""
+    import numpy as np
+
+    from webfactory_env.episode.records import screen_signature
+
+    def page(card_top: int = 40, button: tuple[int, int, int] = (138, 180, 248)) -> Any:
+        shot = np.full((128, 128, 3), 20, np.uint8)
+        shot[card_top : card_top + 40, 20:60] = (217, 48, 37)  # a swatch
+        shot[card_top, 20:60] = shot[card_top + 39, 20:60] = (60, 64, 67)  # its border
+        shot[90:96, 70:100] = button
+        return {"screenshot": shot, "tokens": np.arange(6)}
+
+    base = screen_signature(page())
+    assert base is not None and len(base.blocks) == 16 * 16 * 3
+    noisy = page()
+    rng = np.random.default_rng(0)
+    edges = [(r, c) for r in (40, 79) for c in range(20, 60)] + [(r, 20) for r in range(40, 80)]
+    for r, c in [edges[i] for i in rng.choice(len(edges), 78, replace=False)]:
+        for ch in range(3):  # 234 channel values
+            noisy["screenshot"][r, c, ch] = np.clip(int(noisy["screenshot"][r, c, ch]) + 7, 0, 255)
+    assert base.differs_from(screen_signature(noisy)) is None
+    assert "differs by" in base.differs_from(screen_signature(page(card_top=41)))
+    assert "differs by" in base.differs_from(screen_signature(page(button=(26, 115, 232))))
+    other = page()
+    other["tokens"] = np.arange(1, 7)
+    assert "parts but its screenshot" in base.differs_from(screen_signature(other))
+    assert screen_signature({"tokens": np.arange(6)}) is None and screen_signature("text") is None
+    small = screen_signature({"screenshot": np.zeros((8, 12, 3), np.uint8)})
+    assert small is not None and len(small.blocks) == 16 * 16 * 3

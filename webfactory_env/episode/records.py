@@ -190,6 +190,61 @@ def observation_digest(obs: Mapping[str, np.ndarray] | str) -> str:
     return h.hexdigest()
 
 
+# A screenshot is kept in a trace as the means of a 16 x 16 grid of its blocks, per channel
+# (768 bytes): Chromium's software raster may draw an element's edge a few units apart
+# from one run to the next (README, Determinism), which moves no block's mean by more than
+# a unit or two, while a moved, missing or recoloured element moves its blocks by tens.
+SCREEN_GRID = 16
+SCREEN_TOLERANCE = 3
+
+
+@dataclass(frozen=True)
+class ScreenSignature:
+    """An observation with a screenshot, for comparing within raster noise: the digest of
+    every other part, exact (`observation_digest` without the screenshot), and the
+    screenshot's block means (`SCREEN_GRID`² × 3 bytes, row-major)."""
+
+    rest_digest: str
+    blocks: bytes
+
+    def differs_from(self, other: ScreenSignature) -> str | None:
+        """What differs beyond raster noise, or None."""
+        if self.rest_digest != other.rest_digest:
+            return "the observation's parts but its screenshot differ"
+        if len(self.blocks) != len(other.blocks):
+            return "the screenshot's signature has another size"
+        a = np.frombuffer(self.blocks, np.uint8).astype(np.int16)
+        b = np.frombuffer(other.blocks, np.uint8).astype(np.int16)
+        worst = int(np.abs(a - b).max()) if a.size else 0
+        if worst > SCREEN_TOLERANCE:
+            cell = int(np.abs(a - b).argmax()) // 3
+            row, col = divmod(cell, SCREEN_GRID)
+            return (
+                f"the screenshot differs by {worst} in block ({row}, {col}) of a"
+                f" {SCREEN_GRID}x{SCREEN_GRID} grid (raster noise moves a block by at most"
+                f" {SCREEN_TOLERANCE})"
+            )
+        return None
+
+
+def screen_signature(obs: Mapping[str, np.ndarray] | str | None) -> ScreenSignature | None:
+    """The `ScreenSignature` of an observation with a screenshot; None for one without."""
+    if not isinstance(obs, Mapping) or "screenshot" not in obs:
+        return None
+    shot = np.asarray(obs["screenshot"])
+    if shot.shape[0] < SCREEN_GRID or shot.shape[1] < SCREEN_GRID:  # too small to divide
+        shot = shot.repeat(SCREEN_GRID, axis=0).repeat(SCREEN_GRID, axis=1)
+    h, w = shot.shape[:2]
+    rows = np.linspace(0, h, SCREEN_GRID + 1).astype(int)
+    cols = np.linspace(0, w, SCREEN_GRID + 1).astype(int)
+    by_rows = np.add.reduceat(shot, rows[:-1], axis=0, dtype=np.int64)
+    sums = np.add.reduceat(by_rows, cols[:-1], axis=1)
+    sizes = np.outer(np.diff(rows), np.diff(cols))[:, :, None]
+    means = np.rint(sums / sizes).astype(np.uint8)
+    rest = {k: v for k, v in obs.items() if k != "screenshot"}
+    return ScreenSignature(observation_digest(rest), means.tobytes())
+
+
 def state_delta(
     before: Mapping[str, Any], after: Mapping[str, Any], prefix: str = ""
 ) -> dict[str, Any]:

@@ -13,12 +13,15 @@ Bundles come from other people: a file that is not the shape it must have is `ma
 not re-execute is a failed verification (exit 1).
 
 Screenshots stored in a bundle are not compared: their bytes depend on the machine's fonts,
-and what an agent saw is already pinned by the observation digest (which, in the pixel
-observation modes, covers the downscaled screenshot).
+and what an agent saw is already pinned by the observation digest. An observation with a
+screenshot (the pixel observation modes) is compared as its `ScreenRecord` instead: every
+other part exactly, the screenshot within the raster noise of Chromium's software
+compositor, which moves a few edge pixels from one run to the next (README, Determinism).
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import math
@@ -41,6 +44,7 @@ from webfactory_env.core.errors import (
 )
 from webfactory_env.dsl import DslError, parse_task_source
 from webfactory_env.env import WebTaskEnv
+from webfactory_env.episode.records import ScreenSignature
 from webfactory_env.replay.bundle import (
     MANIFEST,
     TASK_SOURCE,
@@ -56,7 +60,7 @@ from webfactory_env.sitegen import generate_site
 from webfactory_env.sitegen.registry import Site
 from webfactory_env.tasks import compile_task
 from webfactory_env.trace.recorder import EpisodeLog
-from webfactory_env.trace.schema import StepEvent
+from webfactory_env.trace.schema import ObsRecord, StepEvent
 
 
 @dataclass(frozen=True)
@@ -110,7 +114,7 @@ def verify_bundle(
             site = _check_site(root, manifest)
             task_path = _check_task(root, manifest, site)
             replayed = _replay(
-                manifest, kwargs, episode.header.obs.digest, episode.steps, task_path, on_step
+                manifest, kwargs, episode.header.obs, episode.steps, task_path, on_step
             )
             _check_summary(manifest, replayed)
     except _Diverged as exc:
@@ -246,7 +250,7 @@ def _check_task(root: Path, manifest: BundleManifest, site: Site) -> Path:
 def _replay(
     manifest: BundleManifest,
     env_kwargs: Mapping[str, Any],
-    reset_digest: str,
+    reset_obs: ObsRecord,
     recorded: tuple[StepEvent, ...],
     task: Path,
     on_step: Callable[[int, int], None] | None,
@@ -254,7 +258,7 @@ def _replay(
     kwargs = {**env_kwargs, "task": str(task)}
     with _env(kwargs) as env:
         base: WebTaskEnv = env.unwrapped  # type: ignore[assignment]
-        _obs, info = env.reset(seed=manifest.seed)
+        observation, info = env.reset(seed=manifest.seed)
         expected = {"site_digest": manifest.site_digest, "task_digest": manifest.task_digest}
         for key, want in expected.items():
             if info[key] != want:
@@ -264,14 +268,11 @@ def _replay(
                     step=0,
                     field=key,
                 )
-        if info["obs_digest"] != reset_digest:
-            raise _fail(
-                "step 0: observation digest differs after reset:"
-                f" recorded {_short(reset_digest)}, replayed {_short(info['obs_digest'])}",
-                step=0,
-                field="obs.digest",
-            )
         log = EpisodeLog(base, run_id="replay")
+        reset = observation_difference(reset_obs, log.header(info, observation).obs)
+        if reset is not None:
+            field, message = reset
+            raise _fail(f"step 0, after reset: {message}", step=0, field=field)
         ended = False
         for i, rec in enumerate(recorded):
             if ended:  # the env would refuse another step: say where the recordings part
@@ -282,9 +283,9 @@ def _replay(
                     steps=i,
                 )
             action = _replayable(rec.action.raw, base)
-            _, _, terminated, truncated, info = env.step(action)
+            observation, _, terminated, truncated, info = env.step(action)
             ended = terminated or truncated
-            replayed = log.step(info, terminated, truncated)
+            replayed = log.step(info, terminated, truncated, observation)
             difference = first_difference(rec, replayed)
             if difference is not None:
                 field, message = difference
@@ -336,20 +337,25 @@ def _env(kwargs: Mapping[str, Any]) -> Iterator[gym.Env[Any, Any]]:
 
 def first_difference(recorded: StepEvent, replayed: StepEvent) -> tuple[str, str] | None:
     """(field, message) of the first checked field that differs, or None."""
-    checks: list[tuple[str, str, Any, Any]] = [
+    before: list[tuple[str, str, Any, Any]] = [
         ("action.target", "target element", recorded.action.target, replayed.action.target),
         ("valid", "validity", recorded.valid, replayed.valid),
         ("error", "action error", recorded.error, replayed.error),
         ("obs.route", "route", recorded.obs.route, replayed.obs.route),
-        ("obs.digest", "observation digest", recorded.obs.digest, replayed.obs.digest),
+    ]
+    after: list[tuple[str, str, Any, Any]] = [
         ("reward.r", "reward", recorded.reward.r, replayed.reward.r),
         ("reward.subgoals", "subgoals", recorded.reward.subgoals, replayed.reward.subgoals),
         ("reward.undone", "undone subgoals", recorded.reward.undone, replayed.reward.undone),
     ]
-    for field, name, a, b in checks:
+    for field, name, a, b in before:
         if a != b:
-            if field == "obs.digest":
-                a, b = _short(a), _short(b)
+            return field, f"{name} differs: recorded {_show(a)}, replayed {_show(b)}"
+    seen = observation_difference(recorded.obs, replayed.obs)
+    if seen is not None:
+        return seen
+    for field, name, a, b in after:
+        if a != b:
             return field, f"{name} differs: recorded {_show(a)}, replayed {_show(b)}"
     deltas = _delta_difference(recorded.deltas, replayed.deltas)
     if deltas is not None:
@@ -363,6 +369,33 @@ def first_difference(recorded: StepEvent, replayed: StepEvent) -> tuple[str, str
         if a != b:
             return field, f"{field} differs: recorded {_show(a)}, replayed {_show(b)}"
     return None
+
+
+def observation_difference(recorded: ObsRecord, replayed: ObsRecord) -> tuple[str, str] | None:
+    """(field, message) when the replayed observation is not the recorded one, or None.
+    An observation with a screenshot recorded by schema 2.2 or later is compared as its
+    `ScreenRecord`: every other part exactly, the screenshot within the browser's raster
+    noise (README, Determinism). Otherwise, and for older traces, the digests must agree."""
+    if recorded.digest == replayed.digest:
+        return None
+    mine, theirs = _signature(recorded), _signature(replayed)
+    if mine is None or theirs is None:
+        return "obs.digest", (
+            f"observation digest differs: recorded {_short(recorded.digest)},"
+            f" replayed {_short(replayed.digest)}"
+        )
+    problem = mine.differs_from(theirs)
+    return None if problem is None else ("obs.screen", f"observation differs: {problem}")
+
+
+def _signature(obs: ObsRecord) -> ScreenSignature | None:
+    if obs.screen is None:
+        return None
+    try:
+        blocks = base64.b64decode(obs.screen.blocks, validate=True)
+    except ValueError:
+        return None  # a damaged signature is no signature: the digests decide
+    return ScreenSignature(obs.screen.rest_digest, blocks)
 
 
 def _delta_difference(recorded: dict[str, Any], replayed: dict[str, Any]) -> str | None:

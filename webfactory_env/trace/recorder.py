@@ -14,6 +14,7 @@ disk) is logged, said in `info["trace_error"]`, and the episode goes on.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import logging
@@ -29,6 +30,7 @@ from webfactory_env.actions import value_slot
 from webfactory_env.core.errors import BrowserCrashedError, TraceError
 from webfactory_env.env import WebTaskEnv
 from webfactory_env.episode import STEP_MS
+from webfactory_env.episode.records import screen_signature
 from webfactory_env.trace.jsonl import (
     DamagedLine,
     EpisodeTrace,
@@ -50,6 +52,7 @@ from webfactory_env.trace.schema import (
     ObsRecord,
     PrerequisiteLink,
     RewardInfo,
+    ScreenRecord,
     SiteBuild,
     StepEvent,
     SubgoalInfo,
@@ -115,7 +118,8 @@ class EpisodeLog:
         for value in privacy.personal:
             self.redactor.add_personal(value)
 
-    def header(self, info: Mapping[str, Any]) -> TraceHeader:
+    def header(self, info: Mapping[str, Any], observation: Any = None) -> TraceHeader:
+        """The episode's header line, after reset gave `observation` and `info`."""
         env = self.env
         assert env.site is not None and env.task is not None
         self._learn_plan()
@@ -173,10 +177,13 @@ class EpisodeLog:
                 reward=env.reward_spec.model_dump(),
             ),
             env_kwargs=_jsonable(env.env_kwargs()),
-            obs=self._obs(info),
+            obs=self._obs(info, observation),
         )
 
-    def step(self, info: Mapping[str, Any], terminated: bool, truncated: bool) -> StepEvent:
+    def step(
+        self, info: Mapping[str, Any], terminated: bool, truncated: bool, observation: Any = None
+    ) -> StepEvent:
+        """The step's line, after `env.step` gave `observation`, `info` and the ends."""
         record = info.get("record")
         if not record:
             raise TraceError("env.step returned no info['record']: is this a WebTask-v0 env?")
@@ -200,7 +207,7 @@ class EpisodeLog:
                     raw = raw.replace(json.dumps(value), f"{{{{value:{slot}}}}}")
             raw = self.redactor.scrub_text(raw)
         t = int(record["t"])
-        obs = self._obs(info)  # first: a browser that fails here ends the episode
+        obs = self._obs(info, observation)  # first: a browser that fails here ends the episode
         error_events = list(record.get("error_events", []))
         error = record["error"]
         if self.crash is not None:
@@ -282,14 +289,21 @@ class EpisodeLog:
             prerequisite_steps=steps,
         )
 
-    def _obs(self, info: Mapping[str, Any]) -> ObsRecord:
+    def _obs(self, info: Mapping[str, Any], observation: Any) -> ObsRecord:
         dom = self.redactor.scrub(self.env.dom.to_json())
         shot = self._screenshot() if self.screens is not None and self.crash is None else None
+        signature = screen_signature(observation)
         return ObsRecord(
             digest=str(info["obs_digest"]),
             route=self.redactor.scrub(str(info["route"])),
             dom=CompactDom.model_validate(dom),
             screenshot=shot,
+            screen=None
+            if signature is None
+            else ScreenRecord(
+                rest_digest=signature.rest_digest,
+                blocks=base64.b64encode(signature.blocks).decode(),
+            ),
         )
 
     def _screenshot(self) -> str | None:
@@ -409,7 +423,7 @@ class TraceRecorder(gym.Wrapper[Any, Any, Any, Any]):
             episode=self.episodes,
             screens=self.screens_dir if self.screenshots else None,
         )
-        problem = self._write(self._log.header(info)) or self._log.write_error
+        problem = self._write(self._log.header(info, obs)) or self._log.write_error
         self._log.crash = None  # a failed reset screenshot: the first step meets the browser
         if problem:
             info["trace_error"] = problem
@@ -420,7 +434,7 @@ class TraceRecorder(gym.Wrapper[Any, Any, Any, Any]):
             raise TraceError("call reset() before step(): a trace starts with an episode header")
         obs, reward, terminated, truncated, info = self.env.step(action)
         self._log.write_error = None
-        line = self._log.step(info, terminated, truncated)  # ends the episode on a crash
+        line = self._log.step(info, terminated, truncated, obs)  # ends the episode on a crash
         problem = self._write(line) or self._log.write_error
         if problem:
             info["trace_error"] = problem

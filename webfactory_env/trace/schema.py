@@ -20,9 +20,16 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    model_serializer,
+)
 
-TRACE_SCHEMA_VERSION = "2.1"
+TRACE_SCHEMA_VERSION = "2.2"
 REDACTED = "REDACTED"
 
 Box = tuple[int, int, int, int]
@@ -44,6 +51,19 @@ class CompactDom(_Model):
     elements: list[Element]
 
 
+class ScreenRecord(_Model):
+    """An observed screenshot as replay compares it: within raster noise (2.2)."""
+
+    rest_digest: str = Field(
+        description="SHA-256 over the observation arrays but the screenshot, compared exactly"
+    )
+    blocks: str = Field(
+        max_length=4096,
+        description="base64 of the screenshot's 16x16 grid of block means per channel"
+        " (uint8, row-major), compared within a few units",
+    )
+
+
 class ObsRecord(_Model):
     """One observation: the digest of the agent's arrays, the page it shows, a screenshot."""
 
@@ -53,6 +73,20 @@ class ObsRecord(_Model):
     screenshot: str | None = Field(
         default=None, description="SHA-256 of the full-size PNG, stored as screens/<hash>.png"
     )
+    screen: ScreenRecord | None = Field(
+        default=None,
+        description="for an observation with a screenshot: what replay compares instead of"
+        " `digest`, which the browser's raster noise may move (2.2); absent otherwise",
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_absent_screen(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # Absent, not null, when there is none: a trace of an earlier minor version (and one
+        # without pixels) is written back byte for byte.
+        data = handler(self)
+        if isinstance(data, dict) and data.get("screen", 0) is None:
+            del data["screen"]
+        return data
 
 
 class SiteBuild(_Model):
