@@ -342,6 +342,16 @@ def test_a_screen_signature_tells_raster_noise_from_a_moved_element():
     assert base.differs_from(screen_signature(noisy)) is None
     assert "differs by" in base.differs_from(screen_signature(page(card_top=41)))
     assert "differs by" in base.differs_from(screen_signature(page(button=(26, 115, 232))))
+    # The skeptic's moves: a small state change (a checkbox ticked: a 3x3 mark) is caught;
+    # so is a shift of the whole page by 5 units. Left within (README): one pixel of a
+    # 128x128 frame changed by less than about 200 units (its 8x8 block's mean moves by 3
+    # or less) and shifts of 3 units or less.
+    ticked = page()
+    ticked["screenshot"][100:103, 10:13] = (255, 255, 255)
+    assert "differs by" in base.differs_from(screen_signature(ticked))
+    brighter = page()
+    brighter["screenshot"] += 5
+    assert "differs by" in base.differs_from(screen_signature(brighter))
     other = page()
     other["tokens"] = np.arange(1, 7)
     assert "parts but its screenshot" in base.differs_from(screen_signature(other))
