@@ -24,7 +24,7 @@ import gymnasium as gym
 import numpy as np
 
 from webfactory_env.agents.random_agent import sample_masked
-from webfactory_env.tasks.compile_cache import compile_cache
+from webfactory_env.tasks.compile_cache import compile_cache, fresh_compile_cache
 from webfactory_env.tasks.library import forget_levels
 
 KINDS = ("python", "driver", "chromium")
@@ -228,18 +228,24 @@ def reset_run(family: str, task: str, resets: int) -> dict[str, Any]:
     sites and compiled tasks the process keeps (`sitegen.registry`, `tasks.library`). Then
     once more, as another process meets them (`on_disk`): each site generated again, each
     task loaded from the compile cache (`tasks.compile_cache`; None when it is off), each
-    mounted on a page that never showed it."""
+    mounted on a page that never showed it.
+
+    The first visits are first visits however often this runs: the levels are forgotten
+    in memory and compiled into a new, empty compile cache (an earlier run's, or the
+    user's, would turn them into loads from disk)."""
     seeds = range(10_000, 10_000 + resets)
-    with _warm_env(family, task) as env:
-        new = _metered_resets(env, seeds)
-        seen = _metered_resets(env, seeds)
-    if compile_cache() is None:
-        return {**new, "resets": resets, "seen": seen, "on_disk": None}
-    # As another process meets them: sites generated anew, tasks read from disk, mounted
-    # on a page that never showed them.
     forget_levels()
-    with _warm_env(family, task) as env:
-        kept = _metered_resets(env, seeds)
+    with fresh_compile_cache():
+        with _warm_env(family, task) as env:
+            new = _metered_resets(env, seeds)
+            seen = _metered_resets(env, seeds)
+        if compile_cache() is None:
+            return {**new, "resets": resets, "seen": seen, "on_disk": None}
+        # As another process meets them: sites generated anew, tasks read from disk,
+        # mounted on a page that never showed them.
+        forget_levels()
+        with _warm_env(family, task) as env:
+            kept = _metered_resets(env, seeds)
     return {**new, "resets": resets, "seen": seen, "on_disk": kept}
 
 
