@@ -260,6 +260,43 @@ def test_a_pixel_bundle_verifies_through_raster_noise_and_not_through_a_changed_
     assert (verdict.ok, verdict.field) == (False, "obs.digest")
 
 
+def test_a_damaged_or_resized_screen_record_passes_nothing_through():
+    """The skeptic's moves on the screen record of a hostile bundle: blocks that are no
+    base64, blocks of another size, an empty grid beside an empty grid, a signature
+    only on one side. None of them lets a differing observation verify; none crashes."""
+    from webfactory_env.replay.verify import observation_difference
+    from webfactory_env.trace.schema import CompactDom, ObsRecord, ScreenRecord
+
+    dom = CompactDom(route="/", title="t", scroll_y=0, elements=[])
+    grid = bytes(range(256)) * 3  # 16 x 16 blocks x 3 channels
+
+    def obs(digest: str, blocks: str | None, rest: str = "r" * 64) -> ObsRecord:
+        screen = None if blocks is None else ScreenRecord(rest_digest=rest, blocks=blocks)
+        return ObsRecord(digest=digest, route="/", dom=dom, screen=screen)
+
+    good = base64.b64encode(grid).decode()
+    replayed = obs("b" * 64, good)
+    assert observation_difference(obs("a" * 64, good), replayed) is None  # noise only
+    assert observation_difference(obs("b" * 64, "!!not base64!!"), replayed) is None  # same
+    cases = {
+        "!!not base64!!": "obs.digest",  # damaged: the digests decide, exactly
+        base64.b64encode(grid[:-3]).decode(): "obs.screen",  # a block short
+        base64.b64encode(grid + b"\0\0\0").decode(): "obs.screen",  # a block more
+        "": "obs.screen",  # an empty grid
+    }
+    for blocks, field in cases.items():
+        found = observation_difference(obs("a" * 64, blocks), replayed)
+        assert found is not None and found[0] == field, (blocks[:12], found)
+    # Two empty grids agree on every block they have: still no verification.
+    empty = obs("b" * 64, "")
+    assert observation_difference(obs("a" * 64, ""), empty) == (
+        "obs.screen",
+        "observation differs: the screenshot's signature is not a 16x16 grid",
+    )
+    for one, other in ((obs("a" * 64, None), replayed), (obs("a" * 64, good), obs("b" * 64, None))):
+        assert observation_difference(one, other)[0] == "obs.digest"
+
+
 # ------------------------------------------------------------ tampering (no browser)
 @pytest.fixture
 def golden_dir(tmp_path) -> Path:

@@ -211,13 +211,14 @@ class ScreenSignature:
         """What differs beyond raster noise, or None."""
         if self.rest_digest != other.rest_digest:
             return "the observation's parts but its screenshot differ"
-        if len(self.blocks) != len(other.blocks):
-            return "the screenshot's signature has another size"
+        size = SCREEN_GRID * SCREEN_GRID * 3
+        if len(self.blocks) != size or len(other.blocks) != size:
+            return f"the screenshot's signature is not a {SCREEN_GRID}x{SCREEN_GRID} grid"
         a = np.frombuffer(self.blocks, np.uint8).astype(np.int16)
-        b = np.frombuffer(other.blocks, np.uint8).astype(np.int16)
-        worst = int(np.abs(a - b).max()) if a.size else 0
+        apart = np.abs(a - np.frombuffer(other.blocks, np.uint8).astype(np.int16))
+        worst = int(apart.max())
         if worst > SCREEN_TOLERANCE:
-            cell = int(np.abs(a - b).argmax()) // 3
+            cell = int(apart.argmax()) // 3
             row, col = divmod(cell, SCREEN_GRID)
             return (
                 f"the screenshot differs by {worst} in block ({row}, {col}) of a"
