@@ -391,10 +391,12 @@ def test_the_benchs_on_disk_resets_load_every_task_and_generate_every_site(monke
     monkeypatch.setattr(cc.CompileCache, "load", load)
     monkeypatch.setitem(registry._FAMILIES, "shop", dataclasses.replace(shop, generate=generate))
     users = tmp_path / "users-cache"
-    monkeypatch.setenv(cc.ENV_VAR, str(users))
-    for n in (1, 2):
+    for n, users_setting in ((1, str(users)), (2, "off")):
+        # A user's cache, then a user who turned it off: the bench's own cache serves both
+        # runs, and the user's setting is theirs again afterwards.
+        monkeypatch.setenv(cc.ENV_VAR, users_setting)
         run = reset_run("shop", "buy_red_mug", 2)
-        assert run["on_disk"] is not None
+        assert run["on_disk"] is not None and os.environ[cc.ENV_VAR] == users_setting
         # Seeds 0, 1 (warming) and the two measured: compiled once each, in the first env;
         # in the on-disk env all four are loaded and their sites generated a second time.
         # The second run visits them first again: it compiles them all again.

@@ -227,7 +227,7 @@ def reset_run(family: str, task: str, resets: int) -> dict[str, Any]:
     (`seen`): what a trainer's reset costs on a fixed set of levels it has visited, whose
     sites and compiled tasks the process keeps (`sitegen.registry`, `tasks.library`). Then
     once more, as another process meets them (`on_disk`): each site generated again, each
-    task loaded from the compile cache (`tasks.compile_cache`; None when it is off), each
+    task loaded from the compile cache (`tasks.compile_cache`; None if none can be made), each
     mounted on a page that never showed it.
 
     The first visits are first visits however often this runs: the levels are forgotten
